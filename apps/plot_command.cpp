@@ -1,0 +1,41 @@
+#include "apps/plot_command.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+extern char** environ;
+
+namespace luztar::app {
+
+namespace {
+std::string find_script() {
+  if (const char* env = std::getenv("LUZTAR_PLOT_SCRIPT")) return env;
+  for (const char* p : {LUZTAR_PLOT_SCRIPT_SOURCE, LUZTAR_PLOT_SCRIPT_INSTALLED})
+    if (std::filesystem::exists(p)) return p;
+  throw std::runtime_error("cannot find luztar_plot.py (set LUZTAR_PLOT_SCRIPT)");
+}
+}  // namespace
+
+int run_plot(const std::string& input, const std::string& output) {
+  const std::string script = find_script();
+  // Debian's interpreter is the one that has python3-h5py and python3-matplotlib,
+  // even when another python3 comes first on PATH.
+  const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  std::vector<std::string> args = {python, script, input, "-o", output};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
+    throw std::runtime_error("cannot start python3 for plotting");
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+}  // namespace luztar::app

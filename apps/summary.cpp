@@ -1,0 +1,60 @@
+#include "apps/summary.hpp"
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "core/energy.hpp"
+#include "luztar/version.hpp"
+
+namespace luztar::app {
+
+namespace {
+std::string format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+}  // namespace
+
+void print_summary(std::ostream& out, const Model& model, const SimulationSettings& s, const Result& r) {
+  out << "luztar " << kVersion << ": " << (model.name.empty() ? "model" : model.name);
+  if (!model.source_path.empty()) out << " (" << model.source_path << ")";
+  out << "\n";
+  const double t_last = r.time.empty() ? s.t_start : r.time.back();
+  out << "  time       " << s.t_start << " .. " << t_last << " s, " << r.num_samples() << " samples, status "
+      << to_string(r.status) << "\n";
+  if (!r.message.empty()) out << "  stopped:   " << r.message << "\n";
+
+  std::array<long, kNumEventKinds> by_kind{};
+  for (const EventRecord& e : r.events) ++by_kind[static_cast<int>(e.kind)];
+  out << "  events     " << r.stats.events << " instants, " << r.events.size() << " element changes:";
+  for (int k = 0; k < kNumEventKinds; ++k)
+    if (by_kind[k]) out << " " << to_string(static_cast<EventKind>(k)) << " " << by_kind[k];
+  out << "\n";
+
+  bool header = false;
+  const double span = t_last - s.t_start;
+  for (int e = 0; e < model.num_elements(); ++e) {
+    if (model.element_kind[e] != ElementKind::friction) continue;
+    if (!header) out << "  time stuck\n";
+    header = true;
+    const double ts = r.time_stuck[e];
+    out << "    " << model.element_names[e] << "  " << format("%.6g", ts) << " s ("
+        << format("%.1f", span > 0 ? 100.0 * ts / span : 0.0) << " %)\n";
+  }
+  if (r.num_samples() > 0) {
+    const EnergyBalance b = energy_balance(r, r.num_samples() - 1);
+    out << "  energy     input " << format("%.6g", b.input) << " J = kinetic " << format("%.6g", b.kinetic_change)
+        << " + elastic " << format("%.6g", b.elastic_change) << " + dissipated " << format("%.6g", b.dissipated)
+        << "; residual " << format("%.2e", b.residual) << " J (relative " << format("%.2e", b.relative) << ")\n";
+  }
+  out << "  solver     " << r.stats.steps << " steps, " << r.stats.rhs_evals << " RHS, " << r.stats.jac_evals
+      << " Jacobians, " << r.stats.reinits << " restarts (rtol " << s.rtol << ", atol " << s.atol << ")\n";
+  if (r.stats.redundant_splits)
+    out << "  note       " << r.stats.redundant_splits
+        << " stuck groups with a non-unique static torque split (minimum weighted norm reported)\n";
+  out << "  wall time  " << format("%.3f", r.stats.wall_time) << " s\n";
+}
+
+}  // namespace luztar::app

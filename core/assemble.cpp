@@ -1,0 +1,76 @@
+// ModelSpec -> Model: validate, resolve names to indices, inline signal references.
+#include <algorithm>
+
+#include "core/errors.hpp"
+#include "core/model.hpp"
+
+namespace luztar {
+
+namespace {
+
+Signal resolve(const Signal& s, const std::map<std::string, Signal>& named) {
+  if (s.kind == Signal::Kind::reference) return resolve(named.at(s.reference), named);
+  Signal out = s;
+  for (Signal& t : out.terms) t = resolve(t, named);
+  return out;
+}
+
+}  // namespace
+
+int Model::body_index(const std::string& name) const {
+  const auto it = std::find(body_names.begin(), body_names.end(), name);
+  return it == body_names.end() ? -1 : static_cast<int>(it - body_names.begin());
+}
+
+int Model::element_id(const std::string& name) const {
+  const auto it = std::find(element_names.begin(), element_names.end(), name);
+  return it == element_names.end() ? -1 : static_cast<int>(it - element_names.begin());
+}
+
+Model assemble(const ModelSpec& spec) {
+  validate(spec);
+  Model m;
+  m.name = spec.name;
+  m.description = spec.description;
+  m.source_text = spec.source_text;
+  m.source_path = spec.source_path;
+  m.simulation = spec.simulation;
+  for (const BodySpec& b : spec.bodies) {
+    m.body_names.push_back(b.name);
+    m.inertia.push_back(b.inertia);
+    m.angle0.push_back(b.angle);
+    m.velocity0.push_back(b.velocity);
+  }
+  auto body = [&](const std::string& name) { return name.empty() ? kGround : m.body_index(name); };
+  auto add_signal = [&](const Signal& s) {
+    m.signals.push_back(resolve(s, spec.signals));
+    return static_cast<int>(m.signals.size()) - 1;
+  };
+  for (const ElementSpec& e : spec.elements) {
+    const int id = static_cast<int>(m.element_names.size());
+    m.element_names.push_back(element_name(e));
+    if (const auto* s = std::get_if<SpringSpec>(&e)) {
+      m.element_kind.push_back(ElementKind::spring);
+      m.element_index.push_back(static_cast<int>(m.springs.size()));
+      m.spring_element.push_back(id);
+      m.springs.push_back({body(s->body_a), body(s->body_b), s->ratio, s->stiffness, s->freeplay, s->damping});
+    } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
+      m.element_kind.push_back(ElementKind::friction);
+      m.element_index.push_back(static_cast<int>(m.frictions.size()));
+      m.friction_element.push_back(id);
+      m.frictions.push_back({body(f->body_a), body(f->body_b), f->viscous, f->static_ratio, add_signal(f->coulomb)});
+    } else if (const auto* t = std::get_if<TorqueSpec>(&e)) {
+      m.element_kind.push_back(ElementKind::torque);
+      m.element_index.push_back(static_cast<int>(m.loads.size()));
+      m.load_element.push_back(id);
+      m.loads.push_back({body(t->body), add_signal(t->torque)});
+    }
+  }
+  for (const Signal& s : m.signals)
+    collect_breakpoints(s, m.simulation.t_start, m.simulation.t_end, m.breakpoints);
+  std::sort(m.breakpoints.begin(), m.breakpoints.end());
+  m.breakpoints.erase(std::unique(m.breakpoints.begin(), m.breakpoints.end()), m.breakpoints.end());
+  return m;
+}
+
+}  // namespace luztar

@@ -1,0 +1,50 @@
+#include "core/energy.hpp"
+
+#include "core/projections.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace luztar {
+
+double spring_deflection(const Spring& s, const std::vector<double>& q) {
+  return q[s.a] - (s.b == kGround ? 0.0 : s.ratio * q[s.b]);
+}
+
+double slip_velocity(const Friction& f, const std::vector<double>& w) {
+  return w[f.a] - (f.b == kGround ? 0.0 : w[f.b]);
+}
+
+double kinetic_energy(const Model& m, const std::vector<double>& w) {
+  double e = 0.0;
+  for (int j = 0; j < m.num_bodies(); ++j) e += 0.5 * m.inertia[j] * w[j] * w[j];
+  return e;
+}
+
+double elastic_energy(const Model& m, const std::vector<double>& q) {
+  double e = 0.0;
+  for (const Spring& s : m.springs) {
+    const double d = luz(spring_deflection(s, q), s.freeplay);
+    e += 0.5 * s.stiffness * d * d;
+  }
+  return e;
+}
+
+}  // namespace luztar
+
+namespace luztar {
+
+EnergyBalance energy_balance(const Result& r, int k) {
+  EnergyBalance b;
+  b.input = r.input_work[k] - r.input_work[0];
+  b.kinetic_change = r.kinetic[k] - r.kinetic[0];
+  b.elastic_change = r.elastic[k] - r.elastic[0];
+  b.dissipated = r.dissipated[k] - r.dissipated[0];
+  b.residual = b.input - (b.kinetic_change + b.elastic_change + b.dissipated);
+  const double scale = std::max({std::abs(b.input), std::abs(b.kinetic_change), std::abs(b.elastic_change),
+                                 std::abs(b.dissipated), r.kinetic[0] + r.elastic[0], 1e-300});
+  b.relative = std::abs(b.residual) / scale;
+  return b;
+}
+
+}  // namespace luztar

@@ -1,0 +1,33 @@
+#pragma once
+// Mechanical energy stored in a Model at a given state.
+#include <vector>
+
+#include "core/model.hpp"
+
+namespace luztar {
+
+// Kinetic energy 1/2 sum I_j w_j^2 [J].
+double kinetic_energy(const Model& m, const std::vector<double>& w);
+// Elastic energy 1/2 sum k luz(x, a)^2 over springs [J].
+double elastic_energy(const Model& m, const std::vector<double>& q);
+// Relative angle x = q_a - p q_b of a spring (q_b = 0 for the base).
+double spring_deflection(const Spring& s, const std::vector<double>& q);
+// Relative velocity q_a' - q_b' of a friction element.
+double slip_velocity(const Friction& f, const std::vector<double>& w);
+
+}  // namespace luztar
+
+#include "core/result.hpp"
+
+namespace luztar {
+
+// Energy balance of a run at sample k: input work = change of kinetic + change of
+// elastic + dissipated. residual = input - (the three); relative = |residual| /
+// the largest of the terms.
+struct EnergyBalance {
+  double input = 0.0, kinetic_change = 0.0, elastic_change = 0.0, dissipated = 0.0;
+  double residual = 0.0, relative = 0.0;
+};
+EnergyBalance energy_balance(const Result& r, int k);
+
+}  // namespace luztar

@@ -1,0 +1,83 @@
+#pragma once
+// Model: the assembled, validated, index-resolved system. Immutable after
+// assemble(); one Model serves any number of simulators.
+//
+// Redundant Lagrange model (Part 2, section 4):
+//   I_j q_j'' = sum loads_j(t) - sum_springs G_s,j (k luz(x_s, a_s) + c x_s')
+//               - sum_frictions F_f,j mu tar(v_f, MT0_f(t)/mu)
+// with x_s = q_a - p q_b (G_s = e_a - p e_b) and v_f = q_a' - q_b' (F_f = e_a - e_b);
+// body index -1 stands for the fixed base.
+#include <string>
+#include <vector>
+
+#include "core/model_spec.hpp"
+#include "core/signal.hpp"
+
+namespace luztar {
+
+inline constexpr int kGround = -1;
+
+struct Spring {
+  int a = kGround, b = kGround;  // body indices (b may be kGround)
+  double ratio = 1.0;            // p
+  double stiffness = 0.0;        // k [N m/rad]
+  double freeplay = 0.0;         // a [rad]
+  double damping = 0.0;          // c [N m s/rad]
+};
+
+struct Friction {
+  int a = kGround, b = kGround;  // body indices (b may be kGround)
+  double viscous = 0.0;          // mu [N m s/rad]
+  double static_ratio = 1.0;     // break-away limit = static_ratio * MT0
+  int coulomb = -1;              // index into Model::signals of MT0(t) [N m]
+};
+
+struct Load {
+  int body = kGround;  // body index
+  int signal = -1;     // index into Model::signals [N m]
+};
+
+enum class ElementKind { spring, friction, torque };
+
+struct Model {
+  std::string name;
+  std::string description;
+  std::string source_text;  // the model file text, stored with results
+  std::string source_path;
+
+  // Bodies (nb x 1 each)
+  std::vector<std::string> body_names;
+  std::vector<double> inertia;    // [kg m^2]
+  std::vector<double> angle0;     // [rad]
+  std::vector<double> velocity0;  // [rad/s]
+
+  std::vector<Spring> springs;      // (ns x 1)
+  std::vector<Friction> frictions;  // (nf x 1)
+  std::vector<Load> loads;          // (nl x 1)
+  std::vector<Signal> signals;      // resolved (no references)
+
+  // Elements in the order of the model file (ne = ns + nf + nl)
+  std::vector<std::string> element_names;   // (ne x 1)
+  std::vector<ElementKind> element_kind;    // (ne x 1)
+  std::vector<int> element_index;           // (ne x 1) index in springs/frictions/loads
+  std::vector<int> spring_element;          // (ns x 1) element id of each spring
+  std::vector<int> friction_element;        // (nf x 1)
+  std::vector<int> load_element;            // (nl x 1)
+
+  std::vector<double> breakpoints;  // sorted signal discontinuities in (t_start, t_end]
+  SimulationSettings simulation;
+
+  int num_bodies() const { return static_cast<int>(inertia.size()); }
+  int num_elements() const { return static_cast<int>(element_names.size()); }
+  // -1 when absent.
+  int body_index(const std::string& name) const;
+  int element_id(const std::string& name) const;
+};
+
+// Validates the description (throws ModelError naming the field) and builds the Model.
+Model assemble(const ModelSpec& spec);
+
+// Throws ModelError at the first rule the description breaks.
+void validate(const ModelSpec& spec);
+
+}  // namespace luztar

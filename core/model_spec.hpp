@@ -1,0 +1,82 @@
+#pragma once
+// ModelSpec: the model as the user describes it (names, not indices). It is
+// what io::load_model produces from YAML and what a program may build in code;
+// assemble() validates it and turns it into a Model.
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/signal.hpp"
+
+namespace luztar {
+
+// A rotational rigid body. Angles in rad, velocities in rad/s.
+struct BodySpec {
+  std::string name;
+  double inertia = 0.0;   // I [kg m^2], > 0
+  double angle = 0.0;     // initial angle q(0) [rad]
+  double velocity = 0.0;  // initial velocity q'(0) [rad/s]
+};
+
+// Freeplay spring (shaft, gear mesh) on the relative angle x = q_a - ratio * q_b
+// (Part 2, sections 2.2-2.3). Torque k*luz(x, freeplay) + damping*x' acts as
+// -T on body a and +ratio*T on body b. body_b empty: spring to the fixed base (x = q_a).
+struct SpringSpec {
+  std::string name;
+  std::string body_a, body_b;  // body_b empty = fixed base
+  double ratio = 1.0;          // gear ratio p = r_b / r_a (> 0)
+  double stiffness = 0.0;      // k [N m/rad], >= 0
+  double freeplay = 0.0;       // a = half of the total play [rad], >= 0
+  double damping = 0.0;        // c [N m s/rad], >= 0, on x'
+};
+
+// Coulomb + viscous friction on the relative velocity v = q_a' - q_b' (Part 2,
+// section 3.2): torque mu*tar(v, MT0/mu) on body a (and its reaction on body b).
+// body_b empty: a bearing to the fixed base; otherwise a clutch or brake between bodies.
+struct FrictionSpec {
+  std::string name;
+  std::string body_a, body_b;  // body_b empty = fixed base
+  double viscous = 0.0;        // mu [N m s/rad], >= 0 (0 = pure Coulomb)
+  Signal coulomb;              // MT0(t) [N m], >= 0 at all times (0 = open)
+  double static_ratio = 1.0;   // break-away torque / MT0, >= 1
+};
+
+// External torque on a body [N m].
+struct TorqueSpec {
+  std::string name;
+  std::string body;
+  Signal torque;
+};
+
+using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec>;
+
+// Integration settings (YAML section `simulation`).
+struct SimulationSettings {
+  double t_start = 0.0;       // [s]
+  double t_end = 1.0;         // [s], > t_start
+  double output_step = 1e-3;  // sampling of the stored trajectories [s], > 0
+  double rtol = 1e-8;         // CVODE relative tolerance
+  double atol = 1e-10;        // CVODE absolute tolerance on angles and velocities
+  double max_step = 0.0;      // largest CVODE step [s]; 0 = no limit
+  long max_events = 10000000; // stop with status event_limit beyond this many events
+  int storm_events = 200;     // an event storm is this many events ...
+  double storm_span = 1e-9;   // ... within this span of time [s]
+  std::string linear_solver = "auto";  // auto | dense | band
+};
+
+struct ModelSpec {
+  std::string name;
+  std::string description;
+  std::string source_text;   // the YAML text, stored with the results
+  std::string source_path;   // file it came from, if any
+  std::vector<BodySpec> bodies;
+  std::vector<ElementSpec> elements;      // in the order they were given
+  std::map<std::string, Signal> signals;  // named signals referenced by elements
+  SimulationSettings simulation;
+};
+
+// Name of an element whatever its kind.
+const std::string& element_name(const ElementSpec& e);
+
+}  // namespace luztar

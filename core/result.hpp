@@ -1,0 +1,81 @@
+#pragma once
+// Result of a run: sampled trajectories, event log, statistics and status.
+// Matrices are row-major (time-major): value(k, j) = data[k * ncols + j].
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace luztar {
+
+// How a run (or an advance_to call) ended. Not an exception: a run that stops
+// early still returns everything up to where it stopped.
+enum class StepStatus { reached_time, event_limit, event_storm, solver_failure };
+const char* to_string(StepStatus s);
+
+// What changed at an event.
+enum class EventKind {
+  stick,        // friction: slipping -> stuck (relative velocity reached 0 and static torque fits)
+  break_away,   // friction: stuck -> slipping (required static torque reached the limit)
+  reversal,     // friction: slipping through zero velocity into the other direction
+  contact,      // freeplay spring: gap closed, teeth in contact (side 0 -> +1 or -1)
+  separation,   // freeplay spring: contact lost, back inside the gap (side +-1 -> 0)
+};
+const char* to_string(EventKind k);
+inline constexpr int kNumEventKinds = 5;
+
+struct EventRecord {
+  double t = 0.0;           // [s]
+  int element = -1;         // element id (Model::element_names)
+  EventKind kind = EventKind::stick;
+  std::int8_t before = 0;   // element state before (see Result::element_state)
+  std::int8_t after = 0;    // element state after
+};
+
+struct RunStats {
+  long steps = 0;                // CVODE steps
+  long rhs_evals = 0;            // right-hand side evaluations
+  long jac_evals = 0;            // Jacobian evaluations
+  long root_evals = 0;           // root function evaluations
+  long nonlinear_iters = 0;      // Newton iterations
+  long error_test_fails = 0;     // local error test failures
+  long events = 0;               // event instants handled (each may change several elements)
+  long reinits = 0;              // CVodeReInit calls (events + signal breakpoints)
+  long redundant_splits = 0;     // mode segments whose static friction split was not unique
+  double velocity_projection_loss = 0.0;  // kinetic energy removed when zeroing relative
+                                          // velocities at events (counted as dissipated) [J]
+  double wall_time = 0.0;        // [s]
+};
+
+struct Result {
+  std::vector<std::string> body_names;     // (nb)
+  std::vector<std::string> element_names;  // (ne)
+  std::vector<std::string> element_kinds;  // (ne) "spring" | "friction" | "torque"
+
+  std::vector<double> time;            // (nt) output grid [s]
+  std::vector<double> angle;           // (nt x nb) [rad]
+  std::vector<double> velocity;        // (nt x nb) [rad/s]
+  // (nt x ne) element torque [N m]: spring k*luz(x,a) + c*x' (acts -T on body a, +p*T on b);
+  // friction torque opposing the relative velocity (static friction while stuck);
+  // torque element: the applied torque.
+  std::vector<double> element_torque;
+  // (nt x ne) element state: friction -1 slip-, 0 stuck, +1 slip+; spring -1/0/+1 freeplay
+  // side (0 = inside the gap); torque elements 0.
+  std::vector<std::int8_t> element_state;
+  std::vector<double> input_work;  // (nt) [J]
+  std::vector<double> kinetic;     // (nt) [J]
+  std::vector<double> elastic;     // (nt) [J]
+  std::vector<double> dissipated;  // (nt) [J] includes velocity projection losses
+
+  std::vector<EventRecord> events;
+  std::vector<double> time_stuck;  // (ne) seconds each friction element spent stuck (0 for others)
+
+  StepStatus status = StepStatus::reached_time;
+  std::string message;
+  RunStats stats;
+
+  int num_samples() const { return static_cast<int>(time.size()); }
+  int num_bodies() const { return static_cast<int>(body_names.size()); }
+  int num_elements() const { return static_cast<int>(element_names.size()); }
+};
+
+}  // namespace luztar

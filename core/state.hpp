@@ -1,0 +1,22 @@
+#pragma once
+// State of a simulation: continuous variables plus the variable structure
+// (which freeplay side each spring is on, which friction elements are stuck).
+#include <cstdint>
+#include <vector>
+
+namespace luztar {
+
+// Friction element structure (the S-S procedure's variable structure).
+enum class FrictionMode : std::int8_t { slip_negative = -1, stuck = 0, slip_positive = 1 };
+
+struct State {
+  double t = 0.0;                           // [s]
+  std::vector<double> q;                    // (nb) angles [rad]
+  std::vector<double> w;                    // (nb) velocities [rad/s]
+  std::vector<std::int8_t> spring_side;     // (ns) -1 / 0 / +1: below, inside, above the freeplay
+  std::vector<FrictionMode> friction_mode;  // (nf)
+  double input_work = 0.0;                  // work done by external torques since t_start [J]
+  double dissipated = 0.0;                  // energy dissipated since t_start [J]
+};
+
+}  // namespace luztar

@@ -1,0 +1,209 @@
+// The rules a model description must satisfy, each reported with the dotted
+// path of the field (io adds file:line:col to it).
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "core/model.hpp"
+
+namespace luztar {
+
+namespace {
+
+std::string show(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+void require_finite(double v, const std::string& field) {
+  if (!std::isfinite(v)) throw ModelError(field, "must be a finite number (got " + show(v) + ")");
+}
+void require_nonnegative(double v, const std::string& field) {
+  require_finite(v, field);
+  if (v < 0.0) throw ModelError(field, "must be >= 0 (got " + show(v) + ")");
+}
+void require_positive(double v, const std::string& field) {
+  require_finite(v, field);
+  if (v <= 0.0) throw ModelError(field, "must be > 0 (got " + show(v) + ")");
+}
+
+// Bounds of a signal over all time, by interval arithmetic (used to prove that
+// a friction limit never goes negative).
+struct Range {
+  double lo, hi;
+};
+Range signal_range(const Signal& s, const std::map<std::string, Signal>& named, int depth) {
+  switch (s.kind) {
+    case Signal::Kind::constant:
+      return {s.value, s.value};
+    case Signal::Kind::sine:
+      return {s.offset - std::abs(s.amplitude), s.offset + std::abs(s.amplitude)};
+    case Signal::Kind::step:
+    case Signal::Kind::ramp:
+      return {std::min(s.initial, s.final_value), std::max(s.initial, s.final_value)};
+    case Signal::Kind::table: {
+      Range r{s.table_v.front(), s.table_v.front()};
+      for (double v : s.table_v) r = {std::min(r.lo, v), std::max(r.hi, v)};
+      return r;
+    }
+    case Signal::Kind::sum: {
+      Range r{0.0, 0.0};
+      for (const Signal& t : s.terms) {
+        const Range x = signal_range(t, named, depth + 1);
+        r = {r.lo + x.lo, r.hi + x.hi};
+      }
+      return r;
+    }
+    case Signal::Kind::product: {
+      Range r{1.0, 1.0};
+      for (const Signal& t : s.terms) {
+        const Range x = signal_range(t, named, depth + 1);
+        const double c[4] = {r.lo * x.lo, r.lo * x.hi, r.hi * x.lo, r.hi * x.hi};
+        r = {std::min(std::min(c[0], c[1]), std::min(c[2], c[3])),
+             std::max(std::max(c[0], c[1]), std::max(c[2], c[3]))};
+      }
+      return r;
+    }
+    case Signal::Kind::reference:
+      return signal_range(named.at(s.reference), named, depth + 1);
+  }
+  return {0.0, 0.0};
+}
+
+void validate_signal(const Signal& s, const std::string& path, const std::map<std::string, Signal>& named,
+                     std::vector<std::string>& chain) {
+  switch (s.kind) {
+    case Signal::Kind::constant:
+      require_finite(s.value, path);
+      break;
+    case Signal::Kind::sine:
+      require_finite(s.amplitude, path + ".sine.amplitude");
+      require_nonnegative(s.frequency, path + ".sine.frequency");
+      require_finite(s.phase, path + ".sine.phase");
+      require_finite(s.offset, path + ".sine.offset");
+      break;
+    case Signal::Kind::step:
+      require_finite(s.time, path + ".step.time");
+      require_finite(s.initial, path + ".step.initial");
+      require_finite(s.final_value, path + ".step.final");
+      break;
+    case Signal::Kind::ramp:
+      require_finite(s.start, path + ".ramp.start");
+      require_finite(s.end, path + ".ramp.end");
+      require_finite(s.initial, path + ".ramp.initial");
+      require_finite(s.final_value, path + ".ramp.final");
+      if (!(s.end > s.start))
+        throw ModelError(path + ".ramp.end", "must be later than ramp.start (got start " + show(s.start) +
+                                                 ", end " + show(s.end) + ")");
+      break;
+    case Signal::Kind::table: {
+      const std::string f = path + ".table";
+      if (s.table_t.empty()) throw ModelError(f, "the table has no samples");
+      if (s.table_t.size() != s.table_v.size()) throw ModelError(f, "times and values differ in length");
+      for (std::size_t i = 0; i < s.table_t.size(); ++i) {
+        require_finite(s.table_t[i], f + ".time[" + std::to_string(i) + "]");
+        require_finite(s.table_v[i], f + ".value[" + std::to_string(i) + "]");
+        if (i > 0 && !(s.table_t[i] > s.table_t[i - 1]))
+          throw ModelError(f, "times must increase strictly (sample " + std::to_string(i) + " at t = " +
+                                  show(s.table_t[i]) + " follows t = " + show(s.table_t[i - 1]) + ")");
+      }
+      break;
+    }
+    case Signal::Kind::sum:
+    case Signal::Kind::product: {
+      const char* op = s.kind == Signal::Kind::sum ? ".sum" : ".product";
+      if (s.terms.empty()) throw ModelError(path + op, "needs at least one term");
+      for (std::size_t i = 0; i < s.terms.size(); ++i)
+        validate_signal(s.terms[i], path + op + "[" + std::to_string(i) + "]", named, chain);
+      break;
+    }
+    case Signal::Kind::reference: {
+      const auto it = named.find(s.reference);
+      if (it == named.end()) throw ModelError(path, "no signal named '" + s.reference + "' in signals");
+      for (const std::string& c : chain)
+        if (c == s.reference) throw ModelError(path, "signal '" + s.reference + "' refers to itself");
+      chain.push_back(s.reference);
+      validate_signal(it->second, "signals." + s.reference, named, chain);
+      chain.pop_back();
+      break;
+    }
+  }
+}
+
+void validate_signal(const Signal& s, const std::string& path, const std::map<std::string, Signal>& named) {
+  std::vector<std::string> chain;
+  validate_signal(s, path, named, chain);
+}
+
+}  // namespace
+
+void validate(const ModelSpec& spec) {
+  const SimulationSettings& sim = spec.simulation;
+  require_finite(sim.t_start, "simulation.t_start");
+  require_finite(sim.t_end, "simulation.t_end");
+  if (!(sim.t_end > sim.t_start))
+    throw ModelError("simulation.t_end", "must be later than t_start (got " + show(sim.t_end) + ")");
+  require_positive(sim.output_step, "simulation.output_step");
+  require_positive(sim.rtol, "simulation.rtol");
+  require_positive(sim.atol, "simulation.atol");
+  require_nonnegative(sim.max_step, "simulation.max_step");
+  if (sim.max_events <= 0) throw ModelError("simulation.max_events", "must be > 0");
+  if (sim.storm_events < 2) throw ModelError("simulation.event_storm.events", "must be >= 2");
+  require_nonnegative(sim.storm_span, "simulation.event_storm.span");
+  if (sim.linear_solver != "auto" && sim.linear_solver != "dense" && sim.linear_solver != "band")
+    throw ModelError("simulation.linear_solver",
+                     "must be one of auto, dense, band (got '" + sim.linear_solver + "')");
+
+  if (spec.bodies.empty()) throw ModelError("bodies", "the model has no bodies");
+  std::set<std::string> names;
+  for (const BodySpec& b : spec.bodies) {
+    const std::string p = "bodies." + b.name;
+    if (b.name.empty()) throw ModelError("bodies", "a body has an empty name");
+    if (!names.insert(b.name).second) throw ModelError(p, "the name '" + b.name + "' is used twice");
+    require_positive(b.inertia, p + ".inertia");
+    require_finite(b.angle, p + ".angle");
+    require_finite(b.velocity, p + ".velocity");
+  }
+  std::set<std::string> body_names = names;
+  auto require_body = [&](const std::string& name, const std::string& field) {
+    if (!body_names.count(name)) throw ModelError(field, "no body named '" + name + "'");
+  };
+
+  for (const ElementSpec& e : spec.elements) {
+    const std::string& name = element_name(e);
+    const std::string p = "elements." + name;
+    if (name.empty()) throw ModelError("elements", "an element has an empty name");
+    if (!names.insert(name).second) throw ModelError(p, "the name '" + name + "' is used twice");
+    if (const auto* s = std::get_if<SpringSpec>(&e)) {
+      require_body(s->body_a, p + ".bodies");
+      if (!s->body_b.empty()) require_body(s->body_b, p + ".bodies");
+      if (s->body_a == s->body_b) throw ModelError(p + ".bodies", "a spring needs two different bodies");
+      require_finite(s->ratio, p + ".ratio");
+      if (s->ratio == 0.0) throw ModelError(p + ".ratio", "must not be 0");
+      require_nonnegative(s->stiffness, p + ".stiffness");
+      require_nonnegative(s->freeplay, p + ".freeplay");
+      require_nonnegative(s->damping, p + ".damping");
+    } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
+      require_body(f->body_a, p + ".bodies");
+      if (!f->body_b.empty()) require_body(f->body_b, p + ".bodies");
+      if (f->body_a == f->body_b) throw ModelError(p + ".bodies", "a friction element needs two different bodies");
+      require_nonnegative(f->viscous, p + ".viscous");
+      require_finite(f->static_ratio, p + ".static_ratio");
+      if (f->static_ratio < 1.0)
+        throw ModelError(p + ".static_ratio", "must be >= 1 (got " + show(f->static_ratio) + ")");
+      validate_signal(f->coulomb, p + ".coulomb", spec.signals);
+      const Range r = signal_range(f->coulomb, spec.signals, 0);
+      if (r.lo < 0.0)
+        throw ModelError(p + ".coulomb", "the friction torque limit must stay >= 0 (it can reach " +
+                                             show(r.lo) + ")");
+    } else if (const auto* t = std::get_if<TorqueSpec>(&e)) {
+      require_body(t->body, p + ".body");
+      validate_signal(t->torque, p + ".torque", spec.signals);
+    }
+  }
+  for (const auto& [name, s] : spec.signals) validate_signal(s, "signals." + name, spec.signals);
+}
+
+}  // namespace luztar

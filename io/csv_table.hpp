@@ -1,0 +1,18 @@
+#pragma once
+// Reads a (time, value) table from a CSV file for table signals.
+// Format: two numeric columns separated by a comma (or ';' / whitespace); an
+// optional first line of column names; '#' starts a comment. Times must
+// increase strictly. Errors name the file and line.
+#include <string>
+#include <vector>
+
+namespace luztar::io {
+
+struct Table {
+  std::vector<double> t, v;
+};
+
+// Throws std::runtime_error("file:line: ...").
+Table read_csv_table(const std::string& path);
+
+}  // namespace luztar::io

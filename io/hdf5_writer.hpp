@@ -1,0 +1,28 @@
+#pragma once
+// Result -> HDF5 file. Layout (every dataset 1-D, nt = number of output samples):
+//
+//   /                          attrs luztar_version, model_name, status, message
+//   /time                      (nt) float64 [s]
+//   /bodies/<name>/angle       (nt) float64 [rad]
+//   /bodies/<name>/velocity    (nt) float64 [rad/s]
+//   /elements/<name>           group, attrs kind (spring|friction|torque), time_stuck [s]
+//   /elements/<name>/torque    (nt) float64 [N m]  (sign conventions in core/result.hpp)
+//   /elements/<name>/state     (nt) int8: friction -1 slip-, 0 stuck, +1 slip+;
+//                              spring -1/0/+1 freeplay side; torque 0
+//   /energy/{input_work,kinetic,elastic,dissipated}   (nt) float64 [J]
+//   /events/time (nev) float64, /events/element (nev) string, /events/kind (nev)
+//   string, /events/before, /events/after (nev) int8
+//   /model/text                scalar string: the model file
+//   /run                       group, attrs: settings (t_start, t_end, output_step,
+//                              rtol, atol), CVODE statistics and wall_time
+#include <string>
+
+#include "core/model.hpp"
+#include "core/result.hpp"
+
+namespace luztar::io {
+
+// Writes atomically (temporary file, then rename). Throws std::runtime_error.
+void write_hdf5(const std::string& path, const Model& model, const SimulationSettings& settings, const Result& r);
+
+}  // namespace luztar::io

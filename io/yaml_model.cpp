@@ -1,0 +1,350 @@
+// Strict reader of the model schema: unknown keys, missing fields, wrong types
+// and broken rules are reported with file:line:col and the field's dotted path.
+#include "io/yaml_model.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "io/csv_table.hpp"
+
+namespace luztar::io {
+
+namespace {
+
+class Reader {
+ public:
+  Reader(std::string origin, std::string base_dir) : origin_(std::move(origin)), base_dir_(std::move(base_dir)) {}
+
+  std::string where(const YAML::Mark& m) const {
+    if (m.line < 0) return origin_;
+    return origin_ + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+  }
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& detail) const {
+    throw ModelError(field, detail, where(n.Mark()));
+  }
+  void remember(const std::string& field, const YAML::Node& n) { marks_[field] = n.Mark(); }
+
+  // Location of a field for rule errors found after parsing: the field itself,
+  // else its closest recorded parent.
+  std::string where_field(std::string field) const {
+    while (true) {
+      const auto it = marks_.find(field);
+      if (it != marks_.end()) return where(it->second);
+      const auto dot = field.find_last_of(".[");
+      if (dot == std::string::npos) return origin_;
+      field.erase(dot);
+    }
+  }
+
+  const YAML::Node& require_map(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsMap()) fail(n, field, std::string("expected a mapping of keys to values, got ") + kind(n));
+    return n;
+  }
+  void check_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> allowed) const {
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      const std::string key = kv.first.as<std::string>();
+      bool ok = false;
+      for (const char* a : allowed) ok = ok || key == a;
+      if (!ok) {
+        std::string list;
+        for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+        fail(kv.first, field.empty() ? key : field + "." + key, "unknown key '" + key + "' (expected one of: " + list + ")");
+      }
+      if (!seen.insert(key).second) fail(kv.first, field + "." + key, "key '" + key + "' appears twice");
+    }
+  }
+  YAML::Node required(const YAML::Node& map, const char* key, const std::string& field) const {
+    const YAML::Node n = map[key];
+    if (!n) fail(map, field, std::string("missing field '") + key + "'");
+    return n;
+  }
+  double number(const YAML::Node& n, const std::string& field) {
+    remember(field, n);
+    if (!n.IsScalar()) fail(n, field, std::string("expected a number, got ") + kind(n));
+    try {
+      return n.as<double>();
+    } catch (const YAML::Exception&) {
+      fail(n, field, "expected a number, got '" + n.Scalar() + "'");
+    }
+  }
+  double number_or(const YAML::Node& map, const char* key, const std::string& parent, double fallback) {
+    const YAML::Node n = map[key];
+    return n ? number(n, parent + "." + key) : fallback;
+  }
+  long integer(const YAML::Node& n, const std::string& field) {
+    remember(field, n);
+    try {
+      if (n.IsScalar()) return n.as<long>();
+    } catch (const YAML::Exception&) {
+    }
+    fail(n, field, "expected a whole number, got " + (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string(kind(n))));
+  }
+  std::string text(const YAML::Node& n, const std::string& field) {
+    remember(field, n);
+    if (!n.IsScalar()) fail(n, field, std::string("expected a text value, got ") + kind(n));
+    return n.Scalar();
+  }
+  static const char* kind(const YAML::Node& n) {
+    if (n.IsMap()) return "a mapping";
+    if (n.IsSequence()) return "a list";
+    if (n.IsNull()) return "nothing (null)";
+    return "a scalar";
+  }
+
+  Signal signal(const YAML::Node& n, const std::string& field) {
+    remember(field, n);
+    if (n.IsScalar()) {
+      double v = 0.0;
+      if (YAML::convert<double>::decode(n, v)) return Signal::make_constant(v);
+      Signal s;
+      s.kind = Signal::Kind::reference;
+      s.reference = n.Scalar();
+      return s;
+    }
+    if (!n.IsMap() || n.size() != 1)
+      fail(n, field,
+           "expected a number, a signal name, or a mapping with one of: constant, sine, step, ramp, table, sum, "
+           "product");
+    const std::string key = n.begin()->first.as<std::string>();
+    const YAML::Node body = n.begin()->second;
+    const std::string f = field + "." + key;
+    remember(f, body);
+    Signal s;
+    if (key == "constant") {
+      s.value = number(body, f);
+    } else if (key == "sine") {
+      require_map(body, f);
+      check_keys(body, f, {"amplitude", "frequency", "phase", "offset"});
+      s.kind = Signal::Kind::sine;
+      s.amplitude = number(required(body, "amplitude", f), f + ".amplitude");
+      s.frequency = number(required(body, "frequency", f), f + ".frequency");
+      s.phase = number_or(body, "phase", f, 0.0);
+      s.offset = number_or(body, "offset", f, 0.0);
+    } else if (key == "step") {
+      require_map(body, f);
+      check_keys(body, f, {"time", "initial", "final"});
+      s.kind = Signal::Kind::step;
+      s.time = number(required(body, "time", f), f + ".time");
+      s.initial = number_or(body, "initial", f, 0.0);
+      s.final_value = number(required(body, "final", f), f + ".final");
+    } else if (key == "ramp") {
+      require_map(body, f);
+      check_keys(body, f, {"start", "end", "initial", "final"});
+      s.kind = Signal::Kind::ramp;
+      s.start = number(required(body, "start", f), f + ".start");
+      s.end = number(required(body, "end", f), f + ".end");
+      s.initial = number_or(body, "initial", f, 0.0);
+      s.final_value = number(required(body, "final", f), f + ".final");
+    } else if (key == "table") {
+      require_map(body, f);
+      check_keys(body, f, {"file", "points"});
+      s.kind = Signal::Kind::table;
+      if (body["file"] && body["points"]) fail(body, f, "give either 'file' or 'points', not both");
+      if (body["file"]) {
+        const YAML::Node fn = body["file"];
+        const std::string name = text(fn, f + ".file");
+        std::filesystem::path p(name);
+        if (p.is_relative() && !base_dir_.empty()) p = std::filesystem::path(base_dir_) / p;
+        s.table_file = p.string();
+        try {
+          Table t = read_csv_table(s.table_file);
+          s.table_t = std::move(t.t);
+          s.table_v = std::move(t.v);
+        } catch (const std::runtime_error& e) {
+          fail(fn, f + ".file", e.what());
+        }
+      } else if (body["points"]) {
+        const YAML::Node pts = body["points"];
+        if (!pts.IsSequence()) fail(pts, f + ".points", "expected a list of [time, value] pairs");
+        for (std::size_t i = 0; i < pts.size(); ++i) {
+          const std::string pf = f + ".points[" + std::to_string(i) + "]";
+          if (!pts[i].IsSequence() || pts[i].size() != 2) fail(pts[i], pf, "expected a [time, value] pair");
+          s.table_t.push_back(number(pts[i][0], pf));
+          s.table_v.push_back(number(pts[i][1], pf));
+          if (i > 0 && !(s.table_t[i] > s.table_t[i - 1]))
+            fail(pts[i], pf, "times must increase strictly");
+        }
+      } else {
+        fail(body, f, "missing field 'file' (or 'points')");
+      }
+    } else if (key == "sum" || key == "product") {
+      s.kind = key == "sum" ? Signal::Kind::sum : Signal::Kind::product;
+      if (!body.IsSequence()) fail(body, f, "expected a list of signals");
+      for (std::size_t i = 0; i < body.size(); ++i) s.terms.push_back(signal(body[i], f + "[" + std::to_string(i) + "]"));
+    } else {
+      fail(n.begin()->first, f, "unknown signal kind '" + key + "' (expected one of: constant, sine, step, ramp, table, sum, product)");
+    }
+    return s;
+  }
+
+  // Reads `bodies: [a, b]` (two bodies) or `body: a` (to the base).
+  void attachment(const YAML::Node& e, const std::string& field, std::string& a, std::string& b) {
+    const YAML::Node one = e["body"], two = e["bodies"];
+    if (one && two) fail(e, field, "give either 'body' (to the fixed base) or 'bodies' (between two bodies), not both");
+    if (one) {
+      a = text(one, field + ".body");
+      remember(field + ".bodies", one);
+      return;
+    }
+    if (!two) fail(e, field, "missing field 'body' (to the fixed base) or 'bodies' (between two bodies)");
+    remember(field + ".bodies", two);
+    if (!two.IsSequence() || two.size() != 2) fail(two, field + ".bodies", "expected a list of two body names");
+    a = text(two[0], field + ".bodies");
+    b = text(two[1], field + ".bodies");
+    remember(field + ".bodies", two);
+  }
+
+  ElementSpec element(const std::string& name, const YAML::Node& e, const std::string& field) {
+    require_map(e, field);
+    const std::string type = text(required(e, "type", field), field + ".type");
+    if (type == "spring") {
+      check_keys(e, field, {"type", "body", "bodies", "ratio", "stiffness", "freeplay", "damping"});
+      SpringSpec s;
+      s.name = name;
+      attachment(e, field, s.body_a, s.body_b);
+      s.ratio = number_or(e, "ratio", field, 1.0);
+      s.stiffness = number(required(e, "stiffness", field), field + ".stiffness");
+      s.freeplay = number_or(e, "freeplay", field, 0.0);
+      s.damping = number_or(e, "damping", field, 0.0);
+      return s;
+    }
+    if (type == "friction") {
+      check_keys(e, field, {"type", "body", "bodies", "viscous", "coulomb", "static_ratio"});
+      FrictionSpec f;
+      f.name = name;
+      attachment(e, field, f.body_a, f.body_b);
+      f.viscous = number_or(e, "viscous", field, 0.0);
+      f.coulomb = signal(required(e, "coulomb", field), field + ".coulomb");
+      f.static_ratio = number_or(e, "static_ratio", field, 1.0);
+      return f;
+    }
+    if (type == "torque") {
+      check_keys(e, field, {"type", "body", "torque"});
+      TorqueSpec t;
+      t.name = name;
+      t.body = text(required(e, "body", field), field + ".body");
+      t.torque = signal(required(e, "torque", field), field + ".torque");
+      return t;
+    }
+    fail(e["type"], field + ".type", "unknown element type '" + type + "' (expected one of: spring, friction, torque)");
+  }
+
+  void simulation(const YAML::Node& n, SimulationSettings& s) {
+    const std::string f = "simulation";
+    require_map(n, f);
+    check_keys(n, f, {"t_start", "t_end", "output_step", "rtol", "atol", "max_step", "max_events", "event_storm",
+                      "linear_solver"});
+    s.t_start = number_or(n, "t_start", f, s.t_start);
+    s.t_end = number(required(n, "t_end", f), f + ".t_end");
+    s.output_step = number(required(n, "output_step", f), f + ".output_step");
+    s.rtol = number_or(n, "rtol", f, s.rtol);
+    s.atol = number_or(n, "atol", f, s.atol);
+    s.max_step = number_or(n, "max_step", f, s.max_step);
+    if (n["max_events"]) s.max_events = integer(n["max_events"], f + ".max_events");
+    if (const YAML::Node st = n["event_storm"]) {
+      const std::string sf = f + ".event_storm";
+      require_map(st, sf);
+      check_keys(st, sf, {"events", "span"});
+      if (st["events"]) s.storm_events = static_cast<int>(integer(st["events"], sf + ".events"));
+      s.storm_span = number_or(st, "span", sf, s.storm_span);
+    }
+    if (n["linear_solver"]) s.linear_solver = text(n["linear_solver"], f + ".linear_solver");
+  }
+
+  // Iterates a name -> entry mapping, rejecting repeated names.
+  template <class F>
+  void named_entries(const YAML::Node& map, const std::string& field, F&& each) {
+    require_map(map, field);
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      const std::string name = kv.first.as<std::string>();
+      remember(field + "." + name, kv.first);
+      if (!seen.insert(name).second) fail(kv.first, field + "." + name, "the name '" + name + "' is used twice");
+      each(name, kv.second, field + "." + name);
+    }
+  }
+
+  ModelSpec model(const YAML::Node& root) {
+    if (!root || root.IsNull()) throw ModelError("", "the model file is empty", origin_);
+    require_map(root, "");
+    check_keys(root, "", {"name", "description", "simulation", "signals", "bodies", "elements"});
+    ModelSpec spec;
+    if (root["name"]) spec.name = text(root["name"], "name");
+    if (root["description"]) spec.description = text(root["description"], "description");
+    simulation(required(root, "simulation", "simulation"), spec.simulation);
+    if (const YAML::Node sig = root["signals"]) {
+      named_entries(sig, "signals", [&](const std::string& name, const YAML::Node& n, const std::string& f) {
+        spec.signals[name] = signal(n, f);
+      });
+    }
+    std::set<std::string> body_names;
+    named_entries(required(root, "bodies", "bodies"), "bodies",
+                  [&](const std::string& name, const YAML::Node& n, const std::string& f) {
+                    require_map(n, f);
+                    check_keys(n, f, {"inertia", "angle", "velocity"});
+                    BodySpec b;
+                    b.name = name;
+                    b.inertia = number(required(n, "inertia", f), f + ".inertia");
+                    b.angle = number_or(n, "angle", f, 0.0);
+                    b.velocity = number_or(n, "velocity", f, 0.0);
+                    spec.bodies.push_back(b);
+                    body_names.insert(name);
+                  });
+    if (const YAML::Node el = root["elements"]) {
+      named_entries(el, "elements", [&](const std::string& name, const YAML::Node& n, const std::string& f) {
+        if (body_names.count(name)) fail(el, f, "the name '" + name + "' is already used by a body");
+        spec.elements.push_back(element(name, n, f));
+      });
+    }
+    return spec;
+  }
+
+ private:
+  std::string origin_, base_dir_;
+  std::map<std::string, YAML::Mark> marks_;
+};
+
+}  // namespace
+
+ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir) {
+  Reader reader(origin, base_dir);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ModelError("", "YAML syntax error: " + e.msg, reader.where(e.mark));
+  }
+  ModelSpec spec = reader.model(root);
+  spec.source_text = text;
+  spec.source_path = origin;
+  try {
+    validate(spec);
+  } catch (const ModelError& e) {
+    throw ModelError(e.field(), e.detail(), reader.where_field(e.field()));
+  }
+  return spec;
+}
+
+ModelSpec load_model_spec(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ModelError("", std::string("cannot open the model file: ") + std::strerror(errno), path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::filesystem::path p(path);
+  return parse_model_spec(ss.str(), path, p.has_parent_path() ? p.parent_path().string() : std::string("."));
+}
+
+Model load_model(const std::string& path) { return assemble(load_model_spec(path)); }
+
+}  // namespace luztar::io

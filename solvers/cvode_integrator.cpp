@@ -1,0 +1,232 @@
+#include "solvers/cvode_integrator.hpp"
+
+#include <cvodes/cvodes.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_band.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_band.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <cassert>
+#include <stdexcept>
+
+namespace luztar {
+
+struct CvodeIntegrator::Impl {
+  OdeSystem* system = nullptr;
+  IntegratorOptions options;
+  SUNContext ctx = nullptr;
+  void* mem = nullptr;
+  N_Vector y = nullptr, q = nullptr;
+  SUNMatrix A = nullptr;
+  SUNLinearSolver LS = nullptr;
+  int nroots = -1;
+  IntegratorCounters done;  // counters of finished segments (CVodeReInit resets CVODE's)
+  std::string* last_error = nullptr;
+
+  IntegratorCounters current() const {
+    IntegratorCounters c;
+    long v = 0;
+    CVodeGetNumSteps(mem, &v);
+    c.steps = v;
+    CVodeGetNumRhsEvals(mem, &v);
+    c.rhs_evals = v;
+    CVodeGetNumJacEvals(mem, &v);
+    c.jac_evals = v;
+    CVodeGetNumGEvals(mem, &v);
+    c.root_evals = v;
+    CVodeGetNumNonlinSolvIters(mem, &v);
+    c.nonlinear_iters = v;
+    CVodeGetNumErrTestFails(mem, &v);
+    c.error_test_fails = v;
+    return c;
+  }
+};
+
+namespace {
+
+using Impl = CvodeIntegrator::Impl;
+
+int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
+  static_cast<Impl*>(data)->system->rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
+  return 0;
+}
+
+int quad_cb(sunrealtype t, N_Vector y, N_Vector qdot, void* data) {
+  static_cast<Impl*>(data)->system->quadrature(t, N_VGetArrayPointer(y), N_VGetArrayPointer(qdot));
+  return 0;
+}
+
+int root_cb(sunrealtype t, N_Vector y, sunrealtype* g, void* data) {
+  static_cast<Impl*>(data)->system->roots(t, N_VGetArrayPointer(y), g);
+  return 0;
+}
+
+class DenseSink final : public JacobianSink {
+ public:
+  explicit DenseSink(SUNMatrix J) : J_(J) {}
+  void add(int row, int col, double value) override { SM_ELEMENT_D(J_, row, col) += value; }
+
+ private:
+  SUNMatrix J_;
+};
+
+class BandSink final : public JacobianSink {
+ public:
+  explicit BandSink(SUNMatrix J) : J_(J) {}
+  void add(int row, int col, double value) override { SM_ELEMENT_B(J_, row, col) += value; }
+
+ private:
+  SUNMatrix J_;
+};
+
+int jac_cb(sunrealtype t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vector, N_Vector, N_Vector) {
+  auto* impl = static_cast<Impl*>(data);
+  SUNMatZero(J);
+  if (impl->options.band) {
+    BandSink sink(J);
+    impl->system->jacobian(t, N_VGetArrayPointer(y), sink);
+  } else {
+    DenseSink sink(J);
+    impl->system->jacobian(t, N_VGetArrayPointer(y), sink);
+  }
+  return 0;
+}
+
+// CVODE reports through this instead of printing: the message becomes the run's status text.
+void error_cb(int, const char* module, const char* function, char* msg, void* data) {
+  auto* impl = static_cast<Impl*>(data);
+  *impl->last_error = std::string(module) + " " + function + ": " + msg;
+}
+
+void check(int flag, const char* what) {
+  if (flag < 0) throw std::runtime_error(std::string("CVODE setup failed in ") + what);
+}
+
+}  // namespace
+
+CvodeIntegrator::CvodeIntegrator(OdeSystem& system, const IntegratorOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& d = *impl_;
+  d.system = &system;
+  d.options = options;
+  d.last_error = &last_error_;
+  check(SUNContext_Create(nullptr, &d.ctx), "SUNContext_Create");
+  d.y = N_VNew_Serial(options.size, d.ctx);
+  d.q = N_VNew_Serial(options.quadratures, d.ctx);
+  N_VConst(0.0, d.y);
+  N_VConst(0.0, d.q);
+  d.mem = CVodeCreate(CV_BDF, d.ctx);
+  if (!d.mem) throw std::runtime_error("CVodeCreate failed");
+  check(CVodeSetErrHandlerFn(d.mem, error_cb, &d), "CVodeSetErrHandlerFn");
+  check(CVodeInit(d.mem, rhs_cb, 0.0, d.y), "CVodeInit");
+  check(CVodeSetUserData(d.mem, &d), "CVodeSetUserData");
+  check(CVodeSStolerances(d.mem, options.rtol, options.atol), "CVodeSStolerances");
+  if (options.band) {
+    const int hb = options.half_bandwidth;
+    d.A = SUNBandMatrix(options.size, hb, hb, d.ctx);
+    d.LS = SUNLinSol_Band(d.y, d.A, d.ctx);
+  } else {
+    d.A = SUNDenseMatrix(options.size, options.size, d.ctx);
+    d.LS = SUNLinSol_Dense(d.y, d.A, d.ctx);
+  }
+  check(CVodeSetLinearSolver(d.mem, d.LS, d.A), "CVodeSetLinearSolver");
+  check(CVodeSetJacFn(d.mem, jac_cb), "CVodeSetJacFn");
+  check(CVodeSetMaxNumSteps(d.mem, 1000000), "CVodeSetMaxNumSteps");
+  check(CVodeSetMaxHnilWarns(d.mem, -1), "CVodeSetMaxHnilWarns");
+  check(CVodeSetNoInactiveRootWarn(d.mem), "CVodeSetNoInactiveRootWarn");
+  if (options.max_step > 0.0) check(CVodeSetMaxStep(d.mem, options.max_step), "CVodeSetMaxStep");
+  if (options.quadratures > 0) {
+    check(CVodeQuadInit(d.mem, quad_cb, d.q), "CVodeQuadInit");
+    check(CVodeQuadSStolerances(d.mem, options.rtol, options.quad_atol), "CVodeQuadSStolerances");
+    check(CVodeSetQuadErrCon(d.mem, SUNTRUE), "CVodeSetQuadErrCon");
+  }
+}
+
+CvodeIntegrator::~CvodeIntegrator() {
+  Impl& d = *impl_;
+  CVodeFree(&d.mem);
+  SUNLinSolFree(d.LS);
+  SUNMatDestroy(d.A);
+  N_VDestroy(d.y);
+  N_VDestroy(d.q);
+  SUNContext_Free(&d.ctx);
+}
+
+void CvodeIntegrator::reset(double t0, const double* y0, const double* q0, const std::vector<int>& directions) {
+  Impl& d = *impl_;
+  const IntegratorCounters c = d.current();
+  d.done.steps += c.steps;
+  d.done.rhs_evals += c.rhs_evals;
+  d.done.jac_evals += c.jac_evals;
+  d.done.root_evals += c.root_evals;
+  d.done.nonlinear_iters += c.nonlinear_iters;
+  d.done.error_test_fails += c.error_test_fails;
+
+  double* yd = N_VGetArrayPointer(d.y);
+  for (int i = 0; i < d.options.size; ++i) yd[i] = y0[i];
+  check(CVodeReInit(d.mem, t0, d.y), "CVodeReInit");
+  if (d.options.quadratures > 0) {
+    double* qd = N_VGetArrayPointer(d.q);
+    for (int i = 0; i < d.options.quadratures; ++i) qd[i] = q0[i];
+    check(CVodeQuadReInit(d.mem, d.q), "CVodeQuadReInit");
+  }
+  const int n = static_cast<int>(directions.size());
+  if (n != d.nroots) {
+    check(CVodeRootInit(d.mem, n, n > 0 ? root_cb : nullptr), "CVodeRootInit");
+    d.nroots = n;
+    roots_found_.assign(n, 0);
+  }
+  if (n > 0) {
+    std::vector<int> dirs = directions;
+    check(CVodeSetRootDirection(d.mem, dirs.data()), "CVodeSetRootDirection");
+  }
+}
+
+CvodeIntegrator::Outcome CvodeIntegrator::advance(double tout, double tstop, double& t, double* y) {
+  Impl& d = *impl_;
+  check(CVodeSetStopTime(d.mem, tstop), "CVodeSetStopTime");
+  const int flag = CVode(d.mem, tout, d.y, &t, CV_NORMAL);
+  const double* yd = N_VGetArrayPointer(d.y);
+  for (int i = 0; i < d.options.size; ++i) y[i] = yd[i];
+  switch (flag) {
+    case CV_SUCCESS:
+      return Outcome::reached;
+    case CV_ROOT_RETURN:
+      return Outcome::root;
+    case CV_TSTOP_RETURN:
+      return Outcome::stop_time;
+    default:
+      if (last_error_.empty()) last_error_ = CVodeGetReturnFlagName(flag);
+      return Outcome::failure;
+  }
+}
+
+const std::vector<int>& CvodeIntegrator::roots_found() {
+  if (impl_->nroots > 0) CVodeGetRootInfo(impl_->mem, roots_found_.data());
+  return roots_found_;
+}
+
+void CvodeIntegrator::quadratures(double t, double* q) {
+  Impl& d = *impl_;
+  if (d.options.quadratures == 0) return;
+  double tret = t;
+  CVodeGetQuad(d.mem, &tret, d.q);
+  const double* qd = N_VGetArrayPointer(d.q);
+  for (int i = 0; i < d.options.quadratures; ++i) q[i] = qd[i];
+}
+
+IntegratorCounters CvodeIntegrator::counters() const {
+  IntegratorCounters c = impl_->current();
+  const IntegratorCounters& d = impl_->done;
+  c.steps += d.steps;
+  c.rhs_evals += d.rhs_evals;
+  c.jac_evals += d.jac_evals;
+  c.root_evals += d.root_evals;
+  c.nonlinear_iters += d.nonlinear_iters;
+  c.error_test_fails += d.error_test_fails;
+  return c;
+}
+
+}  // namespace luztar

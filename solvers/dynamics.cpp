@@ -1,0 +1,274 @@
+#include "solvers/dynamics.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include "core/energy.hpp"
+#include "elements/freeplay_spring.hpp"
+#include "elements/friction.hpp"
+
+namespace luztar {
+
+Workspace::Workspace(const Model& m)
+    : q(m.num_bodies()), w(m.num_bodies()), force(m.num_bodies()), mt0(m.frictions.size()),
+      lambda(m.frictions.size()), acc(m.num_bodies()) {}
+
+ModeStructure build_mode_structure(const Model& m, const State& modes, double t) {
+  ModeStructure ms;
+  std::vector<Link> links;
+  for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i) {
+    if (modes.friction_mode[i] != FrictionMode::stuck) continue;
+    ms.stuck.push_back(i);
+    links.push_back({m.frictions[i].a, m.frictions[i].b});
+  }
+  ms.clusters = lock_clusters(m.inertia, links);
+  std::vector<std::vector<int>> links_of(ms.clusters.num_clusters());
+  for (int i : ms.stuck) links_of[ms.clusters.cluster_of[m.frictions[i].a]].push_back(i);
+  for (int c = 0; c < ms.clusters.num_clusters(); ++c)
+    if (!links_of[c].empty()) ms.splits.push_back(make_static_split(m, ms.clusters, c, links_of[c], t));
+
+  using K = RootSpec::Kind;
+  for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i) {
+    if (!can_stick(m, m.frictions[i])) continue;
+    switch (modes.friction_mode[i]) {
+      case FrictionMode::stuck:
+        ms.roots.push_back({K::stick_upper, i, -1});
+        ms.roots.push_back({K::stick_lower, i, -1});
+        break;
+      case FrictionMode::slip_positive:
+        ms.roots.push_back({K::slip_velocity, i, -1});
+        break;
+      case FrictionMode::slip_negative:
+        ms.roots.push_back({K::slip_velocity, i, +1});
+        break;
+    }
+  }
+  for (int s = 0; s < static_cast<int>(m.springs.size()); ++s) {
+    if (!has_freeplay_events(m.springs[s])) continue;
+    const int side = modes.spring_side[s];
+    if (side == 0) {
+      ms.roots.push_back({K::freeplay_upper, s, +1});
+      ms.roots.push_back({K::freeplay_lower, s, -1});
+    } else if (side > 0) {
+      ms.roots.push_back({K::freeplay_upper, s, -1});
+    } else {
+      ms.roots.push_back({K::freeplay_lower, s, +1});
+    }
+  }
+  return ms;
+}
+
+void unpack(const ModeStructure& ms, const double* y, Workspace& ws) {
+  const int nb = static_cast<int>(ws.q.size());
+  for (int j = 0; j < nb; ++j) {
+    ws.q[j] = y[2 * j];
+    const int r = ms.clusters.rep[j];
+    ws.w[j] = r < 0 ? 0.0 : y[2 * r + 1];
+  }
+}
+
+void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vector<double>& w, double* y) {
+  for (std::size_t j = 0; j < q.size(); ++j) {
+    const int r = ms.clusters.rep[j];
+    y[2 * j] = q[j];
+    y[2 * j + 1] = r < 0 ? 0.0 : w[r];
+  }
+}
+
+void applied_forces(const Model& m, const State& modes, double t, Workspace& ws) {
+  std::fill(ws.force.begin(), ws.force.end(), 0.0);
+  for (const Load& l : m.loads) ws.force[l.body] += evaluate(m.signals[l.signal], t);
+  for (std::size_t s = 0; s < m.springs.size(); ++s) {
+    const Spring& sp = m.springs[s];
+    const double x = spring_deflection(sp, ws.q);
+    const double rate = ws.w[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * ws.w[sp.b]);
+    const double T = spring_torque(sp, x, rate, modes.spring_side[s]);
+    ws.force[sp.a] -= T;
+    if (sp.b != kGround) ws.force[sp.b] += sp.ratio * T;
+  }
+  for (std::size_t i = 0; i < m.frictions.size(); ++i) {
+    const Friction& f = m.frictions[i];
+    ws.mt0[i] = evaluate(m.signals[f.coulomb], t);
+    if (modes.friction_mode[i] == FrictionMode::stuck) continue;
+    const double lam = kinetic_friction_torque(f, slip_velocity(f, ws.w), modes.friction_mode[i], ws.mt0[i]);
+    ws.lambda[i] = lam;
+    ws.force[f.a] -= lam;
+    if (f.b != kGround) ws.force[f.b] += lam;
+  }
+}
+
+void cluster_accelerations(const Model&, const ModeStructure& ms, Workspace& ws) {
+  const LockedClusters& c = ms.clusters;
+  for (int k = 0; k < c.num_clusters(); ++k) {
+    if (c.grounded[k]) {
+      ws.acc[k] = 0.0;
+      continue;
+    }
+    double sum = 0.0;
+    for (int j : c.members[k]) sum += ws.force[j];
+    ws.acc[k] = sum / c.inertia[k];
+  }
+}
+
+void static_friction(const Model& m, const ModeStructure& ms, Workspace& ws) {
+  for (const StaticSplit& sp : ms.splits) solve_static_split(sp, m, ms.clusters, ws.force, ws.acc, ws.lambda);
+}
+
+void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y, double* ydot,
+         Workspace& ws) {
+  unpack(ms, y, ws);
+  applied_forces(m, modes, t, ws);
+  cluster_accelerations(m, ms, ws);
+  const int nb = m.num_bodies();
+  for (int j = 0; j < nb; ++j) {
+    ydot[2 * j] = ws.w[j];
+    ydot[2 * j + 1] = ms.clusters.rep[j] == j ? ws.acc[ms.clusters.cluster_of[j]] : 0.0;
+  }
+}
+
+void jacobian(const Model& m, const State& modes, const ModeStructure& ms, double, const double*,
+              JacobianSink& jac, Workspace&) {
+  const LockedClusters& c = ms.clusters;
+  const int nb = m.num_bodies();
+  for (int j = 0; j < nb; ++j)
+    if (c.rep[j] >= 0) jac.add(2 * j, 2 * c.rep[j] + 1, 1.0);
+  // d(force_j)/d(q_i or w_i) mapped onto the representative's acceleration row.
+  auto dforce = [&](int j, bool wrt_velocity, int i, double value) {
+    const int k = c.cluster_of[j];
+    if (c.grounded[k] || value == 0.0) return;
+    int col = 2 * i;
+    if (wrt_velocity) {
+      if (c.rep[i] < 0) return;  // velocity fixed at 0
+      col = 2 * c.rep[i] + 1;
+    }
+    jac.add(2 * c.members[k].front() + 1, col, value / c.inertia[k]);
+  };
+  for (std::size_t s = 0; s < m.springs.size(); ++s) {
+    const Spring& sp = m.springs[s];
+    const double k = (sp.freeplay == 0.0 || modes.spring_side[s] != 0) ? sp.stiffness : 0.0;
+    // T = k (q_a - p q_b - side a) + c (w_a - p w_b); force_a -= T, force_b += p T.
+    const double p = sp.ratio;
+    dforce(sp.a, false, sp.a, -k);
+    dforce(sp.a, true, sp.a, -sp.damping);
+    if (sp.b != kGround) {
+      dforce(sp.a, false, sp.b, p * k);
+      dforce(sp.a, true, sp.b, p * sp.damping);
+      dforce(sp.b, false, sp.a, p * k);
+      dforce(sp.b, true, sp.a, p * sp.damping);
+      dforce(sp.b, false, sp.b, -p * p * k);
+      dforce(sp.b, true, sp.b, -p * p * sp.damping);
+    }
+  }
+  for (std::size_t i = 0; i < m.frictions.size(); ++i) {
+    const Friction& f = m.frictions[i];
+    if (modes.friction_mode[i] == FrictionMode::stuck) continue;
+    // lambda = mu (w_a - w_b) + MT0 dir; force_a -= lambda, force_b += lambda.
+    dforce(f.a, true, f.a, -f.viscous);
+    if (f.b != kGround) {
+      dforce(f.a, true, f.b, f.viscous);
+      dforce(f.b, true, f.a, f.viscous);
+      dforce(f.b, true, f.b, -f.viscous);
+    }
+  }
+}
+
+void root_functions(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
+                    double* g, Workspace& ws) {
+  unpack(ms, y, ws);
+  if (!ms.stuck.empty()) {
+    applied_forces(m, modes, t, ws);
+    cluster_accelerations(m, ms, ws);
+    static_friction(m, ms, ws);
+  }
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
+    const RootSpec& spec = ms.roots[r];
+    switch (spec.kind) {
+      case RootSpec::Kind::slip_velocity:
+        g[r] = slip_velocity(m.frictions[spec.index], ws.w);
+        break;
+      case RootSpec::Kind::stick_upper:
+      case RootSpec::Kind::stick_lower: {
+        const Friction& f = m.frictions[spec.index];
+        const double limit = static_friction_limit(f, evaluate(m.signals[f.coulomb], t));
+        const double lam = ws.lambda[spec.index];
+        g[r] = spec.kind == RootSpec::Kind::stick_upper ? limit - lam : limit + lam;
+        break;
+      }
+      case RootSpec::Kind::freeplay_upper:
+      case RootSpec::Kind::freeplay_lower: {
+        const Spring& s = m.springs[spec.index];
+        const double x = spring_deflection(s, ws.q);
+        g[r] = spec.kind == RootSpec::Kind::freeplay_upper ? x - s.freeplay : x + s.freeplay;
+        break;
+      }
+    }
+  }
+}
+
+double input_power(const Model& m, double t, const Workspace& ws) {
+  double p = 0.0;
+  for (const Load& l : m.loads) p += evaluate(m.signals[l.signal], t) * ws.w[l.body];
+  return p;
+}
+
+double dissipation_power(const Model& m, const State& modes, const Workspace& ws) {
+  double p = 0.0;
+  for (const Spring& s : m.springs) {
+    if (s.damping == 0.0) continue;
+    const double rate = ws.w[s.a] - (s.b == kGround ? 0.0 : s.ratio * ws.w[s.b]);
+    p += s.damping * rate * rate;
+  }
+  for (std::size_t i = 0; i < m.frictions.size(); ++i) {
+    if (modes.friction_mode[i] == FrictionMode::stuck) continue;  // v = 0: static friction does no work
+    const Friction& f = m.frictions[i];
+    const double v = slip_velocity(f, ws.w);
+    p += kinetic_friction_torque(f, v, modes.friction_mode[i], ws.mt0[i]) * v;
+  }
+  return p;
+}
+
+void element_outputs(const Model& m, const State& modes, double t, const Workspace& ws, double* torque,
+                     std::int8_t* state) {
+  for (int e = 0; e < m.num_elements(); ++e) {
+    const int i = m.element_index[e];
+    switch (m.element_kind[e]) {
+      case ElementKind::spring: {
+        const Spring& s = m.springs[i];
+        const double rate = ws.w[s.a] - (s.b == kGround ? 0.0 : s.ratio * ws.w[s.b]);
+        torque[e] = spring_torque(s, spring_deflection(s, ws.q), rate, modes.spring_side[i]);
+        state[e] = modes.spring_side[i];
+        break;
+      }
+      case ElementKind::friction:
+        torque[e] = ws.lambda[i];
+        state[e] = static_cast<std::int8_t>(mode_code(modes.friction_mode[i]));
+        break;
+      case ElementKind::torque:
+        torque[e] = evaluate(m.signals[m.loads[i].signal], t);
+        state[e] = 0;
+        break;
+    }
+  }
+}
+
+int jacobian_half_bandwidth(const Model& m) {
+  const int nb = m.num_bodies();
+  int reach = 0;  // largest index distance coupled by one element
+  for (const Spring& s : m.springs)
+    if (s.b != kGround) reach = std::max(reach, std::abs(s.a - s.b));
+  // Bodies that clutches may lock together: their span bounds how far a
+  // representative sits from its members.
+  std::vector<Link> clutches;
+  for (const Friction& f : m.frictions)
+    if (f.b != kGround) {
+      clutches.push_back({f.a, f.b});
+      reach = std::max(reach, std::abs(f.a - f.b));
+    }
+  const LockedClusters c = lock_clusters(m.inertia, clutches);
+  int span = 0;
+  for (const auto& members : c.members) span = std::max(span, members.back() - members.front());
+  return std::min(2 * nb - 1, 2 * (span + reach) + 2);
+}
+
+}  // namespace luztar

@@ -1,0 +1,93 @@
+#pragma once
+// The equations of motion in one variable structure (fixed freeplay sides and
+// stick/slip modes), in the form CVODE integrates.
+//
+// State vector (interleaved so that chains give a banded Jacobian):
+//   y[2j]   = q_j, angle of body j [rad]
+//   y[2j+1] = velocity slot of body j [rad/s]; it carries the velocity of the
+//             locked cluster when j is the cluster's representative; other slots
+//             are frozen (derivative 0) and ignored.
+// Bodies of a cluster tied to the base have velocity exactly 0; bodies of a free
+// cluster share one velocity exactly.
+//
+// Quadratures (integrated by CVODE beside the state):
+//   input work   W' = sum_loads tau(t) w_body
+//   dissipation  D' = sum_springs c x'^2 + sum_slipping (mu v + MT0 dir) v
+#include <Eigen/Dense>
+#include <vector>
+
+#include "bodies/clusters.hpp"
+#include "core/model.hpp"
+#include "core/state.hpp"
+#include "solvers/static_friction.hpp"
+
+namespace luztar {
+
+// One root function: which element, what it watches, and the crossing direction
+// that counts (CVODE convention: +1 increasing, -1 decreasing).
+struct RootSpec {
+  enum class Kind { slip_velocity, stick_upper, stick_lower, freeplay_upper, freeplay_lower };
+  Kind kind;
+  int index;      // friction index (slip/stick) or spring index (freeplay)
+  int direction;
+};
+
+// What stays fixed while the variable structure stays: built at every event.
+struct ModeStructure {
+  LockedClusters clusters;
+  std::vector<int> stuck;            // stuck friction indices
+  std::vector<StaticSplit> splits;   // one per cluster with stuck links
+  std::vector<RootSpec> roots;
+};
+
+// Scratch space for evaluations; sized once, no allocation in the hot path.
+struct Workspace {
+  std::vector<double> q, w;      // (nb) full angles and velocities
+  std::vector<double> force;     // (nb) applied torques (without static friction)
+  std::vector<double> mt0;       // (nf) MT0(t)
+  std::vector<double> lambda;    // (nf) friction torques (static for stuck elements)
+  std::vector<double> acc;       // (nc) cluster accelerations
+  explicit Workspace(const Model& m);
+};
+
+// Destination of Jacobian entries (dense or banded matrix).
+class JacobianSink {
+ public:
+  virtual ~JacobianSink() = default;
+  virtual void add(int row, int col, double value) = 0;
+};
+
+ModeStructure build_mode_structure(const Model& m, const State& modes, double t);
+
+// y -> full q, w in ws.
+void unpack(const ModeStructure& ms, const double* y, Workspace& ws);
+// Full q, w -> y (velocity slots of a cluster take the representative's velocity).
+void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vector<double>& w, double* y);
+
+// Applied torques on bodies at t from ws.q, ws.w (loads, springs in their side,
+// slipping friction); stuck friction is left out. Fills ws.force and ws.mt0.
+void applied_forces(const Model& m, const State& modes, double t, Workspace& ws);
+// Cluster accelerations from ws.force (ws.acc).
+void cluster_accelerations(const Model& m, const ModeStructure& ms, Workspace& ws);
+// Static friction of stuck elements into ws.lambda (needs force and acc).
+void static_friction(const Model& m, const ModeStructure& ms, Workspace& ws);
+
+void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
+         double* ydot, Workspace& ws);
+void jacobian(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
+              JacobianSink& jac, Workspace& ws);
+void root_functions(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
+                    double* g, Workspace& ws);
+// Power of the external torques and dissipated power [W] from ws (after applied_forces).
+double input_power(const Model& m, double t, const Workspace& ws);
+double dissipation_power(const Model& m, const State& modes, const Workspace& ws);
+
+// Element torques and states (Result conventions) from ws after applied_forces,
+// cluster_accelerations and static_friction.
+void element_outputs(const Model& m, const State& modes, double t, const Workspace& ws,
+                     double* torque, std::int8_t* state);
+
+// Half-bandwidth of the Jacobian in the interleaved layout for any variable structure.
+int jacobian_half_bandwidth(const Model& m);
+
+}  // namespace luztar

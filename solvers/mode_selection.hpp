@@ -1,0 +1,47 @@
+#pragma once
+// The S-S procedure at an event (Part 1, Definition 5.1; Part 2, section 3.1),
+// for all friction elements at zero relative velocity at once.
+//
+// Candidates are the elements whose relative velocity is zero at the event:
+// the stuck ones and the ones whose slip velocity just reached zero. With their
+// velocities held at zero, the friction torques lambda (|lambda_i| <= r_i MT0_i)
+// that Gauss's principle selects minimise the acceleration energy
+// 1/2 (f - F^T lambda)^T M^-1 (f - F^T lambda): a box-constrained QP / box-LCP
+// with the Delassus matrix A = F M^-1 F^T (solvers/box_qp). An element whose
+// relative acceleration comes out zero stays (or becomes) stuck; one with a
+// non-zero relative acceleration slips in its direction, with kinetic friction.
+// When static and kinetic limits differ (static_ratio > 1) the choice is
+// repeated with the kinetic torques of the elements that slip, until no more
+// element leaves the stuck set.
+#include <vector>
+
+#include "core/model.hpp"
+#include "core/state.hpp"
+#include "solvers/dynamics.hpp"
+
+namespace luztar {
+
+// A stuck element whose reserve root just fired: its required static torque
+// reached the limit and is about to exceed it, in the direction `mode`.
+struct BreakAway {
+  int friction;       // friction index
+  FrictionMode mode;  // the slip direction the exhausted reserve points to
+};
+
+struct ModeSelectionReport {
+  int qp_solves = 0;
+  bool converged = true;  // every box QP met its KKT tolerance
+};
+
+// Decides the modes of `candidates` (friction indices, relative velocity zero in
+// ws.w at time t); other elements keep their modes. Writes modes.friction_mode.
+//
+// At the exact instant of break-away the required torque equals the limit and
+// the relative acceleration is zero: the acceleration alone cannot tell. For
+// the elements in `exhausted` (their reserve crossed zero, so the torque is
+// leaving the admissible set) a torque at the limit means slip in that direction.
+ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t,
+                                          const std::vector<int>& candidates, Workspace& ws,
+                                          const std::vector<BreakAway>& exhausted = {});
+
+}  // namespace luztar

@@ -1,0 +1,389 @@
+#include "solvers/simulator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "bodies/clusters.hpp"
+#include "core/energy.hpp"
+#include "elements/freeplay_spring.hpp"
+#include "elements/friction.hpp"
+#include "solvers/cvode_integrator.hpp"
+#include "solvers/dynamics.hpp"
+#include "solvers/mode_selection.hpp"
+
+namespace luztar {
+
+namespace {
+constexpr int kQuadInput = 0, kQuadDissipated = 1;
+}
+
+class Simulator::Impl final : public OdeSystem {
+ public:
+  Impl(const Model& m, const SimulationSettings& s)
+      : model(m), settings(s), ws(m), y(2 * m.num_bodies()), time_stuck(m.num_elements(), 0.0) {
+    IntegratorOptions o;
+    o.size = 2 * m.num_bodies();
+    o.quadratures = 2;
+    o.rtol = s.rtol;
+    o.atol = s.atol;
+    o.quad_atol = s.atol;
+    o.max_step = s.max_step;
+    const int hb = jacobian_half_bandwidth(m);
+    o.band = s.linear_solver == "band" || (s.linear_solver == "auto" && o.size > 64 && 2 * hb + 1 < o.size / 2);
+    o.half_bandwidth = hb;
+    cvode = std::make_unique<CvodeIntegrator>(*this, o);
+    initialise();
+  }
+
+  // OdeSystem
+  void rhs(double t, const double* yy, double* ydot) override { luztar::rhs(model, state, ms, t, yy, ydot, ws); }
+  void jacobian(double t, const double* yy, JacobianSink& jac) override {
+    luztar::jacobian(model, state, ms, t, yy, jac, ws);
+  }
+  void roots(double t, const double* yy, double* g) override {
+    root_functions(model, state, ms, t, yy, g, ws);
+  }
+  void quadrature(double t, const double* yy, double* qdot) override {
+    unpack(ms, yy, ws);
+    applied_forces(model, state, t, ws);
+    qdot[kQuadInput] = input_power(model, t, ws);
+    qdot[kQuadDissipated] = dissipation_power(model, state, ws);
+  }
+
+  StepStatus advance_to(double target) {
+    message.clear();
+    while (state.t < target) {
+      const double tstop = next_stop(state.t, target);
+      double t = state.t;
+      const auto outcome = cvode->advance(std::min(target, tstop), tstop, t, y.data());
+      sync(t);
+      switch (outcome) {
+        case CvodeIntegrator::Outcome::reached:
+          if (is_breakpoint(t) || !stuck_consistent()) reselect_and_restart({});
+          break;
+        case CvodeIntegrator::Outcome::root:
+          handle_roots();
+          break;
+        case CvodeIntegrator::Outcome::stop_time:
+          reselect_and_restart({});
+          break;
+        case CvodeIntegrator::Outcome::failure: {
+          std::ostringstream os;
+          os << "CVODE failed at t = " << t << ": " << cvode->last_error();
+          message = os.str();
+          return StepStatus::solver_failure;
+        }
+      }
+      if (stats.events > settings.max_events) {
+        std::ostringstream os;
+        os << "more than " << settings.max_events << " events (simulation.max_events) by t = " << state.t;
+        message = os.str();
+        return StepStatus::event_limit;
+      }
+      if (storm_detected()) return StepStatus::event_storm;
+    }
+    return StepStatus::reached_time;
+  }
+
+  // State at the current time into the public State (angles, velocities, energy accounts).
+  void sync(double t) {
+    state.t = t;
+    unpack(ms, y.data(), ws);
+    state.q = ws.q;
+    state.w = ws.w;
+    double quad[2];
+    cvode->quadratures(t, quad);
+    state.input_work = quad[kQuadInput];
+    state.dissipated = quad[kQuadDissipated];
+  }
+
+  // Evaluates forces and static friction at the current state (for outputs).
+  void evaluate_outputs(std::vector<double>& torque, std::vector<std::int8_t>& st) {
+    ws.q = state.q;
+    ws.w = state.w;
+    applied_forces(model, state, state.t, ws);
+    cluster_accelerations(model, ms, ws);
+    static_friction(model, ms, ws);
+    torque.resize(model.num_elements());
+    st.resize(model.num_elements());
+    luztar::element_outputs(model, state, state.t, ws, torque.data(), st.data());
+  }
+
+  void initialise() {
+    const int nb = model.num_bodies();
+    state.t = settings.t_start;
+    state.q = model.angle0;
+    state.w = model.velocity0;
+    state.spring_side.assign(model.springs.size(), 0);
+    for (std::size_t s = 0; s < model.springs.size(); ++s) {
+      const Spring& sp = model.springs[s];
+      if (!has_freeplay_events(sp)) continue;
+      const double rate = state.w[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * state.w[sp.b]);
+      state.spring_side[s] = freeplay_side(spring_deflection(sp, state.q), sp.freeplay, rate);
+    }
+    state.friction_mode.assign(model.frictions.size(), FrictionMode::slip_positive);
+    for (std::size_t i = 0; i < model.frictions.size(); ++i)
+      if (slip_velocity(model.frictions[i], state.w) < 0.0) state.friction_mode[i] = FrictionMode::slip_negative;
+    state.input_work = 0.0;
+    state.dissipated = 0.0;
+    y.assign(2 * nb, 0.0);
+    ws.q = state.q;
+    ws.w = state.w;
+    // The S-S selection at t_start: bodies that start at rest start in a consistent mode.
+    std::vector<int> candidates;
+    for (std::size_t i = 0; i < model.frictions.size(); ++i)
+      if (slip_velocity(model.frictions[i], state.w) == 0.0 && can_stick(i)) candidates.push_back(static_cast<int>(i));
+    if (!candidates.empty()) select_friction_modes(model, state, state.t, candidates, ws);
+    restart();
+  }
+
+  bool can_stick(std::size_t i) const { return luztar::can_stick(model, model.frictions[i]); }
+
+  bool is_breakpoint(double t) const {
+    return std::binary_search(model.breakpoints.begin(), model.breakpoints.end(), t);
+  }
+
+  double next_stop(double t, double target) const {
+    const auto it = std::upper_bound(model.breakpoints.begin(), model.breakpoints.end(), t);
+    const double bp = it == model.breakpoints.end() ? settings.t_end : *it;
+    return std::max(std::min(bp, std::max(settings.t_end, target)), std::nextafter(t, INFINITY));
+  }
+
+  // Rebuilds the structure for the current modes and restarts CVODE at state.t.
+  void restart() {
+    for (int i : ms.stuck) time_stuck[model.friction_element[i]] += state.t - segment_start;
+    segment_start = state.t;
+    ms = build_mode_structure(model, state, state.t);
+    if (!ms.splits.empty())
+      for (const StaticSplit& sp : ms.splits) stats.redundant_splits += sp.redundant ? 1 : 0;
+    pack(ms, state.q, state.w, y.data());
+    unpack(ms, y.data(), ws);
+    state.w = ws.w;
+    std::vector<int> directions(ms.roots.size());
+    for (std::size_t r = 0; r < ms.roots.size(); ++r) directions[r] = ms.roots[r].direction;
+    const double quad[2] = {state.input_work, state.dissipated};
+    cvode->reset(state.t, y.data(), quad, directions);
+    ++stats.reinits;
+  }
+
+  void handle_roots() {
+    const std::vector<int>& found = cvode->roots_found();
+    std::vector<int> arrived;
+    std::vector<BreakAway> exhausted;
+    bool friction_event = false;
+    const State before = state;
+    for (std::size_t r = 0; r < found.size(); ++r) {
+      if (found[r] == 0) continue;
+      const RootSpec& spec = ms.roots[r];
+      switch (spec.kind) {
+        case RootSpec::Kind::freeplay_upper:
+          state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? 1 : 0;
+          break;
+        case RootSpec::Kind::freeplay_lower:
+          state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? -1 : 0;
+          break;
+        case RootSpec::Kind::slip_velocity:
+          arrived.push_back(spec.index);
+          friction_event = true;
+          break;
+        case RootSpec::Kind::stick_upper:
+          exhausted.push_back({spec.index, FrictionMode::slip_positive});
+          friction_event = true;
+          break;
+        case RootSpec::Kind::stick_lower:
+          exhausted.push_back({spec.index, FrictionMode::slip_negative});
+          friction_event = true;
+          break;
+      }
+    }
+    ++stats.events;
+    record_event_time();
+    if (friction_event) select_at_event(arrived, exhausted);
+    log_changes(before);
+    restart();
+  }
+
+  // Breakpoints and consistency repairs: re-decide the zero-velocity elements.
+  void reselect_and_restart(const std::vector<int>& arrived) {
+    const State before = state;
+    select_at_event(arrived, {});
+    log_changes(before);
+    restart();
+  }
+
+  void select_at_event(const std::vector<int>& arrived, const std::vector<BreakAway>& exhausted) {
+    std::vector<int> candidates;
+    std::vector<Link> links;
+    for (std::size_t i = 0; i < model.frictions.size(); ++i) {
+      if (!can_stick(i)) continue;
+      const bool is_candidate = state.friction_mode[i] == FrictionMode::stuck ||
+                                std::find(arrived.begin(), arrived.end(), static_cast<int>(i)) != arrived.end() ||
+                                std::abs(slip_velocity(model.frictions[i], state.w)) <= settings.atol;
+      if (!is_candidate) continue;
+      candidates.push_back(static_cast<int>(i));
+      links.push_back({model.frictions[i].a, model.frictions[i].b});
+    }
+    if (candidates.empty()) return;
+    const LockedClusters c = lock_clusters(model.inertia, links);
+    const double lost = project_velocities(c, model.inertia, state.w);
+    state.dissipated += lost;
+    stats.velocity_projection_loss += lost;
+    ws.q = state.q;
+    ws.w = state.w;
+    select_friction_modes(model, state, state.t, candidates, ws, exhausted);
+  }
+
+  // A stuck element whose static torque exceeds its limit at an output point
+  // (a reserve that reached zero without a sign change CVODE could see, e.g. a
+  // clutch opening to MT0 = 0 while unloaded) triggers a re-selection.
+  bool stuck_consistent() {
+    if (ms.stuck.empty()) return true;
+    ws.q = state.q;
+    ws.w = state.w;
+    applied_forces(model, state, state.t, ws);
+    cluster_accelerations(model, ms, ws);
+    static_friction(model, ms, ws);
+    for (int i : ms.stuck) {
+      const double limit = static_friction_limit(model.frictions[i], ws.mt0[i]);
+      if (std::abs(ws.lambda[i]) > limit * (1.0 + 1e-9) + 1e-12) return false;
+    }
+    return true;
+  }
+
+  void log_changes(const State& before) {
+    for (std::size_t i = 0; i < model.frictions.size(); ++i) {
+      const FrictionMode a = before.friction_mode[i], b = state.friction_mode[i];
+      if (a == b) continue;
+      EventKind kind = EventKind::reversal;
+      if (b == FrictionMode::stuck) kind = EventKind::stick;
+      else if (a == FrictionMode::stuck) kind = EventKind::break_away;
+      events.push_back({state.t, model.friction_element[i], kind, static_cast<std::int8_t>(mode_code(a)),
+                        static_cast<std::int8_t>(mode_code(b))});
+    }
+    for (std::size_t s = 0; s < model.springs.size(); ++s) {
+      const std::int8_t a = before.spring_side[s], b = state.spring_side[s];
+      if (a == b) continue;
+      events.push_back({state.t, model.spring_element[s], b == 0 ? EventKind::separation : EventKind::contact, a, b});
+    }
+  }
+
+  void record_event_time() {
+    recent.push_back(state.t);
+    if (static_cast<int>(recent.size()) > settings.storm_events) recent.erase(recent.begin());
+  }
+
+  bool storm_detected() {
+    if (static_cast<int>(recent.size()) < settings.storm_events) return false;
+    if (recent.back() - recent.front() > settings.storm_span) return false;
+    std::ostringstream os;
+    os << "event storm: " << settings.storm_events << " events within " << recent.back() - recent.front()
+       << " s (limit simulation.event_storm: " << settings.storm_events << " events in " << settings.storm_span
+       << " s) at t = " << state.t << "; last elements involved:";
+    std::vector<int> seen;
+    for (auto it = events.rbegin(); it != events.rend() && seen.size() < 4; ++it)
+      if (std::find(seen.begin(), seen.end(), it->element) == seen.end()) {
+        seen.push_back(it->element);
+        os << " " << model.element_names[it->element] << " (" << to_string(it->kind) << ")";
+      }
+    message = os.str();
+    return true;
+  }
+
+  RunStats collect_stats() const {
+    RunStats s = stats;
+    const IntegratorCounters c = cvode->counters();
+    s.steps = c.steps;
+    s.rhs_evals = c.rhs_evals;
+    s.jac_evals = c.jac_evals;
+    s.root_evals = c.root_evals;
+    s.nonlinear_iters = c.nonlinear_iters;
+    s.error_test_fails = c.error_test_fails;
+    return s;
+  }
+
+  const Model& model;
+  SimulationSettings settings;
+  State state;
+  ModeStructure ms;
+  Workspace ws;
+  std::vector<double> y;
+  std::unique_ptr<CvodeIntegrator> cvode;
+  std::vector<EventRecord> events;
+  std::vector<double> time_stuck;  // (ne)
+  double segment_start = 0.0;
+  std::vector<double> recent;  // times of the latest events (storm watch)
+  RunStats stats;
+  std::string message;
+};
+
+Simulator::Simulator(const Model& model) : Simulator(model, model.simulation) {}
+Simulator::Simulator(const Model& model, const SimulationSettings& settings)
+    : impl_(std::make_unique<Impl>(model, settings)) {}
+Simulator::~Simulator() = default;
+
+StepStatus Simulator::advance_to(double t) { return impl_->advance_to(t); }
+const State& Simulator::state() const { return impl_->state; }
+double Simulator::time() const { return impl_->state.t; }
+const std::string& Simulator::message() const { return impl_->message; }
+RunStats Simulator::stats() const { return impl_->collect_stats(); }
+const std::vector<EventRecord>& Simulator::events() const { return impl_->events; }
+
+std::vector<double> Simulator::time_stuck() const {
+  std::vector<double> ts = impl_->time_stuck;
+  for (int i : impl_->ms.stuck) ts[impl_->model.friction_element[i]] += impl_->state.t - impl_->segment_start;
+  return ts;
+}
+
+void Simulator::element_outputs(std::vector<double>& torque, std::vector<std::int8_t>& state) const {
+  impl_->evaluate_outputs(torque, state);
+}
+
+Result simulate(const Model& model) { return simulate(model, model.simulation); }
+
+Result simulate(const Model& model, const SimulationSettings& settings) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  Result r;
+  r.body_names = model.body_names;
+  r.element_names = model.element_names;
+  for (ElementKind k : model.element_kind)
+    r.element_kinds.push_back(k == ElementKind::spring ? "spring" : k == ElementKind::friction ? "friction" : "torque");
+  Simulator sim(model, settings);
+  const double dt = settings.output_step;
+  const long n_steps = static_cast<long>(std::floor((settings.t_end - settings.t_start) / dt * (1.0 + 1e-12)));
+  std::vector<double> grid;
+  for (long k = 0; k <= n_steps; ++k) grid.push_back(settings.t_start + static_cast<double>(k) * dt);
+  if (settings.t_end - grid.back() > 1e-9 * dt) grid.push_back(settings.t_end);
+  std::vector<double> torque;
+  std::vector<std::int8_t> est;
+  auto sample = [&] {
+    const State& s = sim.state();
+    r.time.push_back(s.t);
+    r.angle.insert(r.angle.end(), s.q.begin(), s.q.end());
+    r.velocity.insert(r.velocity.end(), s.w.begin(), s.w.end());
+    sim.element_outputs(torque, est);
+    r.element_torque.insert(r.element_torque.end(), torque.begin(), torque.end());
+    r.element_state.insert(r.element_state.end(), est.begin(), est.end());
+    r.input_work.push_back(s.input_work);
+    r.kinetic.push_back(kinetic_energy(model, s.w));
+    r.elastic.push_back(elastic_energy(model, s.q));
+    r.dissipated.push_back(s.dissipated);
+  };
+  sample();
+  for (std::size_t k = 1; k < grid.size(); ++k) {
+    r.status = sim.advance_to(grid[k]);
+    if (r.status != StepStatus::reached_time) {
+      r.message = sim.message();
+      break;
+    }
+    sample();
+  }
+  r.events = sim.events();
+  r.time_stuck = sim.time_stuck();
+  r.stats = sim.stats();
+  r.stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+}  // namespace luztar
