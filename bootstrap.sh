@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine (run as root, or with sudo available):
+#
+#   bash bootstrap.sh example    install what is missing, build, run the gear-train example
+#   bash bootstrap.sh test       install what is missing, build, run the whole test suite
+#   bash bootstrap.sh sanitize   the test suite again under AddressSanitizer + UBSan
+#   bash bootstrap.sh bench      build and run the benchmark
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(build-essential cmake libeigen3-dev libsundials-dev libyaml-cpp-dev libhdf5-dev
+          libgtest-dev libcli11-dev python3 python3-h5py python3-matplotlib python3-numpy)
+
+install_missing() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "== installing: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+}
+
+build() {
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" "$@" >/dev/null
+  cmake --build "$dir" -j"$(nproc)"
+}
+
+case "${1:-}" in
+  example)
+    install_missing
+    build build -DCMAKE_BUILD_TYPE=Release
+    ./build/luztar run models/gear_train.yaml -o gear_train.h5 --csv gear_train.csv
+    ./build/luztar plot gear_train.h5 -o gear_train.png
+    ;;
+  test)
+    install_missing
+    build build -DCMAKE_BUILD_TYPE=Release
+    ctest --test-dir build --output-on-failure -j"$(nproc)"
+    ;;
+  sanitize)
+    install_missing
+    build build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUZTAR_SANITIZE=ON
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)"
+    ;;
+  bench)
+    install_missing
+    build build -DCMAKE_BUILD_TYPE=Release
+    ./build/luztar_bench
+    ;;
+  *)
+    echo "usage: bash bootstrap.sh example|test|sanitize|bench" >&2
+    exit 2
+    ;;
+esac
