@@ -12,7 +12,8 @@ namespace luztar {
 
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), force(m.num_bodies()), mt0(m.frictions.size()),
-      lambda(m.frictions.size()), acc(m.num_bodies()) {}
+      limit(m.frictions.size()), lambda(m.frictions.size()), acc(m.num_bodies()),
+      group_utilisation(m.frictions.size()) {}
 
 ModeStructure build_mode_structure(const Model& m, const State& modes, double t) {
   ModeStructure ms;
@@ -29,8 +30,15 @@ ModeStructure build_mode_structure(const Model& m, const State& modes, double t)
     if (!links_of[c].empty()) ms.splits.push_back(make_static_split(m, ms.clusters, c, links_of[c], t));
 
   using K = RootSpec::Kind;
+  // A group with one loop is watched as a whole (its split is not unique).
+  std::vector<bool> in_group(m.frictions.size(), false);
+  for (std::size_t s = 0; s < ms.splits.size(); ++s) {
+    if (ms.splits[s].nullity != 1) continue;
+    ms.roots.push_back({K::group_reserve, static_cast<int>(s), -1});
+    for (int i : ms.splits[s].links) in_group[i] = true;
+  }
   for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i) {
-    if (!can_stick(m, m.frictions[i])) continue;
+    if (!can_stick(m, m.frictions[i]) || in_group[i]) continue;
     switch (modes.friction_mode[i]) {
       case FrictionMode::stuck:
         ms.roots.push_back({K::stick_upper, i, -1});
@@ -90,6 +98,7 @@ void applied_forces(const Model& m, const State& modes, double t, Workspace& ws)
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     const Friction& f = m.frictions[i];
     ws.mt0[i] = evaluate(m.signals[f.coulomb], t);
+    ws.limit[i] = static_friction_limit(f, ws.mt0[i]);
     if (modes.friction_mode[i] == FrictionMode::stuck) continue;
     const double lam = kinetic_friction_torque(f, slip_velocity(f, ws.w), modes.friction_mode[i], ws.mt0[i]);
     ws.lambda[i] = lam;
@@ -112,7 +121,9 @@ void cluster_accelerations(const Model&, const ModeStructure& ms, Workspace& ws)
 }
 
 void static_friction(const Model& m, const ModeStructure& ms, Workspace& ws) {
-  for (const StaticSplit& sp : ms.splits) solve_static_split(sp, m, ms.clusters, ws.force, ws.acc, ws.lambda);
+  for (std::size_t s = 0; s < ms.splits.size(); ++s)
+    ws.group_utilisation[s] =
+        solve_static_split(ms.splits[s], m, ms.clusters, ws.force, ws.acc, ws.limit, ws.lambda);
 }
 
 void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y, double* ydot,
@@ -189,12 +200,13 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
         break;
       case RootSpec::Kind::stick_upper:
       case RootSpec::Kind::stick_lower: {
-        const Friction& f = m.frictions[spec.index];
-        const double limit = static_friction_limit(f, evaluate(m.signals[f.coulomb], t));
-        const double lam = ws.lambda[spec.index];
+        const double limit = ws.limit[spec.index], lam = ws.lambda[spec.index];
         g[r] = spec.kind == RootSpec::Kind::stick_upper ? limit - lam : limit + lam;
         break;
       }
+      case RootSpec::Kind::group_reserve:
+        g[r] = 1.0 - ws.group_utilisation[spec.index];
+        break;
       case RootSpec::Kind::freeplay_upper:
       case RootSpec::Kind::freeplay_lower: {
         const Spring& s = m.springs[spec.index];

@@ -26,9 +26,9 @@ namespace luztar {
 // One root function: which element, what it watches, and the crossing direction
 // that counts (CVODE convention: +1 increasing, -1 decreasing).
 struct RootSpec {
-  enum class Kind { slip_velocity, stick_upper, stick_lower, freeplay_upper, freeplay_lower };
+  enum class Kind { slip_velocity, stick_upper, stick_lower, group_reserve, freeplay_upper, freeplay_lower };
   Kind kind;
-  int index;      // friction index (slip/stick) or spring index (freeplay)
+  int index;      // friction index (slip/stick), split index (group), spring index (freeplay)
   int direction;
 };
 
@@ -44,9 +44,11 @@ struct ModeStructure {
 struct Workspace {
   std::vector<double> q, w;      // (nb) full angles and velocities
   std::vector<double> force;     // (nb) applied torques (without static friction)
-  std::vector<double> mt0;       // (nf) MT0(t)
-  std::vector<double> lambda;    // (nf) friction torques (static for stuck elements)
-  std::vector<double> acc;       // (nc) cluster accelerations
+  std::vector<double> mt0;       // (nf) MT0(t) [N m]
+  std::vector<double> limit;     // (nf) static limit static_ratio * MT0(t) [N m]
+  std::vector<double> lambda;    // (nf) friction torques (static for stuck elements) [N m]
+  std::vector<double> acc;       // (nc) cluster accelerations [rad/s^2]
+  std::vector<double> group_utilisation;  // (splits) largest |lambda|/limit of each stuck group
   explicit Workspace(const Model& m);
 };
 

@@ -101,11 +101,7 @@ class Simulator::Impl final : public OdeSystem {
 
   // Evaluates forces and static friction at the current state (for outputs).
   void evaluate_outputs(std::vector<double>& torque, std::vector<std::int8_t>& st) {
-    ws.q = state.q;
-    ws.w = state.w;
-    applied_forces(model, state, state.t, ws);
-    cluster_accelerations(model, ms, ws);
-    static_friction(model, ms, ws);
+    evaluate_static_torques();
     torque.resize(model.num_elements());
     st.resize(model.num_elements());
     luztar::element_outputs(model, state, state.t, ws, torque.data(), st.data());
@@ -156,8 +152,7 @@ class Simulator::Impl final : public OdeSystem {
     for (int i : ms.stuck) time_stuck[model.friction_element[i]] += state.t - segment_start;
     segment_start = state.t;
     ms = build_mode_structure(model, state, state.t);
-    if (!ms.splits.empty())
-      for (const StaticSplit& sp : ms.splits) stats.redundant_splits += sp.redundant ? 1 : 0;
+    for (const StaticSplit& sp : ms.splits) stats.redundant_splits += sp.nullity > 0 ? 1 : 0;
     pack(ms, state.q, state.w, y.data());
     unpack(ms, y.data(), ws);
     state.w = ws.w;
@@ -196,6 +191,10 @@ class Simulator::Impl final : public OdeSystem {
           exhausted.push_back({spec.index, FrictionMode::slip_negative});
           friction_event = true;
           break;
+        case RootSpec::Kind::group_reserve:
+          exhausted_in_group(ms.splits[spec.index], exhausted);
+          friction_event = true;
+          break;
       }
     }
     ++stats.events;
@@ -203,6 +202,23 @@ class Simulator::Impl final : public OdeSystem {
     if (friction_event) select_at_event(arrived, exhausted);
     log_changes(before);
     restart();
+  }
+
+  // Elements of a stuck group at their limit when the group's utilisation reached 1.
+  void exhausted_in_group(const StaticSplit& sp, std::vector<BreakAway>& out) {
+    evaluate_static_torques();
+    for (int i : sp.links)
+      if (std::abs(ws.lambda[i]) >= ws.limit[i] * (1.0 - 1e-6))
+        out.push_back({i, ws.lambda[i] > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative});
+  }
+
+  // Forces, accelerations and static torques at the current state into ws.
+  void evaluate_static_torques() {
+    ws.q = state.q;
+    ws.w = state.w;
+    applied_forces(model, state, state.t, ws);
+    cluster_accelerations(model, ms, ws);
+    static_friction(model, ms, ws);
   }
 
   // Breakpoints and consistency repairs: re-decide the zero-velocity elements.
@@ -240,15 +256,9 @@ class Simulator::Impl final : public OdeSystem {
   // clutch opening to MT0 = 0 while unloaded) triggers a re-selection.
   bool stuck_consistent() {
     if (ms.stuck.empty()) return true;
-    ws.q = state.q;
-    ws.w = state.w;
-    applied_forces(model, state, state.t, ws);
-    cluster_accelerations(model, ms, ws);
-    static_friction(model, ms, ws);
-    for (int i : ms.stuck) {
-      const double limit = static_friction_limit(model.frictions[i], ws.mt0[i]);
-      if (std::abs(ws.lambda[i]) > limit * (1.0 + 1e-9) + 1e-12) return false;
-    }
+    evaluate_static_torques();
+    for (int i : ms.stuck)
+      if (std::abs(ws.lambda[i]) > ws.limit[i] * (1.0 + 1e-9) + 1e-12) return false;
     return true;
   }
 

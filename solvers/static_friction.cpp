@@ -2,52 +2,106 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "elements/friction.hpp"
 
 namespace luztar {
 
+namespace {
+double utilisation(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, const Eigen::VectorXd& L, double z) {
+  double u = 0.0;
+  for (int i = 0; i < l0.size(); ++i) u = std::max(u, std::abs(l0[i] + n[i] * z) / L[i]);
+  return u;
+}
+}  // namespace
+
+double chebyshev_offset(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, const Eigen::VectorXd& L,
+                        double& value) {
+  const int m = static_cast<int>(l0.size());
+  double best_z = 0.0;
+  value = utilisation(l0, n, L, 0.0);
+  auto consider = [&](double z) {
+    if (!std::isfinite(z)) return;
+    const double u = utilisation(l0, n, L, z);
+    if (u < value || (u == value && std::abs(z) < std::abs(best_z))) {
+      value = u;
+      best_z = z;
+    }
+  };
+  for (int i = 0; i < m; ++i) {
+    if (n[i] != 0.0) consider(-l0[i] / n[i]);  // kink of |.| of element i
+    for (int j = i + 1; j < m; ++j)
+      for (double sigma : {1.0, -1.0}) {
+        // (l0_i + n_i z)/L_i = sigma (l0_j + n_j z)/L_j
+        const double slope = n[i] / L[i] - sigma * n[j] / L[j];
+        if (slope != 0.0) consider((sigma * l0[j] / L[j] - l0[i] / L[i]) / slope);
+      }
+  }
+  return best_z;
+}
+
 StaticSplit make_static_split(const Model& m, const LockedClusters& c, int cluster, const std::vector<int>& links,
-                       double t) {
+                              double t) {
   StaticSplit sp;
   sp.bodies = c.members[cluster];
   sp.links = links;
-  sp.redundant = c.redundancy[cluster] > 0;
   const int nr = static_cast<int>(sp.bodies.size()), nl = static_cast<int>(links.size());
   auto row_of = [&](int body) {
     return static_cast<int>(std::lower_bound(sp.bodies.begin(), sp.bodies.end(), body) - sp.bodies.begin());
   };
-  // Weights: break-away limits at the instant the cluster locked, normalised;
-  // a zero limit gets a tiny weight so that the element carries (almost) nothing.
-  Eigen::VectorXd limit(nl);
+  Eigen::MatrixXd Ft = Eigen::MatrixXd::Zero(nr, nl);  // F^T restricted to the cluster
   for (int k = 0; k < nl; ++k) {
     const Friction& f = m.frictions[links[k]];
-    limit[k] = static_friction_limit(f, evaluate(m.signals[f.coulomb], t));
+    Ft(row_of(f.a), k) += 1.0;
+    if (f.b != kGround) Ft(row_of(f.b), k) -= 1.0;
   }
-  const double lmax = limit.size() ? limit.maxCoeff() : 0.0;
-  sp.sqrt_weight.resize(nl);
-  for (int k = 0; k < nl; ++k)
-    sp.sqrt_weight[k] = std::sqrt(lmax > 0.0 ? std::max(limit[k] / lmax, 1e-12) : 1.0);
-  Eigen::MatrixXd B = Eigen::MatrixXd::Zero(nr, nl);
-  for (int k = 0; k < nl; ++k) {
-    const Friction& f = m.frictions[links[k]];
-    B(row_of(f.a), k) += sp.sqrt_weight[k];
-    if (f.b != kGround) B(row_of(f.b), k) -= sp.sqrt_weight[k];
+  sp.nullity = c.redundancy[cluster];
+  sp.sqrt_weight = Eigen::VectorXd::Ones(nl);
+  if (sp.nullity == 1) {
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Ft, Eigen::ComputeFullV);
+    sp.null_dir = svd.matrixV().col(nl - 1);  // singular values sorted decreasing: the last spans the loop
+  } else if (sp.nullity >= 2) {
+    // Weights: break-away limits when the cluster locked, normalised; a zero
+    // limit gets a tiny weight so that the element carries (almost) nothing.
+    Eigen::VectorXd limit(nl);
+    for (int k = 0; k < nl; ++k) {
+      const Friction& f = m.frictions[links[k]];
+      limit[k] = static_friction_limit(f, evaluate(m.signals[f.coulomb], t));
+    }
+    const double lmax = limit.maxCoeff();
+    for (int k = 0; k < nl; ++k) sp.sqrt_weight[k] = std::sqrt(lmax > 0.0 ? std::max(limit[k] / lmax, 1e-12) : 1.0);
   }
-  sp.solver.compute(B);
+  sp.solver.compute(Ft * sp.sqrt_weight.asDiagonal());
   sp.rhs.resize(nr);
   sp.sol.resize(nl);
   return sp;
 }
 
-void solve_static_split(const StaticSplit& sp, const Model& m, const LockedClusters& c,
-                        const std::vector<double>& force, const std::vector<double>& acc, std::vector<double>& lambda) {
+double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClusters& c,
+                          const std::vector<double>& force, const std::vector<double>& acc,
+                          const std::vector<double>& limit, std::vector<double>& lambda) {
   for (std::size_t r = 0; r < sp.bodies.size(); ++r) {
     const int j = sp.bodies[r];
     sp.rhs[r] = force[j] - m.inertia[j] * acc[c.cluster_of[j]];
   }
   sp.sol = sp.solver.solve(sp.rhs);
-  for (std::size_t k = 0; k < sp.links.size(); ++k) lambda[sp.links[k]] = sp.sqrt_weight[k] * sp.sol[k];
+  const int nl = static_cast<int>(sp.links.size());
+  constexpr double kTiny = 1e-300;  // a zero limit admits (almost) no torque
+  double u = 0.0;
+  if (sp.nullity == 1) {
+    Eigen::VectorXd L(nl);
+    for (int k = 0; k < nl; ++k) L[k] = std::max(limit[sp.links[k]], kTiny);
+    const double z = chebyshev_offset(sp.sol, sp.null_dir, L, u);
+    for (int k = 0; k < nl; ++k) lambda[sp.links[k]] = sp.sol[k] + sp.null_dir[k] * z;
+    return u;
+  }
+  for (int k = 0; k < nl; ++k) {
+    const double lam = sp.sqrt_weight[k] * sp.sol[k];
+    lambda[sp.links[k]] = lam;
+    u = std::max(u, std::abs(lam) / std::max(limit[sp.links[k]], kTiny));
+  }
+  return u;
 }
 
 }  // namespace luztar

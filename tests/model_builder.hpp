@@ -1,0 +1,75 @@
+#pragma once
+// Small helpers to write test models in code.
+#include "core/model.hpp"
+#include "core/model_spec.hpp"
+#include "core/result.hpp"
+
+namespace luztar::test {
+
+inline BodySpec body(std::string name, double inertia, double angle = 0.0, double velocity = 0.0) {
+  return {std::move(name), inertia, angle, velocity};
+}
+inline SpringSpec spring(std::string name, std::string a, std::string b, double k, double freeplay = 0.0,
+                         double ratio = 1.0, double damping = 0.0) {
+  SpringSpec s;
+  s.name = std::move(name);
+  s.body_a = std::move(a);
+  s.body_b = std::move(b);
+  s.stiffness = k;
+  s.freeplay = freeplay;
+  s.ratio = ratio;
+  s.damping = damping;
+  return s;
+}
+inline FrictionSpec friction(std::string name, std::string a, std::string b, double mt0, double viscous = 0.0,
+                             double static_ratio = 1.0) {
+  FrictionSpec f;
+  f.name = std::move(name);
+  f.body_a = std::move(a);
+  f.body_b = std::move(b);
+  f.coulomb = Signal::make_constant(mt0);
+  f.viscous = viscous;
+  f.static_ratio = static_ratio;
+  return f;
+}
+inline TorqueSpec torque(std::string name, std::string b, Signal s) {
+  TorqueSpec t;
+  t.name = std::move(name);
+  t.body = std::move(b);
+  t.torque = std::move(s);
+  return t;
+}
+inline Signal ramp(double start, double end, double initial, double final_value) {
+  Signal s;
+  s.kind = Signal::Kind::ramp;
+  s.start = start;
+  s.end = end;
+  s.initial = initial;
+  s.final_value = final_value;
+  return s;
+}
+inline Signal sine(double amplitude, double frequency, double phase = 0.0, double offset = 0.0) {
+  Signal s;
+  s.kind = Signal::Kind::sine;
+  s.amplitude = amplitude;
+  s.frequency = frequency;
+  s.phase = phase;
+  s.offset = offset;
+  return s;
+}
+inline SimulationSettings settings(double t_end, double output_step, double rtol = 1e-10, double atol = 1e-12) {
+  SimulationSettings s;
+  s.t_end = t_end;
+  s.output_step = output_step;
+  s.rtol = rtol;
+  s.atol = atol;
+  return s;
+}
+
+// Column helpers on a Result.
+inline double angle(const Result& r, int k, int body) { return r.angle[k * r.num_bodies() + body]; }
+inline double velocity(const Result& r, int k, int body) { return r.velocity[k * r.num_bodies() + body]; }
+inline double element_torque(const Result& r, int k, int element) { return r.element_torque[k * r.num_elements() + element]; }
+inline int element_state(const Result& r, int k, int element) { return r.element_state[k * r.num_elements() + element]; }
+
+}  // namespace luztar::test
