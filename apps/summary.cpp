@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "core/energy.hpp"
@@ -18,7 +19,9 @@ std::string format(const char* fmt, double v) {
 }  // namespace
 
 void print_summary(std::ostream& out, const Model& model, const SimulationSettings& s, const Result& r) {
-  out << "luztar " << kVersion << ": " << (model.name.empty() ? "model" : model.name);
+  const std::string name =
+      !model.name.empty() ? model.name : std::filesystem::path(model.source_path).stem().string();
+  out << "luztar " << kVersion << ": " << (name.empty() ? "model" : name);
   if (!model.source_path.empty()) out << " (" << model.source_path << ")";
   out << "\n";
   const double t_last = r.time.empty() ? s.t_start : r.time.back();

@@ -1,0 +1,124 @@
+// End-to-end runs of the `luztar` command line on every model in models/, and
+// its behaviour on bad input: exit code, message on stderr, no output file.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "io/hdf5_reader.hpp"
+
+namespace luztar {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code;
+  std::string out;
+};
+
+Outcome run(const std::string& args) {
+  const std::string cmd = std::string(LUZTAR_CLI) + " " + args + " 2>&1";
+  Outcome o{-1, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) o.out += buf;
+  const int status = pclose(p);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("luztar_cli_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(Cli, RunsEveryModel) {
+  int models = 0;
+  for (const auto& entry : fs::directory_iterator(LUZTAR_MODELS_DIR)) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++models;
+    const std::string name = entry.path().stem().string();
+    SCOPED_TRACE(name);
+    const std::string h5 = path(name + ".h5"), csv = path(name + ".csv");
+    const Outcome o = run("run " + entry.path().string() + " -o " + h5 + " --csv " + csv + " --t-end 1");
+    EXPECT_EQ(o.code, 0) << o.out;
+    EXPECT_NE(o.out.find("status reached_time"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("energy"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("time stuck"), std::string::npos) << o.out;
+    const io::StoredRun back = io::read_hdf5(h5);
+    EXPECT_DOUBLE_EQ(back.result.time.back(), 1.0);
+    EXPECT_TRUE(fs::exists(csv));
+    EXPECT_EQ(run("validate " + entry.path().string()).code, 0);
+  }
+  EXPECT_GE(models, 2);
+}
+
+TEST_F(Cli, BadModelExitsWithLocationAndWritesNothing) {
+  const std::string model = path("bad.yaml");
+  std::ofstream(model) << "simulation: {t_end: 1, output_step: 0.1}\nbodies:\n  a: {inertia: -2}\n";
+  const std::string h5 = path("bad.h5");
+  const Outcome o = run("run " + model + " -o " + h5);
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find(model + ":3:16: bodies.a.inertia: must be > 0 (got -2)"), std::string::npos) << o.out;
+  EXPECT_FALSE(fs::exists(h5));
+  EXPECT_EQ(run("validate " + model).code, 1);
+}
+
+TEST_F(Cli, MissingFileAndBadOptions) {
+  Outcome o = run("run " + path("nothere.yaml"));
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find("cannot open the model file"), std::string::npos) << o.out;
+  o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/block.yaml -o " + path("x.h5") + " --t-end -3");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find("simulation.t_end: must be later than t_start (got -3) (set on the command line)"),
+            std::string::npos)
+      << o.out;
+  EXPECT_FALSE(fs::exists(path("x.h5")));
+  o = run("run");
+  EXPECT_EQ(o.code, 2);
+  o = run("frobnicate");
+  EXPECT_EQ(o.code, 2);
+}
+
+TEST_F(Cli, EventStormStopsWithStatusAndKeepsResults) {
+  const std::string model = path("storm.yaml");
+  // A light body rattling in a stiff freeplay spring: an event every ~1e-4 s,
+  // declared a storm by a deliberately strict setting.
+  std::ofstream(model) << "simulation: {t_end: 1, output_step: 0.001, event_storm: {events: 20, span: 0.01}}\n"
+                          "bodies:\n  ball: {inertia: 1.0e-6, velocity: 10}\n"
+                          "elements:\n  wall: {type: spring, body: ball, stiffness: 1.0e4, freeplay: 1.0e-3}\n";
+  const std::string h5 = path("storm.h5");
+  const Outcome o = run("run " + model + " -o " + h5);
+  EXPECT_EQ(o.code, 3) << o.out;
+  EXPECT_NE(o.out.find("event storm: 20 events within"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("last elements involved: wall ("), std::string::npos) << o.out;
+  const io::StoredRun back = io::read_hdf5(h5);
+  EXPECT_EQ(back.result.status, StepStatus::event_storm);
+  EXPECT_LT(back.result.time.back(), 0.01);
+}
+
+TEST_F(Cli, PlotDrawsAPicture) {
+  const std::string h5 = path("block.h5"), png = path("block.png");
+  ASSERT_EQ(run("run " + std::string(LUZTAR_MODELS_DIR) + "/block.yaml -q -o " + h5).code, 0);
+  const Outcome o = run("plot " + h5 + " -o " + png);
+  ASSERT_EQ(o.code, 0) << o.out;
+  ASSERT_TRUE(fs::exists(png));
+  EXPECT_GT(fs::file_size(png), 10000u);
+  std::ifstream in(png, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+  EXPECT_EQ(run("plot " + path("missing.h5") + " -o " + png).code, 1);
+}
+
+}  // namespace
+}  // namespace luztar
