@@ -1,0 +1,154 @@
+// The event-driven simulator against closed-form solutions of small systems,
+// one mechanism each (derivations in the comments).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "core/energy.hpp"
+#include "model_builder.hpp"
+#include "solvers/simulator.hpp"
+
+namespace luztar {
+namespace {
+
+using namespace luztar::test;
+
+ModelSpec one_body(double inertia, double velocity, std::vector<ElementSpec> elements, double t_end) {
+  ModelSpec spec;
+  spec.bodies = {body("x", inertia, 0.0, velocity)};
+  spec.elements = std::move(elements);
+  spec.simulation = settings(t_end, 1e-3);
+  return spec;
+}
+
+// A body in a freeplay spring to the base, no friction, starting at q = 0 with
+// velocity v0: free flight across the gap (a / v0 to reach +a), then half a
+// period of harmonic contact (pi / omega, omega = sqrt(k / I)) leaving at -v0,
+// flight across the whole gap (2 a / v0), contact on the other side, ...
+TEST(Simulator, FreeplayImpactsMatchClosedForm) {
+  const double I = 0.01, k = 100.0, a = 0.05, v0 = 2.0, omega = std::sqrt(k / I);
+  // BDF's phase error accumulates over the oscillations (about 2e-8 relative
+  // in event time at rtol 1e-10): a tight tolerance makes the oracle sharp.
+  ModelSpec spec = one_body(I, v0, {spring("gap", "x", "", k, a)}, 0.5);
+  spec.simulation.rtol = 1e-12;
+  spec.simulation.atol = 1e-14;
+  const Model m = assemble(spec);
+  const Result r = simulate(m);
+  ASSERT_EQ(r.status, StepStatus::reached_time);
+  std::vector<double> expected;
+  double t = a / v0;
+  while (t < 0.5) {
+    expected.push_back(t);  // contact
+    t += std::numbers::pi / omega;
+    if (t < 0.5) expected.push_back(t);  // separation
+    t += 2 * a / v0;
+  }
+  ASSERT_EQ(r.events.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(r.events[i].t, expected[i], 1e-9) << "event " << i;
+    EXPECT_EQ(r.events[i].kind, i % 2 == 0 ? EventKind::contact : EventKind::separation);
+    EXPECT_EQ(r.events[i].after, i % 2 == 0 ? (i % 4 == 0 ? 1 : -1) : 0);
+  }
+  // No dissipation: kinetic + elastic energy stays 1/2 I v0^2.
+  for (int k2 = 0; k2 < r.num_samples(); ++k2)
+    EXPECT_NEAR(r.kinetic[k2] + r.elastic[k2], 0.5 * I * v0 * v0, 1e-9);
+}
+
+// Moving at v0 = 1 against a torque -3 with MT0 = 1: decelerates at -4, reaches
+// zero at t = 0.25 where |T| = 3 > MT0, so it reverses without sticking and
+// accelerates at -2: q = 0.125 - (t - 0.25)^2 afterwards.
+TEST(Simulator, PassesThroughZeroVelocityWithoutSticking) {
+  const Model m = assemble(
+      one_body(1.0, 1.0, {friction("bearing", "x", "", 1.0), torque("load", "x", Signal::make_constant(-3.0))}, 1.0));
+  const Result r = simulate(m);
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].kind, EventKind::reversal);
+  EXPECT_NEAR(r.events[0].t, 0.25, 1e-10);
+  EXPECT_EQ(r.time_stuck[0], 0.0);
+  for (int k = 0; k < r.num_samples(); ++k) {
+    const double t = r.time[k];
+    const double q = t <= 0.25 ? t - 2 * t * t : 0.125 - (t - 0.25) * (t - 0.25);
+    EXPECT_NEAR(angle(r, k, 0), q, 1e-9);
+  }
+}
+
+// A stuck body under a torque that steps from 0.5 to 2 at t = 1 (MT0 = 1): the
+// step is a signal breakpoint, the body breaks away exactly there and moves
+// with q = (2 - 1)(t - 1)^2 / 2.
+TEST(Simulator, StepTorqueBreaksAwayAtTheBreakpoint) {
+  Signal step;
+  step.kind = Signal::Kind::step;
+  step.time = 1.0;
+  step.initial = 0.5;
+  step.final_value = 2.0;
+  const Model m = assemble(one_body(1.0, 0.0, {friction("bearing", "x", "", 1.0), torque("drive", "x", step)}, 2.0));
+  const Result r = simulate(m);
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].kind, EventKind::break_away);
+  EXPECT_EQ(r.events[0].t, 1.0);
+  EXPECT_DOUBLE_EQ(r.time_stuck[0], 1.0);
+  for (int k = 0; k < r.num_samples(); ++k) {
+    const double t = r.time[k];
+    EXPECT_NEAR(angle(r, k, 0), t <= 1 ? 0.0 : 0.5 * (t - 1) * (t - 1), 1e-9);
+    if (t < 1) {
+      EXPECT_EQ(element_torque(r, k, 0), 0.5);
+    }
+  }
+}
+
+// A clutch-like friction whose limit falls linearly, MT0(t) = 2 - 2t, holding a
+// torque of 1: it lets go when MT0 = 1 (t = 0.5); then I q'' = 1 - (2 - 2t)
+// gives q = (t - 0.5)^3 / 3.
+TEST(Simulator, FallingFrictionLimitReleasesTheBody) {
+  FrictionSpec f = friction("brake", "x", "", 0.0);
+  f.coulomb = ramp(0.0, 1.0, 2.0, 0.0);
+  const Model m = assemble(one_body(1.0, 0.0, {f, torque("drive", "x", Signal::make_constant(1.0))}, 1.0));
+  const Result r = simulate(m);
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_NEAR(r.events[0].t, 0.5, 1e-10);
+  for (int k = 0; k < r.num_samples(); ++k) {
+    const double t = r.time[k];
+    EXPECT_NEAR(angle(r, k, 0), t <= 0.5 ? 0.0 : std::pow(t - 0.5, 3) / 3, 1e-9);
+  }
+}
+
+// Static/kinetic ratio 1.5 with MT0 = 1 under T = t: stuck until T = 1.5, then
+// slipping against the kinetic 1: q = t^3/6 - t^2/2 + 3t/8 from t = 1.5.
+TEST(Simulator, BreakAwayAtStaticLimitThenKineticFriction) {
+  const Model m = assemble(one_body(
+      1.0, 0.0, {friction("bearing", "x", "", 1.0, 0.0, 1.5), torque("drive", "x", ramp(0.0, 10.0, 0.0, 10.0))}, 3.0));
+  const Result r = simulate(m);
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_NEAR(r.events[0].t, 1.5, 1e-10);
+  for (int k = 0; k < r.num_samples(); ++k) {
+    const double t = r.time[k];
+    EXPECT_NEAR(angle(r, k, 0), t <= 1.5 ? 0.0 : t * t * t / 6 - t * t / 2 + 0.375 * t, 1e-9);
+  }
+}
+
+TEST(Simulator, EventLimitStopsTheRunWithAStatus) {
+  ModelSpec spec = one_body(1e-6, 10.0, {spring("wall", "x", "", 1e4, 1e-3)}, 1.0);
+  spec.simulation.max_events = 5;
+  const Result r = simulate(assemble(spec));
+  EXPECT_EQ(r.status, StepStatus::event_limit);
+  EXPECT_NE(r.message.find("more than 5 events"), std::string::npos) << r.message;
+  EXPECT_LT(r.time.back(), 1.0);
+}
+
+// Stepping through advance_to at 1 ms gives the run's samples exactly.
+TEST(Simulator, AdvanceToMatchesRun) {
+  const Model m = assemble(one_body(
+      1.0, 0.0, {friction("bearing", "x", "", 1.0, 0.5), torque("drive", "x", sine(2.0, 0.5))}, 2.0));
+  const Result r = simulate(m);
+  Simulator sim(m);
+  for (int k = 1; k < r.num_samples(); ++k) {
+    ASSERT_EQ(sim.advance_to(r.time[k]), StepStatus::reached_time);
+    EXPECT_EQ(sim.state().q[0], angle(r, k, 0));
+    EXPECT_EQ(sim.state().w[0], velocity(r, k, 0));
+  }
+  EXPECT_EQ(sim.events().size(), r.events.size());
+}
+
+}  // namespace
+}  // namespace luztar
