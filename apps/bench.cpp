@@ -1,1 +1,107 @@
-int main() { return 0; }
+// luztar_bench: wall time and solver work of representative runs.
+//
+//   1. models/gear_train.yaml over 10 s of simulated time (median of 5 runs);
+//   2. generated chains of N = 10, 100, 1000 bodies joined by freeplay springs,
+//      each body on a Coulomb + viscous bearing, the first body driven by a
+//      sinusoidal torque: cost per simulated second against N.
+//
+// Figures are printed, never asserted: speed targets are read, not tested.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "io/yaml_model.hpp"
+#include "solvers/simulator.hpp"
+
+namespace {
+
+using namespace luztar;
+
+struct Figures {
+  double wall = 0.0;  // median [s]
+  RunStats stats;
+  std::size_t events = 0;
+  int bodies = 0;
+  double simulated = 0.0;
+};
+
+Figures measure(const Model& m, int repeats) {
+  std::vector<double> walls;
+  Figures f;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Result res = simulate(m);
+    walls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    f.stats = res.stats;
+    f.events = res.events.size();
+    if (res.status != StepStatus::reached_time) std::printf("  (run stopped: %s)\n", res.message.c_str());
+  }
+  std::sort(walls.begin(), walls.end());
+  f.wall = walls[walls.size() / 2];
+  f.bodies = m.num_bodies();
+  f.simulated = m.simulation.t_end - m.simulation.t_start;
+  return f;
+}
+
+void print(const char* name, const Figures& f) {
+  std::printf("%-22s %6d %8.3f %10.4f %10ld %10ld %9ld %9zu %11.0f %10.3g\n", name, f.bodies, f.simulated, f.wall,
+              f.stats.steps, f.stats.rhs_evals, f.stats.events, f.events, f.stats.events / f.wall,
+              f.wall / f.simulated / f.bodies * 1e6);
+}
+
+// Chain of n bodies: spring (k, freeplay a, damping c) between neighbours, a
+// bearing on each, a sine torque on the first and a steady load on the last.
+Model chain(int n, double t_end) {
+  ModelSpec spec;
+  spec.name = "chain" + std::to_string(n);
+  for (int i = 0; i < n; ++i) spec.bodies.push_back({"b" + std::to_string(i), 0.01, 0.0, 0.0});
+  for (int i = 0; i + 1 < n; ++i) {
+    SpringSpec s;
+    s.name = "s" + std::to_string(i);
+    s.body_a = spec.bodies[i].name;
+    s.body_b = spec.bodies[i + 1].name;
+    s.stiffness = 1000.0;
+    s.freeplay = 1e-3;
+    s.damping = 0.5;
+    spec.elements.push_back(s);
+  }
+  for (int i = 0; i < n; ++i) {
+    FrictionSpec f;
+    f.name = "f" + std::to_string(i);
+    f.body_a = spec.bodies[i].name;
+    f.viscous = 1e-3;
+    f.coulomb = Signal::make_constant(0.02);
+    spec.elements.push_back(f);
+  }
+  TorqueSpec drive;
+  drive.name = "drive";
+  drive.body = spec.bodies.front().name;
+  drive.torque.kind = Signal::Kind::sine;
+  drive.torque.amplitude = 0.05 * n;
+  drive.torque.frequency = 1.0;
+  spec.elements.push_back(drive);
+  spec.simulation.t_end = t_end;
+  spec.simulation.output_step = 1e-2;
+  spec.simulation.rtol = 1e-8;
+  spec.simulation.atol = 1e-10;
+  return assemble(spec);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string models = argc > 1 ? argv[1] : LUZTAR_MODELS_DIR;
+  std::printf("%-22s %6s %8s %10s %10s %10s %9s %9s %11s %10s\n", "run", "bodies", "sim [s]", "wall [s]", "steps",
+              "RHS", "events", "changes", "events/s", "us/body/s");
+  ModelSpec gear = io::load_model_spec(models + "/gear_train.yaml");
+  gear.simulation.t_end = 10.0;
+  print("gear_train (10 s)", measure(assemble(gear), 5));
+  for (int n : {10, 100, 1000}) {
+    const double t_end = n >= 1000 ? 0.5 : 2.0;
+    print(("chain " + std::to_string(n)).c_str(), measure(chain(n, t_end), n >= 1000 ? 1 : 3));
+  }
+  std::printf("us/body/s: wall time per simulated second and per body (flat = linear scaling)\n");
+  return 0;
+}
