@@ -59,15 +59,17 @@ def main():
             axes[1].plot(time, f["bodies"][name]["velocity"][:], label=name, lw=1)
         colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         for i, name in enumerate(frictions):
-            for (a, b) in stuck_intervals(time, f["elements"][name]["state"][:]):
+            spans = stuck_intervals(time, f["elements"][name]["state"][:])
+            for j, (a, b) in enumerate(spans):
                 for ax in axes:
-                    ax.axvspan(a, b, color=colors[i % len(colors)], alpha=0.12, lw=0,
-                               label=f"{name} stuck" if (a, b) == stuck_intervals(time, f["elements"][name]["state"][:])[0] and ax is axes[1] else None)
-        marks = {"stick": "v", "break_away": "^", "reversal": "x", "contact": "|", "separation": "|"}
+                    label = f"{name} stuck" if j == 0 and ax is axes[1] else None
+                    ax.axvspan(a, b, color=colors[i % len(colors)], alpha=0.12, lw=0, label=label)
+        # friction events along the bottom of the velocity plot (freeplay contacts are too many to mark)
+        marks = {"stick": "v", "break_away": "^", "reversal": "x"}
         ymin = axes[1].get_ylim()[0]
         for kind, marker in marks.items():
             ts = [t for t, k in zip(ev_time, ev_kind) if k == kind]
-            if ts and kind in ("stick", "break_away", "reversal"):
+            if ts:
                 axes[1].plot(ts, [ymin] * len(ts), marker, ms=5, ls="none", label=f"{kind} ({len(ts)})")
         axes[0].set_ylabel("angle [rad]")
         axes[1].set_ylabel("velocity [rad/s]")
