@@ -67,6 +67,7 @@ namespace luztar {
 double project_velocities(const LockedClusters& c, const std::vector<double>& inertia, std::vector<double>& w) {
   double lost = 0.0;
   for (int k = 0; k < c.num_clusters(); ++k) {
+    if (c.inertia[k] == 0.0) continue;  // massless: velocity given by its first-order equation
     double momentum = 0.0, before = 0.0;
     for (int j : c.members[k]) {
       momentum += inertia[j] * w[j];

@@ -3,6 +3,7 @@
 
 #include "core/errors.hpp"
 #include "core/model.hpp"
+#include "core/reduce.hpp"
 
 namespace luztar {
 
@@ -27,9 +28,13 @@ int Model::element_id(const std::string& name) const {
   return it == element_names.end() ? -1 : static_cast<int>(it - element_names.begin());
 }
 
-Model assemble(const ModelSpec& spec) {
+Model assemble(const ModelSpec& full) {
+  validate(full);
+  const Reduction reduction = reduce(full);
+  const ModelSpec& spec = reduction.spec;
   validate(spec);
   Model m;
+  m.reductions = reduction.steps;
   m.name = spec.name;
   m.description = spec.description;
   m.source_text = spec.source_text;
@@ -66,6 +71,9 @@ Model assemble(const ModelSpec& spec) {
       m.loads.push_back({body(t->body), add_signal(t->torque)});
     }
   }
+  m.massless_viscous.assign(m.inertia.size(), 0.0);
+  for (const Friction& f : m.frictions)
+    if (m.inertia[f.a] == 0.0) m.massless_viscous[f.a] += f.viscous;
   for (const Signal& s : m.signals)
     collect_breakpoints(s, m.simulation.t_start, m.simulation.t_end, m.breakpoints);
   std::sort(m.breakpoints.begin(), m.breakpoints.end());

@@ -47,9 +47,10 @@ struct Model {
 
   // Bodies (nb x 1 each)
   std::vector<std::string> body_names;
-  std::vector<double> inertia;    // [kg m^2]
+  std::vector<double> inertia;    // [kg m^2]; 0 = massless on viscous bearings
   std::vector<double> angle0;     // [rad]
   std::vector<double> velocity0;  // [rad/s]
+  std::vector<double> massless_viscous;  // sum of bearing mu on each massless body [N m s/rad], 0 otherwise
 
   std::vector<Spring> springs;      // (ns x 1)
   std::vector<Friction> frictions;  // (nf x 1)
@@ -65,16 +66,21 @@ struct Model {
   std::vector<int> load_element;            // (nl x 1)
 
   std::vector<double> breakpoints;  // sorted signal discontinuities in (t_start, t_end]
+  std::vector<std::string> reductions;  // what assemble() reduced (core/reduce.hpp), in the paper's terms
   SimulationSettings simulation;
 
   int num_bodies() const { return static_cast<int>(inertia.size()); }
   int num_elements() const { return static_cast<int>(element_names.size()); }
+  bool massless(int body) const { return inertia[body] == 0.0; }
   // -1 when absent.
   int body_index(const std::string& name) const;
   int element_id(const std::string& name) const;
 };
 
-// Validates the description (throws ModelError naming the field) and builds the Model.
+// Validates the description (throws ModelError naming the field), applies the
+// exact reductions of core/reduce.hpp (rigid connections, massless frictionless
+// bodies in series) and builds the Model. Bodies with inertia 0 that remain are
+// massless bodies on viscous bearings (first-order, Theorem 5.3).
 Model assemble(const ModelSpec& spec);
 
 // Throws ModelError at the first rule the description breaks.

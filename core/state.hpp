@@ -15,6 +15,9 @@ struct State {
   std::vector<double> w;                    // (nb) velocities [rad/s]
   std::vector<std::int8_t> spring_side;     // (ns) -1 / 0 / +1: below, inside, above the freeplay
   std::vector<FrictionMode> friction_mode;  // (nf)
+  // (nb) for massless bodies: -1 / 0 / +1 = which branch of luz(M, MT0) the
+  // bearing torque balance is on (0: held, velocity 0); unused for inertial bodies
+  std::vector<std::int8_t> massless_side;
   double input_work = 0.0;                  // work done by external torques since t_start [J]
   double dissipated = 0.0;                  // energy dissipated since t_start [J]
 };

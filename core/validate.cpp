@@ -162,7 +162,7 @@ void validate(const ModelSpec& spec) {
     const std::string p = "bodies." + b.name;
     if (b.name.empty()) throw ModelError("bodies", "a body has an empty name");
     if (!names.insert(b.name).second) throw ModelError(p, "the name '" + b.name + "' is used twice");
-    require_positive(b.inertia, p + ".inertia");
+    require_nonnegative(b.inertia, p + ".inertia");  // 0: massless (reduced, see core/reduce.hpp)
     require_finite(b.angle, p + ".angle");
     require_finite(b.velocity, p + ".velocity");
   }
@@ -182,7 +182,11 @@ void validate(const ModelSpec& spec) {
       if (s->body_a == s->body_b) throw ModelError(p + ".bodies", "a spring needs two different bodies");
       require_finite(s->ratio, p + ".ratio");
       if (s->ratio == 0.0) throw ModelError(p + ".ratio", "must not be 0");
-      require_nonnegative(s->stiffness, p + ".stiffness");
+      // .inf: a rigid connection, merged by reduce()
+      if (std::isnan(s->stiffness) || s->stiffness < 0.0)
+        throw ModelError(p + ".stiffness", "must be >= 0 or .inf (got " + show(s->stiffness) + ")");
+      if (std::isinf(s->stiffness) && s->freeplay != 0.0)
+        throw ModelError(p + ".freeplay", "a rigid spring (stiffness .inf) cannot have freeplay");
       require_nonnegative(s->freeplay, p + ".freeplay");
       require_nonnegative(s->damping, p + ".damping");
     } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {

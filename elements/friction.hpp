@@ -25,9 +25,23 @@ inline double static_friction_limit(const Friction& f, double mt0) { return f.st
 
 // False for an element whose MT0 is identically 0 (pure viscous): it never
 // sticks and needs no events.
-inline bool can_stick(const Model& m, const Friction& f) {
+// True unless MT0 is identically 0.
+inline bool can_have_dry_friction(const Model& m, const Friction& f) {
   const Signal& s = m.signals[f.coulomb];
   return !(is_constant(s) && evaluate(s, m.simulation.t_start) == 0.0);
+}
+
+// Bearings of massless bodies are not S-S elements either: their stick-slip is
+// the luz branch of the first-order equation (Theorem 5.3).
+inline bool can_stick(const Model& m, const Friction& f) {
+  return m.inertia[f.a] > 0.0 && can_have_dry_friction(m, f);
+}
+
+// A massless body on viscous bearings: mu_total q' = luz(M, MT0_total) (Theorem 5.3
+// with Theorem 3.5 summing the bearings: sum mu_i tar(v, MT0_i/mu_i) = mu tar(v, sum MT0_i / mu)).
+// Velocity on a given branch (side) of luz.
+inline double massless_velocity(double torque, double mt0_total, double mu_total, int side) {
+  return side == 0 ? 0.0 : (torque - side * mt0_total) / mu_total;
 }
 
 // Element state code stored in results: -1, 0, +1.

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/reduce.hpp"
 #include "io/csv_table.hpp"
 
 namespace luztar::io {
@@ -330,6 +331,7 @@ ModelSpec parse_model_spec(const std::string& text, const std::string& origin, c
   spec.source_path = origin;
   try {
     validate(spec);
+    reduce(spec);  // structural rules on massless and rigid parts, reported here with their location
   } catch (const ModelError& e) {
     throw ModelError(e.field(), e.detail(), reader.where_field(e.field()));
   }

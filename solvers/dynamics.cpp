@@ -13,7 +13,7 @@ namespace luztar {
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), force(m.num_bodies()), mt0(m.frictions.size()),
       limit(m.frictions.size()), lambda(m.frictions.size()), acc(m.num_bodies()),
-      group_utilisation(m.frictions.size()) {}
+      group_utilisation(m.frictions.size()), massless_mt0(m.num_bodies()) {}
 
 ModeStructure build_mode_structure(const Model& m, const State& modes, double t) {
   ModeStructure ms;
@@ -50,6 +50,18 @@ ModeStructure build_mode_structure(const Model& m, const State& modes, double t)
       case FrictionMode::slip_negative:
         ms.roots.push_back({K::slip_velocity, i, +1});
         break;
+    }
+  }
+  for (int j = 0; j < m.num_bodies(); ++j) {
+    if (!m.massless(j) || !massless_has_kinks(m, j)) continue;
+    const int side = modes.massless_side[j];
+    if (side == 0) {
+      ms.roots.push_back({K::massless_upper, j, +1});
+      ms.roots.push_back({K::massless_lower, j, -1});
+    } else if (side > 0) {
+      ms.roots.push_back({K::massless_upper, j, -1});
+    } else {
+      ms.roots.push_back({K::massless_lower, j, +1});
     }
   }
   for (int s = 0; s < static_cast<int>(m.springs.size()); ++s) {
@@ -95,22 +107,54 @@ void applied_forces(const Model& m, const State& modes, double t, Workspace& ws)
     ws.force[sp.a] -= T;
     if (sp.b != kGround) ws.force[sp.b] += sp.ratio * T;
   }
+  bool any_massless = false;
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     const Friction& f = m.frictions[i];
     ws.mt0[i] = evaluate(m.signals[f.coulomb], t);
     ws.limit[i] = static_friction_limit(f, ws.mt0[i]);
+    if (m.massless(f.a)) {  // part of the body's first-order equation below
+      any_massless = true;
+      continue;
+    }
     if (modes.friction_mode[i] == FrictionMode::stuck) continue;
     const double lam = kinetic_friction_torque(f, slip_velocity(f, ws.w), modes.friction_mode[i], ws.mt0[i]);
     ws.lambda[i] = lam;
     ws.force[f.a] -= lam;
     if (f.b != kGround) ws.force[f.b] += lam;
   }
+  if (any_massless) massless_velocities(m, modes, ws);
+}
+
+bool massless_has_kinks(const Model& m, int body) {
+  for (const Friction& f : m.frictions)
+    if (f.a == body && can_have_dry_friction(m, f)) return true;
+  return false;
+}
+
+void massless_velocities(const Model& m, const State& modes, Workspace& ws) {
+  for (std::size_t i = 0; i < m.frictions.size(); ++i)
+    if (m.massless(m.frictions[i].a)) ws.massless_mt0[m.frictions[i].a] = 0.0;
+  for (std::size_t i = 0; i < m.frictions.size(); ++i)
+    if (m.massless(m.frictions[i].a)) ws.massless_mt0[m.frictions[i].a] += ws.mt0[i];
+  for (int j = 0; j < m.num_bodies(); ++j)
+    if (m.massless(j))
+      ws.w[j] = massless_velocity(ws.force[j], ws.massless_mt0[j], m.massless_viscous[j], modes.massless_side[j]);
+  // Bearing torques: kinetic while moving; held (v = 0), the balancing torque M
+  // shared in proportion to the limits MT0_i (Theorem 3.5 read backwards).
+  for (std::size_t i = 0; i < m.frictions.size(); ++i) {
+    const Friction& f = m.frictions[i];
+    if (!m.massless(f.a)) continue;
+    const int side = modes.massless_side[f.a];
+    const double total = ws.massless_mt0[f.a];
+    ws.lambda[i] = side != 0 ? f.viscous * ws.w[f.a] + side * ws.mt0[i]
+                             : (total > 0.0 ? ws.force[f.a] * ws.mt0[i] / total : 0.0);
+  }
 }
 
 void cluster_accelerations(const Model&, const ModeStructure& ms, Workspace& ws) {
   const LockedClusters& c = ms.clusters;
   for (int k = 0; k < c.num_clusters(); ++k) {
-    if (c.grounded[k]) {
+    if (c.grounded[k] || c.inertia[k] == 0.0) {  // held by the base, or massless (first-order)
       ws.acc[k] = 0.0;
       continue;
     }
@@ -134,7 +178,7 @@ void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, 
   const int nb = m.num_bodies();
   for (int j = 0; j < nb; ++j) {
     ydot[2 * j] = ws.w[j];
-    ydot[2 * j + 1] = ms.clusters.rep[j] == j ? ws.acc[ms.clusters.cluster_of[j]] : 0.0;
+    ydot[2 * j + 1] = ms.clusters.rep[j] == j ? ws.acc[ms.clusters.cluster_of[j]] : 0.0;  // 0 when massless
   }
 }
 
@@ -143,9 +187,15 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
   const LockedClusters& c = ms.clusters;
   const int nb = m.num_bodies();
   for (int j = 0; j < nb; ++j)
-    if (c.rep[j] >= 0) jac.add(2 * j, 2 * c.rep[j] + 1, 1.0);
-  // d(force_j)/d(q_i or w_i) mapped onto the representative's acceleration row.
+    if (c.rep[j] >= 0 && !m.massless(j)) jac.add(2 * j, 2 * c.rep[j] + 1, 1.0);
+  // d(force_j)/d(q_i or w_i) mapped onto the representative's acceleration row,
+  // or for a massless body onto its angle row: q_j' = (M_j - side MT0) / mu_j.
   auto dforce = [&](int j, bool wrt_velocity, int i, double value) {
+    if (m.massless(j)) {
+      if (!wrt_velocity && modes.massless_side[j] != 0 && value != 0.0)
+        jac.add(2 * j, 2 * i, value / m.massless_viscous[j]);
+      return;
+    }
     const int k = c.cluster_of[j];
     if (c.grounded[k] || value == 0.0) return;
     int col = 2 * i;
@@ -173,7 +223,7 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
   }
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     const Friction& f = m.frictions[i];
-    if (modes.friction_mode[i] == FrictionMode::stuck) continue;
+    if (modes.friction_mode[i] == FrictionMode::stuck || m.massless(f.a)) continue;
     // lambda = mu (w_a - w_b) + MT0 dir; force_a -= lambda, force_b += lambda.
     dforce(f.a, true, f.a, -f.viscous);
     if (f.b != kGround) {
@@ -187,8 +237,8 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
 void root_functions(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
                     double* g, Workspace& ws) {
   unpack(ms, y, ws);
+  applied_forces(m, modes, t, ws);
   if (!ms.stuck.empty()) {
-    applied_forces(m, modes, t, ws);
     cluster_accelerations(m, ms, ws);
     static_friction(m, ms, ws);
   }
@@ -206,6 +256,12 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
       }
       case RootSpec::Kind::group_reserve:
         g[r] = 1.0 - ws.group_utilisation[spec.index];
+        break;
+      case RootSpec::Kind::massless_upper:
+        g[r] = ws.force[spec.index] - ws.massless_mt0[spec.index];
+        break;
+      case RootSpec::Kind::massless_lower:
+        g[r] = ws.force[spec.index] + ws.massless_mt0[spec.index];
         break;
       case RootSpec::Kind::freeplay_upper:
       case RootSpec::Kind::freeplay_lower: {

@@ -26,9 +26,12 @@ namespace luztar {
 // One root function: which element, what it watches, and the crossing direction
 // that counts (CVODE convention: +1 increasing, -1 decreasing).
 struct RootSpec {
-  enum class Kind { slip_velocity, stick_upper, stick_lower, group_reserve, freeplay_upper, freeplay_lower };
+  enum class Kind {
+    slip_velocity, stick_upper, stick_lower, group_reserve, freeplay_upper, freeplay_lower,
+    massless_upper, massless_lower  // kinks of luz(M, MT0) of a massless body: M -+ MT0 = 0
+  };
   Kind kind;
-  int index;      // friction index (slip/stick), split index (group), spring index (freeplay)
+  int index;      // friction (slip/stick), split (group), spring (freeplay) or body (massless) index
   int direction;
 };
 
@@ -49,6 +52,7 @@ struct Workspace {
   std::vector<double> lambda;    // (nf) friction torques (static for stuck elements) [N m]
   std::vector<double> acc;       // (nc) cluster accelerations [rad/s^2]
   std::vector<double> group_utilisation;  // (splits) largest |lambda|/limit of each stuck group
+  std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
   explicit Workspace(const Model& m);
 };
 
@@ -68,7 +72,13 @@ void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vect
 
 // Applied torques on bodies at t from ws.q, ws.w (loads, springs in their side,
 // slipping friction); stuck friction is left out. Fills ws.force and ws.mt0.
+// Then the velocities of massless bodies, mu q' = luz(M, MT0) on the branch in
+// modes.massless_side (Theorem 5.3), into ws.w, and their bearings' torques.
 void applied_forces(const Model& m, const State& modes, double t, Workspace& ws);
+// True when a massless body has dry friction (its luz has kinks to watch).
+bool massless_has_kinks(const Model& m, int body);
+// Velocities of massless bodies and their bearings' torques (part of applied_forces).
+void massless_velocities(const Model& m, const State& modes, Workspace& ws);
 // Cluster accelerations from ws.force (ws.acc).
 void cluster_accelerations(const Model& m, const ModeStructure& ms, Workspace& ws);
 // Static friction of stuck elements into ws.lambda (needs force and acc).

@@ -91,6 +91,7 @@ class Simulator::Impl final : public OdeSystem {
   void sync(double t) {
     state.t = t;
     unpack(ms, y.data(), ws);
+    applied_forces(model, state, t, ws);  // velocities of massless bodies
     state.q = ws.q;
     state.w = ws.w;
     double quad[2];
@@ -124,6 +125,8 @@ class Simulator::Impl final : public OdeSystem {
       if (slip_velocity(model.frictions[i], state.w) < 0.0) state.friction_mode[i] = FrictionMode::slip_negative;
     state.input_work = 0.0;
     state.dissipated = 0.0;
+    state.massless_side.assign(nb, 0);
+    place_massless_bodies();
     y.assign(2 * nb, 0.0);
     ws.q = state.q;
     ws.w = state.w;
@@ -195,6 +198,12 @@ class Simulator::Impl final : public OdeSystem {
           exhausted_in_group(ms.splits[spec.index], exhausted);
           friction_event = true;
           break;
+        case RootSpec::Kind::massless_upper:
+          set_massless_side(spec.index, state.massless_side[spec.index] == 0 ? 1 : 0);
+          break;
+        case RootSpec::Kind::massless_lower:
+          set_massless_side(spec.index, state.massless_side[spec.index] == 0 ? -1 : 0);
+          break;
       }
     }
     ++stats.events;
@@ -202,6 +211,29 @@ class Simulator::Impl final : public OdeSystem {
     if (friction_event) select_at_event(arrived, exhausted);
     log_changes(before);
     restart();
+  }
+
+  // The luz branch of a massless body; its bearings report it as their mode.
+  void set_massless_side(int body, int side) {
+    state.massless_side[body] = static_cast<std::int8_t>(side);
+    for (std::size_t i = 0; i < model.frictions.size(); ++i)
+      if (model.frictions[i].a == body)
+        state.friction_mode[i] = side > 0 ? FrictionMode::slip_positive
+                                 : side < 0 ? FrictionMode::slip_negative
+                                            : FrictionMode::stuck;
+  }
+
+  // Branches of all massless bodies from the torque balance at the current state
+  // (at t_start and at signal discontinuities; at a kink the event decides).
+  void place_massless_bodies() {
+    ws.q = state.q;
+    ws.w = state.w;
+    applied_forces(model, state, state.t, ws);
+    for (int j = 0; j < model.num_bodies(); ++j) {
+      if (!model.massless(j)) continue;
+      const double M = ws.force[j], L = ws.massless_mt0[j];
+      set_massless_side(j, !massless_has_kinks(model, j) ? 1 : M > L ? 1 : M < -L ? -1 : 0);
+    }
   }
 
   // Elements of a stuck group at their limit when the group's utilisation reached 1.
@@ -224,6 +256,7 @@ class Simulator::Impl final : public OdeSystem {
   // Breakpoints and consistency repairs: re-decide the zero-velocity elements.
   void reselect_and_restart(const std::vector<int>& arrived) {
     const State before = state;
+    place_massless_bodies();
     select_at_event(arrived, {});
     log_changes(before);
     restart();

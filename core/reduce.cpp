@@ -1,0 +1,335 @@
+#include "core/reduce.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace luztar {
+
+namespace {
+
+// c * q_body; an empty body is the fixed base (contributes nothing).
+struct Term {
+  std::string body;
+  double c;
+};
+
+std::string show(double v) {
+  std::ostringstream os;
+  os.precision(10);
+  os << v;
+  return os.str();
+}
+
+Signal scaled(const Signal& s, double factor) {
+  if (factor == 1.0) return s;
+  if (s.kind == Signal::Kind::constant) return Signal::make_constant(factor * s.value);
+  Signal p;
+  p.kind = Signal::Kind::product;
+  p.terms = {Signal::make_constant(factor), s};
+  return p;
+}
+
+class Reducer {
+ public:
+  explicit Reducer(const ModelSpec& spec) : spec_(spec) {}
+
+  Reduction run() {
+    while (merge_rigid() || eliminate_massless()) {
+    }
+    check_remaining_massless();
+    return {spec_, steps_};
+  }
+
+ private:
+  int body_index(const std::string& name) const {
+    for (std::size_t i = 0; i < spec_.bodies.size(); ++i)
+      if (spec_.bodies[i].name == name) return static_cast<int>(i);
+    return -1;
+  }
+  BodySpec& body(const std::string& name) { return spec_.bodies[body_index(name)]; }
+
+  static std::vector<Term> spring_terms(const SpringSpec& s) {
+    std::vector<Term> t = {{s.body_a, 1.0}};
+    if (!s.body_b.empty()) t.push_back({s.body_b, -s.ratio});
+    return t;
+  }
+  static std::vector<Term> friction_terms(const FrictionSpec& f) {
+    std::vector<Term> t = {{f.body_a, 1.0}};
+    if (!f.body_b.empty()) t.push_back({f.body_b, -1.0});
+    return t;
+  }
+  // Replaces q_from by factor * q_to (to empty: the base) and merges equal bodies.
+  static std::vector<Term> substitute(std::vector<Term> terms, const std::string& from, const std::string& to,
+                                      double factor) {
+    std::vector<Term> out;
+    for (Term t : terms) {
+      if (t.body == from) {
+        t.body = to;
+        t.c *= factor;
+      }
+      if (t.body.empty()) continue;
+      auto it = std::find_if(out.begin(), out.end(), [&](const Term& o) { return o.body == t.body; });
+      if (it == out.end()) out.push_back(t);
+      else it->c += t.c;
+    }
+    out.erase(std::remove_if(out.begin(), out.end(), [](const Term& t) { return t.c == 0.0; }), out.end());
+    return out;
+  }
+  // Spring with energy 1/2 k luz(sum c_i q_i, a)^2 in the standard form
+  // x = q_a - ratio q_b (Theorem 3.2: luz(c x, a) = sgn(c) |c| luz(x, a/|c|)).
+  std::optional<SpringSpec> spring_from(const std::string& name, double k, double a, double damping,
+                                        std::vector<Term> terms) const {
+    if (terms.empty()) return std::nullopt;
+    if (terms.size() == 2 && body_index(terms[1].body) < body_index(terms[0].body)) std::swap(terms[0], terms[1]);
+    const double c = terms[0].c;
+    SpringSpec s;
+    s.name = name;
+    s.body_a = terms[0].body;
+    s.stiffness = c * c * k;
+    s.freeplay = a / std::abs(c);
+    s.damping = c * c * damping;
+    if (terms.size() == 2) {
+      s.body_b = terms[1].body;
+      s.ratio = -terms[1].c / c;
+    }
+    return s;
+  }
+
+  std::vector<std::size_t> elements_on(const std::string& b) const {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < spec_.elements.size(); ++i) {
+      const bool on = std::visit(
+          [&](const auto& e) {
+            using T = std::decay_t<decltype(e)>;
+            if constexpr (std::is_same_v<T, TorqueSpec>) return e.body == b;
+            else return e.body_a == b || e.body_b == b;
+          },
+          spec_.elements[i]);
+      if (on) out.push_back(i);
+    }
+    return out;
+  }
+
+  void erase_elements(std::vector<std::size_t> idx) {
+    std::sort(idx.rbegin(), idx.rend());
+    for (std::size_t i : idx) spec_.elements.erase(spec_.elements.begin() + static_cast<long>(i));
+  }
+
+  // --- 1. rigid connections -------------------------------------------------
+  bool merge_rigid() {
+    for (std::size_t i = 0; i < spec_.elements.size(); ++i) {
+      const auto* s = std::get_if<SpringSpec>(&spec_.elements[i]);
+      if (!s || !std::isinf(s->stiffness)) continue;
+      const SpringSpec rigid = *s;
+      const std::string field = "elements." + rigid.name;
+      if (rigid.freeplay != 0.0)
+        throw ModelError(field + ".freeplay",
+                         "a rigid spring (stiffness .inf) cannot have freeplay: that is an impact pair");
+      spec_.elements.erase(spec_.elements.begin() + static_cast<long>(i));
+      // q_a = p q_b. Keep the heavier body; the other is expressed through it.
+      std::string gone = rigid.body_a, kept = rigid.body_b;
+      double factor = rigid.ratio;  // q_gone = factor * q_kept
+      if (!rigid.body_b.empty() && body(rigid.body_b).inertia < body(rigid.body_a).inertia) {
+        std::swap(gone, kept);
+        factor = 1.0 / rigid.ratio;
+      }
+      merge(gone, kept, kept.empty() ? 0.0 : factor, rigid.name);
+      return true;
+    }
+    return false;
+  }
+
+  void merge(const std::string& gone, const std::string& kept, double factor, const std::string& by) {
+    const BodySpec g = body(gone);
+    std::ostringstream step;
+    if (kept.empty()) {
+      if (g.angle != 0.0 || g.velocity != 0.0)
+        throw ModelError("bodies." + gone, "is fixed to the base by rigid spring '" + by +
+                                               "', so its initial angle and velocity must be 0");
+      step << "rigid spring '" << by << "': " << gone << " is fixed to the base; its springs now end at the base";
+    } else {
+      BodySpec& k = body(kept);
+      const double total = k.inertia + factor * factor * g.inertia;
+      if (total > 0.0) k.velocity = (k.inertia * k.velocity + factor * g.inertia * g.velocity) / total;
+      step << "rigid spring '" << by << "' (stiffness .inf, Simplification 3): " << gone << " = " << show(factor)
+           << " " << kept << "; " << gone << " merged into " << kept << " with reflected inertia " << show(factor)
+           << "^2 * " << show(g.inertia) << " (" << kept << " inertia " << show(k.inertia) << " -> " << show(total)
+           << ")";
+      k.inertia = total;
+    }
+    std::vector<std::size_t> drop;
+    for (std::size_t i : elements_on(gone)) {
+      ElementSpec& e = spec_.elements[i];
+      if (auto* s = std::get_if<SpringSpec>(&e)) {
+        const auto ns = spring_from(s->name, s->stiffness, s->freeplay, s->damping,
+                                    substitute(spring_terms(*s), gone, kept, factor));
+        if (ns) *s = *ns;
+        else drop.push_back(i);
+      } else if (auto* f = std::get_if<FrictionSpec>(&e)) {
+        const std::vector<Term> t = substitute(friction_terms(*f), gone, kept, factor);
+        if (t.empty()) {
+          drop.push_back(i);  // relative velocity identically 0: never slips, never works
+          continue;
+        }
+        if (t.size() == 2 && t[0].c != -t[1].c)
+          throw ModelError("elements." + f->name, "friction between '" + t[0].body + "' and '" + t[1].body +
+                                                      "' after merging '" + gone + "' through ratio " +
+                                                      show(factor) + " is not a clutch on equal speeds");
+        const double c = t[0].c;
+        f->body_a = c > 0 ? t[0].body : (t.size() == 2 ? t[1].body : t[0].body);
+        f->body_b = t.size() == 2 ? (c > 0 ? t[1].body : t[0].body) : "";
+        f->viscous *= c * c;
+        f->coulomb = scaled(f->coulomb, std::abs(c));
+      } else if (auto* l = std::get_if<TorqueSpec>(&e)) {
+        if (kept.empty()) drop.push_back(i);  // taken by the base
+        else {
+          l->body = kept;
+          l->torque = scaled(l->torque, factor);
+        }
+      }
+    }
+    erase_elements(drop);
+    spec_.bodies.erase(spec_.bodies.begin() + body_index(gone));
+    steps_.push_back(step.str());
+  }
+
+  // --- 2. massless frictionless bodies in series ------------------------------
+  bool eliminate_massless() {
+    for (const BodySpec& b : spec_.bodies) {
+      if (b.inertia != 0.0) continue;
+      const std::vector<std::size_t> on = elements_on(b.name);
+      std::vector<std::size_t> springs;
+      bool other = false;
+      for (std::size_t i : on) {
+        if (std::holds_alternative<SpringSpec>(spec_.elements[i])) springs.push_back(i);
+        else other = true;
+      }
+      if (other) continue;  // friction or torque: handled (or refused) below
+      const std::string field = "bodies." + b.name;
+      for (std::size_t i : springs)
+        if (std::get<SpringSpec>(spec_.elements[i]).damping != 0.0)
+          throw ModelError("elements." + element_name(spec_.elements[i]) + ".damping",
+                           "a spring on the massless body '" + b.name +
+                               "' must be undamped (a damper in series makes the node a first-order system)");
+      if (springs.size() > 2)
+        throw ModelError(field, "is massless and frictionless and joins " + std::to_string(springs.size()) +
+                                    " springs; only series chains (two springs) are reduced exactly");
+      const std::string name = b.name;
+      if (springs.size() < 2) {
+        std::ostringstream step;
+        step << "massless frictionless body " << name << " on " << springs.size()
+             << " spring(s) carries no torque: removed";
+        erase_elements(springs);
+        spec_.bodies.erase(spec_.bodies.begin() + body_index(name));
+        steps_.push_back(step.str());
+        return true;
+      }
+      series(name, springs[0], springs[1]);
+      return true;
+    }
+    return false;
+  }
+
+  // Normal form of a spring seen from body n: x = c (q_n - u q_o), k~ = c^2 k, a~ = a/|c|.
+  struct Seen {
+    std::string other;
+    double u, k, a;
+  };
+  static Seen seen_from(const SpringSpec& s, const std::string& n) {
+    double cn = 0.0, co = 0.0;
+    std::string other;
+    for (const Term& t : spring_terms(s)) {
+      if (t.body == n) cn = t.c;
+      else {
+        other = t.body;
+        co = t.c;
+      }
+    }
+    return {other, -co / cn, cn * cn * s.stiffness, s.freeplay / std::abs(cn)};
+  }
+
+  void series(const std::string& node, std::size_t i1, std::size_t i2) {
+    const SpringSpec s1 = std::get<SpringSpec>(spec_.elements[i1]);
+    const SpringSpec s2 = std::get<SpringSpec>(spec_.elements[i2]);
+    const Seen a = seen_from(s1, node), b = seen_from(s2, node);
+    std::ostringstream step;
+    const std::string name = s1.name + "+" + s2.name;
+    // Balance at the node: k~1 luz(X1, a~1) = k~2 luz(-X2, a~2) with X1 - X2 = u2 q_o2 - u1 q_o1 = y.
+    // Theorem 3.6: the common torque is (1/k~1 + 1/k~2)^-1 luz(y, a~1 + a~2).
+    std::optional<SpringSpec> merged;
+    if (a.k > 0.0 && b.k > 0.0) {
+      const double k = 1.0 / (1.0 / a.k + 1.0 / b.k);
+      std::vector<Term> terms;  // the base contributes no term
+      if (!b.other.empty()) terms.push_back({b.other, b.u});
+      if (!a.other.empty()) terms.push_back({a.other, -a.u});
+      merged = spring_from(name, k, a.a + b.a, 0.0, terms);
+    }
+    if (merged) {
+      step << "massless frictionless body " << node << " between springs '" << s1.name << "' and '" << s2.name
+           << "' (Theorem 3.6, series case of Theorem 4.3, Simplification 2): replaced by spring '" << name
+           << "' on " << merged->body_a;
+      if (!merged->body_b.empty()) step << " - " << show(merged->ratio) << " " << merged->body_b;
+      step << " with stiffness (1/" << show(a.k) << " + 1/" << show(b.k) << ")^-1 scaled to " << show(merged->stiffness)
+           << " and freeplay " << show(merged->freeplay);
+    } else {
+      step << "massless frictionless body " << node << " between springs '" << s1.name << "' and '" << s2.name
+           << "': a spring of stiffness 0 leaves the chain without torque; both removed";
+    }
+    const std::size_t first = std::min(i1, i2);
+    erase_elements({i1, i2});
+    if (merged) spec_.elements.insert(spec_.elements.begin() + static_cast<long>(first), *merged);
+    spec_.bodies.erase(spec_.bodies.begin() + body_index(node));
+    steps_.push_back(step.str());
+  }
+
+  // --- 3. what stays massless must be a first-order (viscous) body -----------
+  void check_remaining_massless() {
+    for (const BodySpec& b : spec_.bodies) {
+      if (b.inertia != 0.0) continue;
+      const std::string field = "bodies." + b.name;
+      double mu = 0.0, dry = 0.0;
+      bool has_torque = false;
+      for (std::size_t i : elements_on(b.name)) {
+        const ElementSpec& e = spec_.elements[i];
+        if (const auto* f = std::get_if<FrictionSpec>(&e)) {
+          if (!f->body_b.empty())
+            throw ModelError("elements." + f->name, "a clutch on the massless body '" + b.name +
+                                                        "' is not supported; give the body an inertia");
+          mu += f->viscous;
+          dry += 1.0;
+        } else if (const auto* s = std::get_if<SpringSpec>(&e)) {
+          if (s->damping != 0.0)
+            throw ModelError("elements." + s->name + ".damping",
+                             "a spring on the massless body '" + b.name + "' must be undamped");
+        } else {
+          has_torque = true;
+        }
+      }
+      if (dry > 0.0 && mu == 0.0)
+        throw ModelError(field, "is massless with Coulomb friction but no viscous part (mu = 0): the inclusion "
+                                "0 in M - MT0 sgh(q') leaves its velocity undetermined; give a bearing a viscous "
+                                "coefficient > 0 or the body an inertia");
+      if (dry == 0.0 && has_torque)
+        throw ModelError(field, "is massless and frictionless with a torque on it: the torque would have to be "
+                                "balanced by springs alone, which is not reduced; give the body an inertia");
+      std::ostringstream step;
+      step << "massless body " << b.name << " on viscous bearing(s), mu = " << show(mu)
+           << ": first-order equation mu " << b.name << "' = luz(M, MT0) (Theorem 5.3, Simplification 1)";
+      steps_.push_back(step.str());
+    }
+  }
+
+  ModelSpec spec_;
+  std::vector<std::string> steps_;
+};
+
+}  // namespace
+
+Reduction reduce(const ModelSpec& spec) { return Reducer(spec).run(); }
+
+}  // namespace luztar
