@@ -1,0 +1,229 @@
+// Model reduction with the luz/tar algebra (core/reduce.hpp) and massless
+// bodies in the solver, against Part 2's Simplifications 1-3 and Part 1's
+// Theorems 4.1, 4.3, 5.2 and 5.3 run through the integrator.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "core/energy.hpp"
+#include "core/projections.hpp"
+#include "core/reduce.hpp"
+#include "io/yaml_model.hpp"
+#include "model_builder.hpp"
+#include "solvers/simulator.hpp"
+
+namespace luztar {
+namespace {
+
+using namespace luztar::test;
+
+// The gear train of models/gear_train.yaml with undamped springs, its gear
+// inertias scaled by eps, and the gear bearings either removed (Simplification 2)
+// or given a viscous coefficient (Simplification 1).
+enum class GearBearings { removed, viscous };
+ModelSpec gear_train_variant(double eps, GearBearings bearings, double t_end) {
+  ModelSpec s = io::load_model_spec(LUZTAR_MODELS_DIR "/gear_train.yaml");
+  s.simulation.t_end = t_end;
+  s.simulation.rtol = 1e-8;
+  s.simulation.atol = 1e-10;
+  for (BodySpec& b : s.bodies)
+    if (b.name == "delta" || b.name == "gamma") b.inertia *= eps;
+  std::vector<ElementSpec> kept;
+  for (ElementSpec& e : s.elements) {
+    if (auto* sp = std::get_if<SpringSpec>(&e)) sp->damping = 0.0;
+    if (auto* f = std::get_if<FrictionSpec>(&e); f && (f->body_a == "delta" || f->body_a == "gamma")) {
+      if (bearings == GearBearings::removed) continue;
+      f->viscous = 0.01;
+    }
+    kept.push_back(e);
+  }
+  s.elements = kept;
+  return s;
+}
+
+const SpringSpec& only_spring(const ModelSpec& s) {
+  const SpringSpec* found = nullptr;
+  for (const ElementSpec& e : s.elements)
+    if (const auto* sp = std::get_if<SpringSpec>(&e)) {
+      EXPECT_EQ(found, nullptr);
+      found = sp;
+    }
+  return *found;
+}
+
+// Simplification 2: k = (1/k_psidelta + 1/k_deltagamma + p^2/k_gammaphi)^-1,
+// freeplay (psi-delta)_0 + (delta-p gamma)_0 + p (gamma-phi)_0, on psi - p phi.
+TEST(Reduce, ReproducesSimplification2Exactly) {
+  const Reduction r = reduce(gear_train_variant(0.0, GearBearings::removed, 1.0));
+  ASSERT_EQ(r.spec.bodies.size(), 2u);
+  EXPECT_EQ(r.spec.bodies[0].name, "psi");
+  EXPECT_EQ(r.spec.bodies[1].name, "phi");
+  const SpringSpec& s = only_spring(r.spec);
+  const double k1 = 200, k2 = 5000, k3 = 400, p = 2, a1 = 0.005, a2 = 0.01, a3 = 0.005;
+  EXPECT_EQ(s.body_a, "psi");
+  EXPECT_EQ(s.body_b, "phi");
+  EXPECT_DOUBLE_EQ(s.ratio, p);
+  EXPECT_NEAR(s.stiffness, 1.0 / (1 / k1 + 1 / k2 + p * p / k3), 1e-12);
+  EXPECT_NEAR(s.freeplay, a1 + a2 + p * a3, 1e-15);
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_NE(r.steps[0].find("Theorem 3.6"), std::string::npos);
+  // bearings and torques of psi and phi are untouched
+  int frictions = 0, torques = 0;
+  for (const ElementSpec& e : r.spec.elements) {
+    frictions += std::holds_alternative<FrictionSpec>(e);
+    torques += std::holds_alternative<TorqueSpec>(e);
+  }
+  EXPECT_EQ(frictions, 2);
+  EXPECT_EQ(torques, 2);
+}
+
+// Simplification 3: stiff teeth (k_deltagamma -> .inf) and no freeplay: the linear
+// two-body model with k = (1/k_psidelta + p^2/k_gammaphi)^-1.
+TEST(Reduce, ReproducesSimplification3Exactly) {
+  ModelSpec spec = gear_train_variant(0.0, GearBearings::removed, 1.0);
+  for (ElementSpec& e : spec.elements)
+    if (auto* s = std::get_if<SpringSpec>(&e)) {
+      s->freeplay = 0.0;
+      if (s->name == "mesh") s->stiffness = std::numeric_limits<double>::infinity();
+    }
+  const Reduction r = reduce(spec);
+  ASSERT_EQ(r.spec.bodies.size(), 2u);
+  const SpringSpec& s = only_spring(r.spec);
+  EXPECT_NEAR(s.stiffness, 1.0 / (1.0 / 200 + 4.0 / 400), 1e-12);
+  EXPECT_EQ(s.freeplay, 0.0);
+  EXPECT_DOUBLE_EQ(s.ratio, 2.0);
+  EXPECT_NE(r.steps[0].find("Simplification 3"), std::string::npos);
+}
+
+// A rigid gear pair (q_a = 2 q_b) merges into the heavier body with reflected
+// inertia and scaled bearing and torque; the run equals the hand-merged model.
+TEST(Reduce, RigidGearPairEqualsTheHandMergedBody) {
+  ModelSpec pair;
+  pair.bodies = {body("pinion", 0.01), body("wheel", 0.2)};
+  pair.elements = {spring("teeth", "pinion", "wheel", std::numeric_limits<double>::infinity(), 0.0, 2.0),
+                   friction("pinion_bearing", "pinion", "", 0.1, 0.02),
+                   friction("wheel_bearing", "wheel", "", 0.3, 0.01),
+                   torque("motor", "pinion", sine(1.0, 1.0))};
+  pair.simulation = settings(2.0, 0.01);
+  ModelSpec merged;
+  merged.bodies = {body("wheel", 0.2 + 4 * 0.01)};
+  merged.elements = {friction("pinion_bearing", "wheel", "", 0.2, 4 * 0.02),  // |p| MT0, p^2 mu
+                     friction("wheel_bearing", "wheel", "", 0.3, 0.01),
+                     torque("motor", "wheel", sine(2.0, 1.0))};  // p M
+  merged.simulation = pair.simulation;
+  const Model m = assemble(pair);
+  EXPECT_EQ(m.num_bodies(), 1);
+  EXPECT_EQ(m.body_names[0], "wheel");
+  const Result a = simulate(m), b = simulate(assemble(merged));
+  ASSERT_EQ(a.num_samples(), b.num_samples());
+  for (int k = 0; k < a.num_samples(); ++k) EXPECT_NEAR(a.angle[k], b.angle[k], 1e-12);
+  EXPECT_EQ(a.events.size(), b.events.size());
+  EXPECT_GT(a.events.size(), 2u);
+}
+
+// Theorems 5.2 / 5.3 through the solver: a massless body on a bearing (mu, MT0)
+// under M(t) = 2 sin(pi t) moves with q' = luz(M, MT0)/mu. With mu = 0.5, MT0 = 1:
+// held while |M| <= 1, then q' = (2 sin(pi t) -+ 1)/0.5; q from
+// integral of (4 sin(pi s) - 2 s') ds = -(4/pi) cos(pi s) - 2 s on slip+ pieces.
+TEST(Massless, ViscousBearingFollowsLuzOfTheTorque) {
+  ModelSpec spec;
+  spec.bodies = {body("x", 0.0)};
+  spec.elements = {friction("bearing", "x", "", 1.0, 0.5), torque("drive", "x", sine(2.0, 0.5))};
+  spec.simulation = settings(2.0, 1e-3);
+  const Result r = simulate(assemble(spec));
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  // branches switch where |M| = MT0: t = 1/6, 5/6, 7/6, 11/6
+  const double expected[] = {1.0 / 6, 5.0 / 6, 7.0 / 6, 11.0 / 6};
+  ASSERT_EQ(r.events.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(r.events[i].t, expected[i], 1e-10);
+    EXPECT_EQ(r.events[i].kind, i % 2 == 0 ? EventKind::break_away : EventKind::stick);
+  }
+  auto P = [](double s, double sign) { return -(4 / std::numbers::pi) * std::cos(std::numbers::pi * s) - sign * 2 * s; };
+  for (int k = 0; k < r.num_samples(); ++k) {
+    const double t = r.time[k];
+    double q = 0;
+    if (t > 1.0 / 6) q += P(std::min(t, 5.0 / 6), 1) - P(1.0 / 6, 1);
+    if (t > 7.0 / 6) q += P(std::min(t, 11.0 / 6), -1) - P(7.0 / 6, -1);
+    EXPECT_NEAR(r.angle[k], q, 1e-8) << "t = " << t;
+    const double M = 2 * std::sin(std::numbers::pi * t);
+    EXPECT_NEAR(r.velocity[k], luz(M, 1.0) / 0.5, 1e-9) << "t = " << t;
+  }
+  // all the work of the drive is dissipated in the bearing
+  const EnergyBalance e = energy_balance(r, r.num_samples() - 1);
+  EXPECT_NEAR(e.residual, 0.0, 1e-8 * e.input);
+  EXPECT_GT(e.input, 1.0);
+}
+
+// Theorem 4.1 through the solver: two massless bodies y, x on viscous bearings,
+// each tied to the base by a unit spring, joined by a spring k with freeplay a,
+// loaded by f and g, settle where y + k luz(y - x, a) = f and x - k luz(y - x, a) = g,
+// i.e. y = f - k/(2k+1) luz(f - g, a), x = g + k/(2k+1) luz(f - g, a).
+TEST(Massless, StaticEquilibriumMatchesTheorem4_1) {
+  for (const auto& [k, a, f, g] : {std::tuple{3.0, 0.5, 2.0, -1.0}, std::tuple{0.5, 0.2, 0.1, 0.2},
+                                   std::tuple{2.0, 0.0, -1.0, 1.5}}) {
+    ModelSpec spec;
+    spec.bodies = {body("y", 0.0), body("x", 0.0)};
+    spec.elements = {spring("ground_y", "y", "", 1.0), spring("ground_x", "x", "", 1.0), spring("link", "y", "x", k, a),
+                     friction("damper_y", "y", "", 0.0, 1.0), friction("damper_x", "x", "", 0.0, 1.0),
+                     torque("f", "y", Signal::make_constant(f)), torque("g", "x", Signal::make_constant(g))};
+    spec.simulation = settings(60.0, 1.0);
+    const Result r = simulate(assemble(spec));
+    const double y = r.angle[(r.num_samples() - 1) * 2], x = r.angle[(r.num_samples() - 1) * 2 + 1];
+    EXPECT_NEAR(y, f - k / (2 * k + 1) * luz(f - g, a), 1e-9);
+    EXPECT_NEAR(x, g + k / (2 * k + 1) * luz(f - g, a), 1e-9);
+  }
+}
+
+// Convergence of the redundant model to the reduced one: the gear train with its
+// gear inertias scaled by 1e-2, 1e-4, 1e-6 approaches the reduced model; the
+// largest difference in the angles of psi and phi shrinks monotonically and is
+// below 1e-4 rad at the smallest scale.
+void expect_convergence(GearBearings bearings, double t_end) {
+  const Model reduced = assemble(gear_train_variant(0.0, bearings, t_end));
+  const Result r0 = simulate(reduced);
+  ASSERT_EQ(r0.status, StepStatus::reached_time);
+  double previous = 1e300;
+  for (double eps : {1e-2, 1e-4, 1e-6}) {
+    const Model full = assemble(gear_train_variant(eps, bearings, t_end));
+    ASSERT_EQ(full.num_bodies(), 4);
+    const Result r = simulate(full);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    double worst = 0.0;
+    for (const char* name : {"psi", "phi"}) {
+      const int jf = full.body_index(name), jr = reduced.body_index(name);
+      for (int k = 0; k < r.num_samples(); ++k)
+        worst = std::max(worst, std::abs(angle(r, k, jf) - angle(r0, k, jr)));
+    }
+    EXPECT_LT(worst, previous) << "eps = " << eps;
+    previous = worst;
+  }
+  EXPECT_LT(previous, 1e-4);
+}
+
+// Simplification 2 (Theorem 4.3 along the train): measured 1.3e-4, 1.0e-5, 1.2e-6 rad over 0.1 s.
+TEST(Massless, FullGearTrainConvergesToSimplification2) {
+  expect_convergence(GearBearings::removed, 0.1);
+}
+
+// Simplification 1 (Theorem 5.3 on each gear): measured 1.8e-4, 2.6e-6, 4.7e-7 rad over 0.5 s.
+TEST(Massless, FullGearTrainConvergesToSimplification1) {
+  const Model reduced = assemble(gear_train_variant(0.0, GearBearings::viscous, 0.5));
+  EXPECT_EQ(reduced.num_bodies(), 4);  // the gears stay, as first-order bodies
+  EXPECT_EQ(reduced.massless(1), true);
+  expect_convergence(GearBearings::viscous, 0.5);
+}
+
+TEST(Massless, EnergyBalanceWithMasslessGears) {
+  const Model m = assemble(gear_train_variant(0.0, GearBearings::viscous, 2.0));
+  const Result r = simulate(m);
+  const EnergyBalance e = energy_balance(r, r.num_samples() - 1);
+  double worst = 0.0;
+  for (int k = 1; k < r.num_samples(); ++k) worst = std::max(worst, std::abs(energy_balance(r, k).residual));
+  EXPECT_LT(worst, 1e-6 * e.input);
+  EXPECT_GT(e.input, 0.5);
+}
+
+}  // namespace
+}  // namespace luztar
