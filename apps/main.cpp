@@ -1,4 +1,4 @@
-// luztar command line: run, validate, plot.
+// luztar command line: run, validate, reduce, plot.
 //
 // Exit codes: 0 success; 1 bad input (model, file, option value); 2 usage error;
 // 3 the run stopped early (event storm, event limit, solver failure; results up
@@ -12,9 +12,11 @@
 #include "apps/plot_command.hpp"
 #include "apps/summary.hpp"
 #include "core/errors.hpp"
+#include "core/reduce.hpp"
 #include "io/csv_writer.hpp"
 #include "io/hdf5_writer.hpp"
 #include "io/yaml_model.hpp"
+#include "io/yaml_writer.hpp"
 #include "luztar/version.hpp"
 #include "solvers/simulator.hpp"
 
@@ -61,6 +63,22 @@ int run(const RunOptions& o) {
   return 0;
 }
 
+int reduce(const std::string& path, std::string output) {
+  const luztar::ModelSpec spec = luztar::io::load_model_spec(path);
+  const luztar::Reduction r = luztar::reduce(spec);
+  if (output.empty()) output = std::filesystem::path(path).stem().string() + "_reduced.yaml";
+  std::cout << "luztar reduce: " << path << " (" << spec.bodies.size() << " bodies) -> " << output << " ("
+            << r.spec.bodies.size() << " bodies)\n";
+  if (r.steps.empty()) std::cout << "  nothing to reduce: no massless or rigid parts\n";
+  for (std::size_t i = 0; i < r.steps.size(); ++i) std::cout << "  " << i + 1 << ". " << r.steps[i] << "\n";
+  std::vector<std::string> comment = {"Reduced by luztar reduce from " + path + " (Zardecki's luz/tar algebra):"};
+  for (std::size_t i = 0; i < r.steps.size(); ++i) comment.push_back("  " + std::to_string(i + 1) + ". " + r.steps[i]);
+  luztar::ModelSpec reduced = r.spec;
+  if (!reduced.name.empty()) reduced.name += "_reduced";
+  luztar::io::write_yaml(output, reduced, comment);
+  return 0;
+}
+
 int validate(const std::string& path) {
   const luztar::Model m = load(path, nullptr);
   std::cout << path << ": valid model '" << m.name << "': " << m.num_bodies() << " bodies, " << m.springs.size()
@@ -90,6 +108,12 @@ int main(int argc, char** argv) {
   CLI::App* validate_cmd = app.add_subcommand("validate", "Check a model file without running it");
   validate_cmd->add_option("model", validate_path, "Model file (YAML)")->required();
 
+  std::string reduce_in, reduce_out;
+  CLI::App* reduce_cmd =
+      app.add_subcommand("reduce", "Reduce massless and rigid parts with the luz/tar algebra and write the model");
+  reduce_cmd->add_option("model", reduce_in, "Model file (YAML)")->required();
+  reduce_cmd->add_option("-o,--output", reduce_out, "Reduced model file (default: <model name>_reduced.yaml)");
+
   std::string plot_in, plot_out;
   CLI::App* plot_cmd = app.add_subcommand("plot", "Draw angles and velocities of a result, stuck intervals shaded");
   plot_cmd->add_option("result", plot_in, "HDF5 result file")->required();
@@ -111,6 +135,7 @@ int main(int argc, char** argv) {
   try {
     if (*run_cmd) return run(ro);
     if (*validate_cmd) return validate(validate_path);
+    if (*reduce_cmd) return reduce(reduce_in, reduce_out);
     if (*plot_cmd) {
       if (!std::filesystem::exists(plot_in)) {
         std::cerr << "luztar: " << plot_in << ": no such result file\n";

@@ -29,6 +29,10 @@ void print_summary(std::ostream& out, const Model& model, const SimulationSettin
       << to_string(r.status) << "\n";
   if (!r.message.empty()) out << "  stopped:   " << r.message << "\n";
 
+  if (!model.reductions.empty()) {
+    out << "  reduced    " << model.reductions.size() << " step(s) of the luz/tar algebra (details: luztar reduce)\n";
+    for (const std::string& step : model.reductions) out << "    " << step.substr(0, step.find(':')) << "\n";
+  }
   std::array<long, kNumEventKinds> by_kind{};
   for (const EventRecord& e : r.events) ++by_kind[static_cast<int>(e.kind)];
   out << "  events     " << r.stats.events << " instants, " << r.events.size() << " element changes:";

@@ -172,6 +172,7 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
   {
     Handle m = group(file, "model");
     scalar_string(m, "text", model.source_text);
+    dataset(m, "reductions", model.reductions);
     attribute(m, "source_path", model.source_path);
   }
   {

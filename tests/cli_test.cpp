@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "io/hdf5_reader.hpp"
+#include "io/yaml_model.hpp"
 
 namespace luztar {
 namespace {
@@ -104,6 +105,31 @@ TEST_F(Cli, EventStormStopsWithStatusAndKeepsResults) {
   const io::StoredRun back = io::read_hdf5(h5);
   EXPECT_EQ(back.result.status, StepStatus::event_storm);
   EXPECT_LT(back.result.time.back(), 0.01);
+}
+
+// luztar reduce on Simplification 2: the reduced stiffness and freeplay of the
+// paper, exactly, in a model file that runs to the same trajectory as the
+// original (which `run` reduces the same way).
+TEST_F(Cli, ReduceWritesTheSimplification2Model) {
+  const std::string model = std::string(LUZTAR_MODELS_DIR) + "/gear_train_simplification2.yaml";
+  const std::string reduced = path("reduced.yaml");
+  const Outcome o = run("reduce " + model + " -o " + reduced);
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("(4 bodies) -> " + reduced + " (2 bodies)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("1. massless frictionless body delta between springs 'shaft_in' and 'mesh'"), std::string::npos);
+  EXPECT_NE(o.out.find("Theorem 4.3"), std::string::npos);
+  const ModelSpec spec = io::load_model_spec(reduced);
+  ASSERT_EQ(spec.bodies.size(), 2u);
+  const auto& s = std::get<SpringSpec>(spec.elements[0]);
+  EXPECT_NEAR(s.stiffness, 1.0 / (1.0 / 200 + 1.0 / 5000 + 4.0 / 400), 1e-12);
+  EXPECT_NEAR(s.freeplay, 0.005 + 0.01 + 2 * 0.005, 1e-16);
+  EXPECT_EQ(s.ratio, 2.0);
+  const std::string a = path("a.h5"), b = path("b.h5");
+  ASSERT_EQ(run("run -q " + model + " --t-end 2 -o " + a).code, 0);
+  ASSERT_EQ(run("run -q " + reduced + " --t-end 2 -o " + b).code, 0);
+  const io::StoredRun ra = io::read_hdf5(a), rb = io::read_hdf5(b);
+  EXPECT_EQ(ra.result.angle, rb.result.angle);
+  EXPECT_EQ(ra.result.events.size(), rb.result.events.size());
 }
 
 TEST_F(Cli, PlotDrawsAPicture) {
