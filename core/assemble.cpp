@@ -72,8 +72,49 @@ Model assemble(const ModelSpec& full) {
     }
   }
   m.massless_viscous.assign(m.inertia.size(), 0.0);
-  for (const Friction& f : m.frictions)
+  std::vector<bool> has_bearing(m.inertia.size(), false);
+  for (const Friction& f : m.frictions) {
+    has_bearing[f.a] = true;
     if (m.inertia[f.a] == 0.0) m.massless_viscous[f.a] += f.viscous;
+  }
+  m.algebraic.assign(m.inertia.size(), false);
+  for (std::size_t j = 0; j < m.inertia.size(); ++j) m.algebraic[j] = m.inertia[j] == 0.0 && !has_bearing[j];
+  m.spring_algebraic.assign(m.springs.size(), false);
+  // Groups of algebraic bodies joined by springs (a small flood fill).
+  std::vector<int> group_of(m.inertia.size(), -1);
+  for (std::size_t j = 0; j < m.inertia.size(); ++j) {
+    if (!m.algebraic[j] || group_of[j] >= 0) continue;
+    AlgebraicGroup g;
+    std::vector<int> todo = {static_cast<int>(j)};
+    group_of[j] = static_cast<int>(m.algebraic_groups.size());
+    while (!todo.empty()) {
+      const int b = todo.back();
+      todo.pop_back();
+      g.bodies.push_back(b);
+      for (std::size_t s = 0; s < m.springs.size(); ++s) {
+        const Spring& sp = m.springs[s];
+        if (sp.a != b && sp.b != b) continue;
+        if (std::find(g.springs.begin(), g.springs.end(), static_cast<int>(s)) == g.springs.end())
+          g.springs.push_back(static_cast<int>(s));
+        m.spring_algebraic[s] = true;
+        for (int other : {sp.a, sp.b}) {
+          if (other == kGround || other == b) continue;
+          if (m.algebraic[other] && group_of[other] < 0) {
+            group_of[other] = group_of[j];
+            todo.push_back(other);
+          }
+        }
+      }
+    }
+    std::sort(g.bodies.begin(), g.bodies.end());
+    for (int s : g.springs)
+      for (int other : {m.springs[s].a, m.springs[s].b})
+        if (other != kGround && !m.algebraic[other] &&
+            std::find(g.boundary.begin(), g.boundary.end(), other) == g.boundary.end())
+          g.boundary.push_back(other);
+    std::sort(g.boundary.begin(), g.boundary.end());
+    m.algebraic_groups.push_back(g);
+  }
   for (const Signal& s : m.signals)
     collect_breakpoints(s, m.simulation.t_start, m.simulation.t_end, m.breakpoints);
   std::sort(m.breakpoints.begin(), m.breakpoints.end());

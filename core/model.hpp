@@ -39,6 +39,14 @@ struct Load {
 
 enum class ElementKind { spring, friction, torque };
 
+// Massless frictionless bodies joined by springs that no theorem eliminates;
+// their angles solve the PL torque balance (solvers/algebraic_bodies.hpp).
+struct AlgebraicGroup {
+  std::vector<int> bodies;    // the massless bodies
+  std::vector<int> boundary;  // the other bodies their springs reach (not the base)
+  std::vector<int> springs;   // every spring touching the group
+};
+
 struct Model {
   std::string name;
   std::string description;
@@ -51,6 +59,9 @@ struct Model {
   std::vector<double> angle0;     // [rad]
   std::vector<double> velocity0;  // [rad/s]
   std::vector<double> massless_viscous;  // sum of bearing mu on each massless body [N m s/rad], 0 otherwise
+  std::vector<bool> algebraic;           // (nb) massless without bearings: angle from the torque balance
+  std::vector<bool> spring_algebraic;    // (ns) spring touching an algebraic body (exact luz, no freeplay events)
+  std::vector<AlgebraicGroup> algebraic_groups;
 
   std::vector<Spring> springs;      // (ns x 1)
   std::vector<Friction> frictions;  // (nf x 1)

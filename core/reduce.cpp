@@ -216,9 +216,7 @@ class Reducer {
           throw ModelError("elements." + element_name(spec_.elements[i]) + ".damping",
                            "a spring on the massless body '" + b.name +
                                "' must be undamped (a damper in series makes the node a first-order system)");
-      if (springs.size() > 2)
-        throw ModelError(field, "is massless and frictionless and joins " + std::to_string(springs.size()) +
-                                    " springs; only series chains (two springs) are reduced exactly");
+      if (springs.size() > 2) continue;  // no theorem reduces it: solved as a PL system at run time
       const std::string name = b.name;
       if (springs.size() < 2) {
         std::ostringstream step;
@@ -318,10 +316,49 @@ class Reducer {
         throw ModelError(field, "is massless and frictionless with a torque on it: the torque would have to be "
                                 "balanced by springs alone, which is not reduced; give the body an inertia");
       std::ostringstream step;
+      if (dry == 0.0) {
+        require_anchored(b.name);
+        step << "massless frictionless body " << b.name << " joins " << elements_on(b.name).size()
+             << " springs, which no theorem reduces: its angle solves the piecewise-linear torque balance "
+                "(minimum elastic energy, an LCP) at every evaluation";
+        steps_.push_back(step.str());
+        continue;
+      }
       step << "massless body " << b.name << " on viscous bearing(s), mu = " << show(mu)
            << ": first-order equation mu " << b.name << "' = luz(M, MT0) (Theorem 5.3, Simplification 1)";
       steps_.push_back(step.str());
     }
+  }
+
+  // A group of massless frictionless bodies must be held by a spring to something
+  // else (an inertial or viscous body, or the base), or its position is free.
+  void require_anchored(const std::string& start) const {
+    std::vector<std::string> group = {start}, todo = {start};
+    auto frictionless_massless = [&](const std::string& n) {
+      const int i = body_index(n);
+      if (i < 0 || spec_.bodies[i].inertia != 0.0) return false;
+      for (std::size_t e : elements_on(n))
+        if (!std::holds_alternative<SpringSpec>(spec_.elements[e])) return false;
+      return true;
+    };
+    while (!todo.empty()) {
+      const std::string n = todo.back();
+      todo.pop_back();
+      for (std::size_t e : elements_on(n)) {
+        const SpringSpec& s = std::get<SpringSpec>(spec_.elements[e]);
+        if (s.stiffness == 0.0) continue;
+        for (const std::string& other : {s.body_a, s.body_b}) {
+          if (other == n) continue;
+          if (other.empty() || !frictionless_massless(other)) return;  // anchored
+          if (std::find(group.begin(), group.end(), other) == group.end()) {
+            group.push_back(other);
+            todo.push_back(other);
+          }
+        }
+      }
+    }
+    throw ModelError("bodies." + start, "is massless and frictionless and its springs reach no body with inertia "
+                                        "or friction, nor the base: its position is undetermined");
   }
 
   ModelSpec spec_;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/energy.hpp"
+#include "core/projections.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 
@@ -13,7 +14,7 @@ namespace luztar {
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), force(m.num_bodies()), mt0(m.frictions.size()),
       limit(m.frictions.size()), lambda(m.frictions.size()), acc(m.num_bodies()),
-      group_utilisation(m.frictions.size()), massless_mt0(m.num_bodies()) {}
+      group_utilisation(m.frictions.size()), massless_mt0(m.num_bodies()), algebraic_q(m.angle0) {}
 
 ModeStructure build_mode_structure(const Model& m, const State& modes, double t) {
   ModeStructure ms;
@@ -65,7 +66,7 @@ ModeStructure build_mode_structure(const Model& m, const State& modes, double t)
     }
   }
   for (int s = 0; s < static_cast<int>(m.springs.size()); ++s) {
-    if (!has_freeplay_events(m.springs[s])) continue;
+    if (!has_freeplay_events(m.springs[s]) || m.spring_algebraic[s]) continue;
     const int side = modes.spring_side[s];
     if (side == 0) {
       ms.roots.push_back({K::freeplay_upper, s, +1});
@@ -97,13 +98,16 @@ void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vect
 }
 
 void applied_forces(const Model& m, const State& modes, double t, Workspace& ws) {
+  if (!m.algebraic_groups.empty()) solve_algebraic_bodies(m, ws);
   std::fill(ws.force.begin(), ws.force.end(), 0.0);
   for (const Load& l : m.loads) ws.force[l.body] += evaluate(m.signals[l.signal], t);
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     const Spring& sp = m.springs[s];
     const double x = spring_deflection(sp, ws.q);
     const double rate = ws.w[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * ws.w[sp.b]);
-    const double T = spring_torque(sp, x, rate, modes.spring_side[s]);
+    // Springs at algebraic bodies follow their exact luz (the balance was solved with it).
+    const double T = m.spring_algebraic[s] ? sp.stiffness * luz(x, sp.freeplay) + sp.damping * rate
+                                           : spring_torque(sp, x, rate, modes.spring_side[s]);
     ws.force[sp.a] -= T;
     if (sp.b != kGround) ws.force[sp.b] += sp.ratio * T;
   }
@@ -177,13 +181,13 @@ void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, 
   cluster_accelerations(m, ms, ws);
   const int nb = m.num_bodies();
   for (int j = 0; j < nb; ++j) {
-    ydot[2 * j] = ws.w[j];
+    ydot[2 * j] = m.algebraic[j] ? 0.0 : ws.w[j];  // algebraic angles come from the balance
     ydot[2 * j + 1] = ms.clusters.rep[j] == j ? ws.acc[ms.clusters.cluster_of[j]] : 0.0;  // 0 when massless
   }
 }
 
-void jacobian(const Model& m, const State& modes, const ModeStructure& ms, double, const double*,
-              JacobianSink& jac, Workspace&) {
+void jacobian(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
+              JacobianSink& jac, Workspace& ws) {
   const LockedClusters& c = ms.clusters;
   const int nb = m.num_bodies();
   for (int j = 0; j < nb; ++j)
@@ -206,6 +210,7 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
     jac.add(2 * c.members[k].front() + 1, col, value / c.inertia[k]);
   };
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
+    if (m.spring_algebraic[s]) continue;  // through the group's Schur complement below
     const Spring& sp = m.springs[s];
     const double k = (sp.freeplay == 0.0 || modes.spring_side[s] != 0) ? sp.stiffness : 0.0;
     // T = k (q_a - p q_b - side a) + c (w_a - p w_b); force_a -= T, force_b += p T.
@@ -231,6 +236,12 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
       dforce(f.b, true, f.a, f.viscous);
       dforce(f.b, true, f.b, -f.viscous);
     }
+  }
+  if (!m.algebraic_groups.empty()) {
+    unpack(ms, y, ws);
+    applied_forces(m, modes, t, ws);  // solves the groups at this state
+    algebraic_stiffness(m, ws, ws.couplings);
+    for (const Coupling& c2 : ws.couplings) dforce(c2.on, false, c2.of, c2.value);
   }
 }
 
@@ -303,9 +314,15 @@ void element_outputs(const Model& m, const State& modes, double t, const Workspa
     switch (m.element_kind[e]) {
       case ElementKind::spring: {
         const Spring& s = m.springs[i];
+        const double x = spring_deflection(s, ws.q);
         const double rate = ws.w[s.a] - (s.b == kGround ? 0.0 : s.ratio * ws.w[s.b]);
-        torque[e] = spring_torque(s, spring_deflection(s, ws.q), rate, modes.spring_side[i]);
-        state[e] = modes.spring_side[i];
+        if (m.spring_algebraic[i]) {
+          torque[e] = s.stiffness * luz(x, s.freeplay) + s.damping * rate;
+          state[e] = s.freeplay > 0.0 ? freeplay_side(x, s.freeplay, 0.0) : 0;
+        } else {
+          torque[e] = spring_torque(s, x, rate, modes.spring_side[i]);
+          state[e] = modes.spring_side[i];
+        }
         break;
       }
       case ElementKind::friction:
@@ -336,6 +353,11 @@ int jacobian_half_bandwidth(const Model& m) {
   const LockedClusters c = lock_clusters(m.inertia, clutches);
   int span = 0;
   for (const auto& members : c.members) span = std::max(span, members.back() - members.front());
+  for (const AlgebraicGroup& g : m.algebraic_groups) {  // bodies around a group couple through it
+    std::vector<int> all = g.bodies;
+    all.insert(all.end(), g.boundary.begin(), g.boundary.end());
+    reach = std::max(reach, *std::max_element(all.begin(), all.end()) - *std::min_element(all.begin(), all.end()));
+  }
   return std::min(2 * nb - 1, 2 * (span + reach) + 2);
 }
 

@@ -19,6 +19,7 @@
 #include "bodies/clusters.hpp"
 #include "core/model.hpp"
 #include "core/state.hpp"
+#include "solvers/algebraic_bodies.hpp"
 #include "solvers/static_friction.hpp"
 
 namespace luztar {
@@ -53,6 +54,8 @@ struct Workspace {
   std::vector<double> acc;       // (nc) cluster accelerations [rad/s^2]
   std::vector<double> group_utilisation;  // (splits) largest |lambda|/limit of each stuck group
   std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
+  std::vector<double> algebraic_q;        // (nb) last angles of algebraic bodies (warm start) [rad]
+  std::vector<struct Coupling> couplings; // Schur couplings through algebraic groups (Jacobian scratch)
   explicit Workspace(const Model& m);
 };
 

@@ -91,7 +91,8 @@ class Simulator::Impl final : public OdeSystem {
   void sync(double t) {
     state.t = t;
     unpack(ms, y.data(), ws);
-    applied_forces(model, state, t, ws);  // velocities of massless bodies
+    applied_forces(model, state, t, ws);  // velocities of massless bodies, angles of algebraic ones
+    algebraic_velocities(model, ws);
     state.q = ws.q;
     state.w = ws.w;
     double quad[2];
@@ -116,7 +117,7 @@ class Simulator::Impl final : public OdeSystem {
     state.spring_side.assign(model.springs.size(), 0);
     for (std::size_t s = 0; s < model.springs.size(); ++s) {
       const Spring& sp = model.springs[s];
-      if (!has_freeplay_events(sp)) continue;
+      if (!has_freeplay_events(sp) || model.spring_algebraic[s]) continue;
       const double rate = state.w[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * state.w[sp.b]);
       state.spring_side[s] = freeplay_side(spring_deflection(sp, state.q), sp.freeplay, rate);
     }
@@ -229,8 +230,10 @@ class Simulator::Impl final : public OdeSystem {
     ws.q = state.q;
     ws.w = state.w;
     applied_forces(model, state, state.t, ws);
+    for (int j = 0; j < model.num_bodies(); ++j)
+      if (model.algebraic[j]) state.q[j] = ws.q[j];
     for (int j = 0; j < model.num_bodies(); ++j) {
-      if (!model.massless(j)) continue;
+      if (!model.massless(j) || model.algebraic[j]) continue;
       const double M = ws.force[j], L = ws.massless_mt0[j];
       set_massless_side(j, !massless_has_kinks(model, j) ? 1 : M > L ? 1 : M < -L ? -1 : 0);
     }
