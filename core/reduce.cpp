@@ -84,6 +84,7 @@ class Reducer {
   // x = q_a - ratio q_b (Theorem 3.2: luz(c x, a) = sgn(c) |c| luz(x, a/|c|)).
   std::optional<SpringSpec> spring_from(const std::string& name, double k, double a, double damping,
                                         std::vector<Term> terms) const {
+    terms = substitute(terms, "", "", 0.0);  // merge terms on the same body, drop zeros and the base
     if (terms.empty()) return std::nullopt;
     if (terms.size() == 2 && body_index(terms[1].body) < body_index(terms[0].body)) std::swap(terms[0], terms[1]);
     const double c = terms[0].c;

@@ -97,6 +97,19 @@ TEST(Reduce, ReproducesSimplification3Exactly) {
   EXPECT_NE(r.steps[0].find("Simplification 3"), std::string::npos);
 }
 
+// A massless node whose two springs both return to the same body closes a loop
+// that carries no torque: the series reduction leaves no spring at all.
+TEST(Reduce, SeriesLoopBackToTheSameBodyCarriesNothing) {
+  ModelSpec spec;
+  spec.bodies = {body("a", 1.0), body("node", 0.0)};
+  spec.elements = {spring("out", "a", "node", 10.0, 0.1), spring("back", "node", "a", 20.0, 0.2),
+                   friction("brg", "a", "", 0.5)};
+  spec.simulation = settings(1.0, 0.1);
+  const Reduction r = reduce(spec);
+  ASSERT_EQ(r.spec.bodies.size(), 1u);
+  for (const ElementSpec& e : r.spec.elements) EXPECT_FALSE(std::holds_alternative<SpringSpec>(e));
+}
+
 // A rigid gear pair (q_a = 2 q_b) merges into the heavier body with reflected
 // inertia and scaled bearing and torque; the run equals the hand-merged model.
 TEST(Reduce, RigidGearPairEqualsTheHandMergedBody) {

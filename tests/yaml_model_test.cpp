@@ -67,6 +67,14 @@ std::vector<Case> cases() {
       {"torque on a massless frictionless body",
        model("  a: {inertia: 0}\n  b: {inertia: 2}\n", kSpring + "  f: {type: friction, body: b, coulomb: 0.5}\n" + kTorque),
        "t.yaml:3:3", "bodies.a", "massless and frictionless with a torque on it"},
+      {"massless frictionless bodies holding only each other",
+       "simulation: {t_end: 1, output_step: 0.01}\nbodies:\n  a: {inertia: 0}\n  b: {inertia: 0}\n  c: {inertia: 0}\n"
+       "  e: {inertia: 0}\n  d: {inertia: 1}\nelements:\n"
+       "  ab: {type: spring, bodies: [a, b], stiffness: 1}\n  ac: {type: spring, bodies: [a, c], stiffness: 1}\n"
+       "  ae: {type: spring, bodies: [a, e], stiffness: 1}\n  bc: {type: spring, bodies: [b, c], stiffness: 1}\n"
+       "  be: {type: spring, bodies: [b, e], stiffness: 1}\n  ce: {type: spring, bodies: [c, e], stiffness: 1}\n"
+       "  ad: {type: spring, bodies: [a, d], stiffness: 0}\n",
+       "t.yaml:3:3", "bodies.a", "its position is undetermined"},
       {"damped spring on a massless body",
        model("  a: {inertia: 0}\n  b: {inertia: 2}\n",
              "  s: {type: spring, bodies: [a, b], stiffness: 10, damping: 0.1}\n  f: {type: friction, body: a, coulomb: 0.5, viscous: 1}\n" + kTorque),
