@@ -54,6 +54,17 @@ struct Local {
     for (int r = 0; r < x.size(); ++r) w[r] = (a[r] == 0.0 || std::abs(x[r]) > a[r]) ? k[r] : 0.0;
     return w;
   }
+  // Stiffness blocks of the region the solved angles (in q) are in.
+  struct Region {
+    Eigen::MatrixXd KAA, KAO, KOO;
+  };
+  Region region(const std::vector<double>& q) const {
+    Eigen::VectorXd qA(g.bodies.size());
+    for (std::size_t i = 0; i < g.bodies.size(); ++i) qA[i] = q[g.bodies[i]];
+    const Eigen::VectorXd w = engaged(GA * qA + GO * outer(q));
+    return {GA.transpose() * w.asDiagonal() * GA, GA.transpose() * w.asDiagonal() * GO,
+            GO.transpose() * w.asDiagonal() * GO};
+  }
 };
 
 }  // namespace
@@ -87,12 +98,8 @@ void solve_algebraic_bodies(const Model& m, Workspace& ws) {
 void algebraic_velocities(const Model& m, Workspace& ws) {
   for (const AlgebraicGroup& group : m.algebraic_groups) {
     const Local L(m, group);
-    Eigen::VectorXd qA(group.bodies.size());
-    for (std::size_t i = 0; i < group.bodies.size(); ++i) qA[i] = ws.q[group.bodies[i]];
-    const Eigen::VectorXd w = L.engaged(L.GA * qA + L.GO * L.outer(ws.q));
-    const Eigen::MatrixXd KAA = L.GA.transpose() * w.asDiagonal() * L.GA;
-    const Eigen::MatrixXd KAO = L.GA.transpose() * w.asDiagonal() * L.GO;
-    const Eigen::VectorXd vA = -KAA.completeOrthogonalDecomposition().solve(KAO * L.outer(ws.w));
+    const Local::Region K = L.region(ws.q);
+    const Eigen::VectorXd vA = -K.KAA.completeOrthogonalDecomposition().solve(K.KAO * L.outer(ws.w));
     for (std::size_t i = 0; i < group.bodies.size(); ++i) ws.w[group.bodies[i]] = vA[i];
   }
 }
@@ -101,13 +108,8 @@ void algebraic_stiffness(const Model& m, const Workspace& ws, std::vector<Coupli
   out.clear();
   for (const AlgebraicGroup& group : m.algebraic_groups) {
     const Local L(m, group);
-    Eigen::VectorXd qA(group.bodies.size());
-    for (std::size_t i = 0; i < group.bodies.size(); ++i) qA[i] = ws.q[group.bodies[i]];
-    const Eigen::VectorXd w = L.engaged(L.GA * qA + L.GO * L.outer(ws.q));
-    const Eigen::MatrixXd KAA = L.GA.transpose() * w.asDiagonal() * L.GA;
-    const Eigen::MatrixXd KAO = L.GA.transpose() * w.asDiagonal() * L.GO;
-    const Eigen::MatrixXd KOO = L.GO.transpose() * w.asDiagonal() * L.GO;
-    const Eigen::MatrixXd S = KOO - KAO.transpose() * KAA.completeOrthogonalDecomposition().solve(KAO);
+    const Local::Region K = L.region(ws.q);
+    const Eigen::MatrixXd S = K.KOO - K.KAO.transpose() * K.KAA.completeOrthogonalDecomposition().solve(K.KAO);
     for (std::size_t i = 0; i < group.boundary.size(); ++i)
       for (std::size_t j = 0; j < group.boundary.size(); ++j)
         if (S(i, j) != 0.0) out.push_back({group.boundary[i], group.boundary[j], -S(i, j)});
