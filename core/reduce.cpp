@@ -299,6 +299,10 @@ class Reducer {
           if (!f->body_b.empty())
             throw ModelError("elements." + f->name, "a clutch on the massless body '" + b.name +
                                                         "' is not supported; give the body an inertia");
+          if (f->static_ratio != 1.0)
+            throw ModelError("elements." + f->name + ".static_ratio",
+                             "must be 1 on a bearing of the massless body '" + b.name +
+                                 "': it has no stick events (mu q' = luz(M, MT0) holds it while |M| <= MT0)");
           mu += f->viscous;
           dry += 1.0;
         } else if (const auto* s = std::get_if<SpringSpec>(&e)) {

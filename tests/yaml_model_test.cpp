@@ -75,6 +75,10 @@ std::vector<Case> cases() {
        "  be: {type: spring, bodies: [b, e], stiffness: 1}\n  ce: {type: spring, bodies: [c, e], stiffness: 1}\n"
        "  ad: {type: spring, bodies: [a, d], stiffness: 0}\n",
        "t.yaml:3:3", "bodies.a", "its position is undetermined"},
+      {"static ratio on a massless body's bearing",
+       model("  a: {inertia: 0}\n  b: {inertia: 2}\n",
+             kSpring + "  f: {type: friction, body: a, coulomb: 0.5, viscous: 1, static_ratio: 1.2}\n" + kTorque),
+       "t.yaml:7:72", "elements.f.static_ratio", "must be 1 on a bearing of the massless body 'a'"},
       {"damped spring on a massless body",
        model("  a: {inertia: 0}\n  b: {inertia: 2}\n",
              "  s: {type: spring, bodies: [a, b], stiffness: 10, damping: 0.1}\n  f: {type: friction, body: a, coulomb: 0.5, viscous: 1}\n" + kTorque),
