@@ -53,30 +53,22 @@ ModeStructure build_mode_structure(const Model& m, const State& modes, double t)
         break;
     }
   }
+  // A piecewise-linear branch between two kinks (side 0) watches both; on an outer
+  // branch only the kink it came through.
+  auto kinks = [&](K upper, K lower, int index, int side) {
+    if (side >= 0) ms.roots.push_back({upper, index, side == 0 ? +1 : -1});
+    if (side <= 0) ms.roots.push_back({lower, index, side == 0 ? -1 : +1});
+  };
+  bool massless_roots = false;
   for (int j = 0; j < m.num_bodies(); ++j) {
     if (!m.massless(j) || !massless_has_kinks(m, j)) continue;
-    const int side = modes.massless_side[j];
-    if (side == 0) {
-      ms.roots.push_back({K::massless_upper, j, +1});
-      ms.roots.push_back({K::massless_lower, j, -1});
-    } else if (side > 0) {
-      ms.roots.push_back({K::massless_upper, j, -1});
-    } else {
-      ms.roots.push_back({K::massless_lower, j, +1});
-    }
+    kinks(K::massless_upper, K::massless_lower, j, modes.massless_side[j]);
+    massless_roots = true;
   }
-  for (int s = 0; s < static_cast<int>(m.springs.size()); ++s) {
-    if (!has_freeplay_events(m.springs[s]) || m.spring_algebraic[s]) continue;
-    const int side = modes.spring_side[s];
-    if (side == 0) {
-      ms.roots.push_back({K::freeplay_upper, s, +1});
-      ms.roots.push_back({K::freeplay_lower, s, -1});
-    } else if (side > 0) {
-      ms.roots.push_back({K::freeplay_upper, s, -1});
-    } else {
-      ms.roots.push_back({K::freeplay_lower, s, +1});
-    }
-  }
+  for (int s = 0; s < static_cast<int>(m.springs.size()); ++s)
+    if (has_freeplay_events(m.springs[s]) && !m.spring_algebraic[s])
+      kinks(K::freeplay_upper, K::freeplay_lower, s, modes.spring_side[s]);
+  ms.roots_need_forces = !ms.stuck.empty() || massless_roots;
   return ms;
 }
 
@@ -248,7 +240,7 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
 void root_functions(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
                     double* g, Workspace& ws) {
   unpack(ms, y, ws);
-  applied_forces(m, modes, t, ws);
+  if (ms.roots_need_forces) applied_forces(m, modes, t, ws);
   if (!ms.stuck.empty()) {
     cluster_accelerations(m, ms, ws);
     static_friction(m, ms, ws);

@@ -42,6 +42,7 @@ struct ModeStructure {
   std::vector<int> stuck;            // stuck friction indices
   std::vector<StaticSplit> splits;   // one per cluster with stuck links
   std::vector<RootSpec> roots;
+  bool roots_need_forces = false;    // some root watches a static torque or a massless body's torque
 };
 
 // Scratch space for evaluations; sized once, no allocation in the hot path.

@@ -91,8 +91,10 @@ class Simulator::Impl final : public OdeSystem {
   void sync(double t) {
     state.t = t;
     unpack(ms, y.data(), ws);
-    applied_forces(model, state, t, ws);  // velocities of massless bodies, angles of algebraic ones
-    algebraic_velocities(model, ws);
+    if (has_massless) {  // velocities of massless bodies, angles of algebraic ones
+      applied_forces(model, state, t, ws);
+      algebraic_velocities(model, ws);
+    }
     state.q = ws.q;
     state.w = ws.w;
     double quad[2];
@@ -350,6 +352,7 @@ class Simulator::Impl final : public OdeSystem {
   }
 
   const Model& model;
+  const bool has_massless = std::any_of(model.inertia.begin(), model.inertia.end(), [](double i) { return i == 0.0; });
   SimulationSettings settings;
   State state;
   ModeStructure ms;
