@@ -1,8 +1,9 @@
-// luztar command line: run, validate, reduce, plot.
+// luztar command line: run, validate, reduce, sweep, plot.
 //
 // Exit codes: 0 success; 1 bad input (model, file, option value); 2 usage error;
 // 3 the run stopped early (event storm, event limit, solver failure; results up
-// to that point are still written); 4 plotting failed.
+// to that point are still written), or some runs of a sweep did; 4 plotting
+// failed; 130 a sweep was interrupted (finished runs kept, --resume continues).
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -11,6 +12,7 @@
 
 #include "apps/plot_command.hpp"
 #include "apps/summary.hpp"
+#include "apps/sweep_command.hpp"
 #include "core/errors.hpp"
 #include "core/reduce.hpp"
 #include "io/csv_writer.hpp"
@@ -114,10 +116,36 @@ int main(int argc, char** argv) {
   reduce_cmd->add_option("model", reduce_in, "Model file (YAML)")->required();
   reduce_cmd->add_option("-o,--output", reduce_out, "Reduced model file (default: <model name>_reduced.yaml)");
 
-  std::string plot_in, plot_out;
-  CLI::App* plot_cmd = app.add_subcommand("plot", "Draw angles and velocities of a result, stuck intervals shaded");
-  plot_cmd->add_option("result", plot_in, "HDF5 result file")->required();
+  luztar::app::SweepOptions so;
+  CLI::App* sweep_cmd = app.add_subcommand(
+      "sweep", "Run a parameter sweep on every core (or under mpirun across ranks) and write one HDF5 file");
+  sweep_cmd->add_option("input", so.input, "Model file with a sweep: section, or a sweep file naming its model")
+      ->required();
+  sweep_cmd->add_option("--set", so.sets,
+                        "Swept field PATH=VALUES: v1,v2,..  FROM:TO:COUNT[:log]  uniform:LOW:HIGH[:log]  "
+                        "lhs:LOW:HIGH[:log]  or YAML such as '{from: 0, to: 1, count: 3}' (repeatable)");
+  sweep_cmd->add_option("--metric", so.metrics,
+                        "Recorded figure NAME=SPEC, e.g. 'psi_rms=rms: bodies.psi.velocity' (repeatable)");
+  sweep_cmd->add_option("-o,--output", so.output, "HDF5 sweep file (default: <input name>_sweep.h5)");
+  sweep_cmd->add_option("-j,--jobs", so.threads, "Runs at a time (default: every core; 1 per rank under mpirun)")
+      ->check(CLI::PositiveNumber);
+  sweep_cmd->add_flag("--zip", so.zip, "Take the i-th values of all parameters together instead of every combination");
+  sweep_cmd->add_option("--samples", so.samples, "Number of draws of the sampled parameters")->check(CLI::PositiveNumber);
+  sweep_cmd->add_option("--seed", so.seed, "Seed of the sampled parameters")->check(CLI::NonNegativeNumber);
+  sweep_cmd->add_flag("--trajectories", so.trajectories, "Also store every run's trajectories");
+  sweep_cmd->add_flag("--resume", so.resume, "Run only the runs missing from an interrupted sweep's file");
+  sweep_cmd->add_flag("--overwrite", so.overwrite, "Start again even if the output holds an unfinished sweep");
+  sweep_cmd->add_flag("--dry-run", so.dry_run, "Check the sweep and list its runs without running them");
+  sweep_cmd->add_flag("-q,--quiet", so.quiet, "No progress or summary");
+
+  std::string plot_in, plot_out, plot_metric, plot_x, plot_y;
+  CLI::App* plot_cmd = app.add_subcommand(
+      "plot", "Draw a result (angles, velocities, stuck intervals) or a sweep (heat map of a metric)");
+  plot_cmd->add_option("result", plot_in, "HDF5 result or sweep file")->required();
   plot_cmd->add_option("-o,--output", plot_out, "Picture file (PNG, SVG or PDF)")->required();
+  plot_cmd->add_option("--metric", plot_metric, "Sweep: the metric to map (default: the first)");
+  plot_cmd->add_option("--x", plot_x, "Sweep: parameter on the x axis (default: the first)");
+  plot_cmd->add_option("--y", plot_y, "Sweep: parameter on the y axis (default: the second)");
 
   try {
     app.parse(argc, argv);
@@ -136,12 +164,17 @@ int main(int argc, char** argv) {
     if (*run_cmd) return run(ro);
     if (*validate_cmd) return validate(validate_path);
     if (*reduce_cmd) return reduce(reduce_in, reduce_out);
+    if (*sweep_cmd) return luztar::app::run_sweep(so);
     if (*plot_cmd) {
       if (!std::filesystem::exists(plot_in)) {
         std::cerr << "luztar: " << plot_in << ": no such result file\n";
         return 1;
       }
-      return luztar::app::run_plot(plot_in, plot_out) == 0 ? 0 : 4;
+      std::vector<std::string> extra;
+      if (!plot_metric.empty()) extra.insert(extra.end(), {"--metric", plot_metric});
+      if (!plot_x.empty()) extra.insert(extra.end(), {"--x", plot_x});
+      if (!plot_y.empty()) extra.insert(extra.end(), {"--y", plot_y});
+      return luztar::app::run_plot(plot_in, plot_out, extra) == 0 ? 0 : 4;
     }
   } catch (const luztar::ModelError& e) {
     std::cerr << "luztar: " << e.what() << "\n";

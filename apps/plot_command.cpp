@@ -21,12 +21,13 @@ std::string find_script() {
 }
 }  // namespace
 
-int run_plot(const std::string& input, const std::string& output) {
+int run_plot(const std::string& input, const std::string& output, const std::vector<std::string>& extra) {
   const std::string script = find_script();
   // Debian's interpreter is the one that has python3-h5py and python3-matplotlib,
   // even when another python3 comes first on PATH.
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   std::vector<std::string> args = {python, script, input, "-o", output};
+  args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

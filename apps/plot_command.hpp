@@ -1,10 +1,12 @@
 #pragma once
 #include <string>
+#include <vector>
 
 namespace luztar::app {
 
-// Runs apps/luztar_plot.py (python3 with h5py and matplotlib) on an HDF5 result.
+// Runs apps/luztar_plot.py (python3 with h5py and matplotlib) on an HDF5 result
+// or sweep file; `extra` are further script options (--metric, --x, --y).
 // Returns the script's exit code; throws std::runtime_error when it cannot start.
-int run_plot(const std::string& input, const std::string& output);
+int run_plot(const std::string& input, const std::string& output, const std::vector<std::string>& extra = {});
 
 }  // namespace luztar::app

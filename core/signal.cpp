@@ -7,7 +7,6 @@
 
 namespace luztar {
 
-namespace {
 double interpolate(const std::vector<double>& t, const std::vector<double>& v, double x) {
   assert(!t.empty() && t.size() == v.size());
   if (x <= t.front()) return v.front();
@@ -17,7 +16,6 @@ double interpolate(const std::vector<double>& t, const std::vector<double>& v, d
   const double w = (x - t[i - 1]) / (t[i] - t[i - 1]);
   return v[i - 1] + w * (v[i] - v[i - 1]);
 }
-}  // namespace
 
 double evaluate(const Signal& s, double t) {
   switch (s.kind) {

@@ -35,6 +35,9 @@ struct Signal {
 };
 
 // Value at time t (t at a step or corner takes the value after it).
+// Linear interpolation in samples (t increasing), held constant outside them.
+double interpolate(const std::vector<double>& t, const std::vector<double>& v, double x);
+
 double evaluate(const Signal& s, double t);
 
 // True when the signal is the same constant for all t.

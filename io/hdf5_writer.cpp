@@ -7,101 +7,14 @@
 
 #include "luztar/version.hpp"
 #include "io/atomic_file.hpp"
+#include "io/hdf5_result.hpp"
+#include "io/hdf5_util.hpp"
 
 namespace luztar::io {
 
 namespace {
 
-// Owns one HDF5 identifier.
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t), const char* what) : id_(id), close_(close) {
-    if (id_ < 0) throw std::runtime_error(std::string("HDF5: cannot create ") + what);
-  }
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  operator hid_t() const { return id_; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
-
-void check(herr_t status, const std::string& what) {
-  if (status < 0) throw std::runtime_error("HDF5: cannot write " + what);
-}
-
-// Groups remember creation order so that readers list bodies and elements in model order.
-Handle group(hid_t parent, const std::string& name) {
-  Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, "group properties");
-  check(H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), name);
-  return Handle(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), H5Gclose, name.c_str());
-}
-
-void dataset(hid_t parent, const std::string& name, const double* data, std::size_t n) {
-  const hsize_t dims[1] = {n};
-  Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
-  Handle d(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
-           name.c_str());
-  if (n) check(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
-}
-
-void dataset(hid_t parent, const std::string& name, const std::int8_t* data, std::size_t n) {
-  const hsize_t dims[1] = {n};
-  Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
-  Handle d(H5Dcreate2(parent, name.c_str(), H5T_STD_I8LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
-           name.c_str());
-  if (n) check(H5Dwrite(d, H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
-}
-
-Handle string_type() {
-  Handle t(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
-  check(H5Tset_size(t, H5T_VARIABLE), "string type");
-  check(H5Tset_cset(t, H5T_CSET_UTF8), "string type");
-  return t;
-}
-
-void dataset(hid_t parent, const std::string& name, const std::vector<std::string>& strings) {
-  std::vector<const char*> ptrs;
-  for (const std::string& s : strings) ptrs.push_back(s.c_str());
-  const hsize_t dims[1] = {strings.size()};
-  Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
-  Handle type = string_type();
-  Handle d(H5Dcreate2(parent, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose, name.c_str());
-  if (!ptrs.empty()) check(H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), name);
-}
-
-void scalar_string(hid_t parent, const std::string& name, const std::string& value) {
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
-  Handle type = string_type();
-  Handle d(H5Dcreate2(parent, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose, name.c_str());
-  const char* p = value.c_str();
-  check(H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), name);
-}
-
-void attribute(hid_t obj, const std::string& name, double value) {
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
-  Handle a(H5Acreate2(obj, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name.c_str());
-  check(H5Awrite(a, H5T_NATIVE_DOUBLE, &value), name);
-}
-
-void attribute(hid_t obj, const std::string& name, long value) {
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
-  Handle a(H5Acreate2(obj, name.c_str(), H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name.c_str());
-  check(H5Awrite(a, H5T_NATIVE_LONG, &value), name);
-}
-
-void attribute(hid_t obj, const std::string& name, const std::string& value) {
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
-  Handle type = string_type();
-  Handle a(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name.c_str());
-  const char* p = value.c_str();
-  check(H5Awrite(a, type, &p), name);
-}
+using namespace h5;
 
 std::vector<double> column(const std::vector<double>& m, int ncols, int j) {
   std::vector<double> c(m.size() / static_cast<std::size_t>(ncols));
@@ -115,9 +28,9 @@ std::vector<std::int8_t> column(const std::vector<std::int8_t>& m, int ncols, in
   return c;
 }
 
-void write_contents(hid_t file, const Model& model, const SimulationSettings& s, const Result& r) {
-  attribute(file, "luztar_version", std::string(kVersion));
-  attribute(file, "model_name", model.name);
+}  // namespace
+
+void write_result_data(hid_t file, const Result& r) {
   attribute(file, "status", std::string(to_string(r.status)));
   attribute(file, "message", r.message);
   const std::size_t nt = r.time.size();
@@ -169,6 +82,14 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
     dataset(events, "before", before.data(), before.size());
     dataset(events, "after", after.data(), after.size());
   }
+}
+
+namespace {
+
+void write_contents(hid_t file, const Model& model, const SimulationSettings& s, const Result& r) {
+  attribute(file, "luztar_version", std::string(kVersion));
+  attribute(file, "model_name", model.name);
+  write_result_data(file, r);
   {
     Handle m = group(file, "model");
     scalar_string(m, "text", model.source_text);

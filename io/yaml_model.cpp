@@ -279,7 +279,8 @@ class Reader {
   ModelSpec model(const YAML::Node& root) {
     if (!root || root.IsNull()) throw ModelError("", "the model file is empty", origin_);
     require_map(root, "");
-    check_keys(root, "", {"name", "description", "simulation", "signals", "bodies", "elements"});
+    // `sweep` belongs to `luztar sweep` (io/yaml_sweep.hpp); a model file may carry one.
+    check_keys(root, "", {"name", "description", "simulation", "signals", "bodies", "elements", "sweep"});
     ModelSpec spec;
     if (root["name"]) spec.name = text(root["name"], "name");
     if (root["description"]) spec.description = text(root["description"], "description");
@@ -318,7 +319,85 @@ class Reader {
 
 }  // namespace
 
+namespace {
+
+bool is_signal_kind(const std::string& k) {
+  for (const char* s : {"constant", "sine", "step", "ramp", "table"})
+    if (k == s) return true;
+  return false;
+}
+
+// A signal written as {kind: {...}}: the mapping one level down.
+bool signal_wrapper(const YAML::Node& n, std::string& kind) {
+  if (!n.IsMap() || n.size() != 1) return false;
+  kind = n.begin()->first.as<std::string>();
+  return is_signal_kind(kind) && n.begin()->second.IsMap();
+}
+
+std::string keys_of(const YAML::Node& map) {
+  std::string s;
+  for (const auto& kv : map) s += (s.empty() ? "" : ", ") + kv.first.as<std::string>();
+  return s.empty() ? std::string("nothing") : s;
+}
+
+// Puts o.value at o.path in the tree; returns the path as it is in the file
+// (with the signal kind, if one was skipped).
+std::string apply_override(YAML::Node root, const FieldOverride& o) {
+  auto fail = [&](const std::string& detail) -> void { throw ModelError(o.path, detail, o.where); };
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = o.path.find('.', start);
+    parts.push_back(o.path.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  for (const std::string& p : parts)
+    if (p.empty()) fail("a path is names joined by dots, e.g. elements.mesh.freeplay");
+  if (parts.front() == "sweep") fail("the sweep description itself cannot be swept");
+  YAML::Node value;
+  try {
+    value = YAML::Load(o.value);
+  } catch (const YAML::Exception& e) {
+    fail("the value '" + o.value + "' is not valid YAML: " + e.msg);
+  }
+  if (!value || value.IsNull()) fail("the value is empty");
+  YAML::Node cur = root;
+  std::string resolved;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& key = parts[i];
+    const std::string here = resolved.empty() ? "the model" : "'" + resolved + "'";
+    if (!cur.IsMap()) fail(here + " is a single value; it has no field '" + key + "'");
+    const bool last = i + 1 == parts.size();
+    std::string kind;
+    if (!static_cast<const YAML::Node&>(cur)[key] && signal_wrapper(cur, kind) && kind != key) {
+      cur.reset(cur[kind]);  // step into the signal's parameters
+      resolved += "." + kind;
+    }
+    const YAML::Node child = static_cast<const YAML::Node&>(cur)[key];
+    resolved += (resolved.empty() ? "" : ".") + key;
+    if (last) {
+      cur[key] = value;  // a missing optional key is added; the reader checks it is allowed
+      break;
+    }
+    if (!child) fail(here + " has no field '" + key + "' (it has: " + keys_of(cur) + ")");
+    cur.reset(child);
+  }
+  return resolved;
+}
+
+bool within(const std::string& field, const std::string& path) {
+  return field == path || (field.size() > path.size() && field.compare(0, path.size(), path) == 0 &&
+                           (field[path.size()] == '.' || field[path.size()] == '['));
+}
+
+}  // namespace
+
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir) {
+  return parse_model_spec(text, origin, base_dir, {});
+}
+
+ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
+                           const std::vector<FieldOverride>& overrides) {
   Reader reader(origin, base_dir);
   YAML::Node root;
   try {
@@ -326,14 +405,32 @@ ModelSpec parse_model_spec(const std::string& text, const std::string& origin, c
   } catch (const YAML::ParserException& e) {
     throw ModelError("", "YAML syntax error: " + e.msg, reader.where(e.mark));
   }
-  ModelSpec spec = reader.model(root);
+  std::vector<std::string> resolved;
+  for (const FieldOverride& o : overrides) {
+    if (!root.IsMap()) throw ModelError("", "the model file is not a mapping", origin);
+    resolved.push_back(apply_override(root, o));
+  }
+  // A rule broken by an overridden value is reported where the value came from.
+  auto rethrow = [&](const ModelError& e, const std::string& where) {
+    for (std::size_t i = 0; i < overrides.size(); ++i)
+      if (within(e.field(), resolved[i]) || within(resolved[i], e.field()))
+        throw ModelError(e.field(), e.detail() + " (value " + overrides[i].value + ")", overrides[i].where);
+    throw ModelError(e.field(), e.detail(), where);
+  };
+  ModelSpec spec;
+  try {
+    spec = reader.model(root);
+  } catch (const ModelError& e) {
+    if (overrides.empty()) throw;
+    rethrow(e, e.where());
+  }
   spec.source_text = text;
   spec.source_path = origin;
   try {
     validate(spec);
     reduce(spec);  // structural rules on massless and rigid parts, reported here with their location
   } catch (const ModelError& e) {
-    throw ModelError(e.field(), e.detail(), reader.where_field(e.field()));
+    rethrow(e, reader.where_field(e.field()));
   }
   return spec;
 }

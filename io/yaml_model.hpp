@@ -4,6 +4,7 @@
 // with "file:line:col: field.path: ", e.g.
 //   models/x.yaml:12:16: elements.mesh.stiffness: must be >= 0 (got -3)
 #include <string>
+#include <vector>
 
 #include "core/model.hpp"
 #include "core/model_spec.hpp"
@@ -14,6 +15,23 @@ namespace luztar::io {
 ModelSpec load_model_spec(const std::string& path);
 // Same, from text; `origin` names it in messages, `base_dir` resolves table files.
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir);
+
+// A value put in place of a model field before the model is read (how a sweep
+// varies a model). `path` is the field's dotted path in the file; inside a
+// signal the kind may be left out ("signals.drive.amplitude" reaches
+// signals.drive.sine.amplitude). `value` is YAML text (usually a number).
+// `where` names the origin of the value in messages.
+struct FieldOverride {
+  std::string path;
+  std::string value;
+  std::string where;
+};
+
+// parse_model_spec with fields replaced. A path that names no field of the
+// model (other than a missing optional last key) is a ModelError; a rule the
+// new value breaks is reported at `where`.
+ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
+                           const std::vector<FieldOverride>& overrides);
 
 // load_model_spec + assemble.
 Model load_model(const std::string& path);

@@ -1,0 +1,207 @@
+#include "apps/sweep_command.hpp"
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "apps/output_lock.hpp"
+#include "apps/sweep_mpi.hpp"
+#include "apps/sweep_plan.hpp"
+#include "apps/sweep_progress.hpp"
+#include "apps/sweep_schedule.hpp"
+#include "core/errors.hpp"
+#include "io/sweep_file.hpp"
+#include "io/yaml_sweep.hpp"
+
+namespace luztar::app {
+
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_interrupt(int) { g_interrupted = 1; }
+
+bool launched_by_mpirun() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") || std::getenv("PMIX_RANK");
+}
+
+SweepPlan build_plan(const SweepOptions& o) {
+  io::SweepInput in = io::load_sweep(o.input);
+  for (const std::string& s : o.sets) io::add_parameter_option(in.spec, s);
+  for (const std::string& m : o.metrics) io::add_metric_option(in.spec, m);
+  if (o.zip) in.spec.zip = true;
+  if (o.samples >= 0) in.spec.samples = o.samples;
+  if (o.seed >= 0) in.spec.seed = static_cast<std::uint64_t>(o.seed);
+  if (o.trajectories) in.spec.trajectories = true;
+  return make_plan(std::move(in));
+}
+
+std::string output_path(const SweepOptions& o) {
+  if (!o.output.empty()) return o.output;
+  return std::filesystem::path(o.input).stem().string() + "_sweep.h5";
+}
+
+// Temporary files of a writer that was killed mid-update.
+void remove_stale_partials(const std::string& output) {
+  const std::filesystem::path p(output);
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
+  const std::string prefix = p.filename().string() + ".partial-";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) std::filesystem::remove(entry.path(), ec);
+}
+
+// Decides what to run: every run for a new file, the pending ones on --resume.
+std::vector<std::size_t> prepare_file(const SweepOptions& o, const SweepPlan& plan, const std::string& out) {
+  std::vector<std::size_t> todo;
+  const bool exists = std::filesystem::exists(out);
+  if (exists) {
+    io::SweepFileContents c;
+    bool is_sweep = true;
+    try {
+      c = io::read_sweep_file(out);
+    } catch (const std::runtime_error&) {
+      is_sweep = false;
+    }
+    const long total = static_cast<long>(c.runs());
+    if (o.resume) {
+      if (!is_sweep) throw std::runtime_error(out + ": --resume: the file is not a luztar sweep file");
+      if (c.fingerprint != plan.fingerprint)
+        throw std::runtime_error(out + ": --resume: the file holds a different sweep (the model, the parameters or the "
+                                       "metrics changed); run without --resume and with --overwrite to start again, "
+                                       "or choose another output file");
+      for (std::size_t i = 0; i < c.runs(); ++i)
+        if (c.status[i] == RunStatus::pending) todo.push_back(i);
+      return todo;
+    }
+    if (is_sweep && c.runs_done < total && !o.overwrite)
+      throw std::runtime_error(out + ": holds an unfinished sweep (" + std::to_string(c.runs_done) + " of " +
+                               std::to_string(total) + " runs done): add --resume to finish it, or --overwrite to "
+                               "start again");
+  }
+  io::create_sweep_file(out, plan.layout());
+  for (std::size_t i = 0; i < plan.table.size(); ++i) todo.push_back(i);
+  return todo;
+}
+
+// Rank 0 (or the only process): runs `todo` on local threads and remote ranks,
+// writing finished runs to the file as they come.
+int coordinate(const SweepOptions& o, const SweepPlan& plan, const MpiSession& mpi, const std::string& out,
+               std::vector<std::size_t> todo, OutputLock& lock) {
+  const std::size_t total = plan.table.size(), n_todo = todo.size();
+  int threads = o.threads;
+  if (threads <= 0) threads = mpi.size > 1 ? 1 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), std::max<std::size_t>(n_todo, 1)));
+  if (!o.quiet)
+    std::cout << "luztar sweep: " << o.input << ": " << total << " runs (" << plan.table.paths.size()
+              << " parameters, " << plan.metrics.size() << " metrics), " << n_todo << " to do, " << threads
+              << (threads == 1 ? " thread" : " threads") << (mpi.size > 1 ? " on rank 0, plus " + std::to_string(mpi.size - 1) + " other MPI rank(s)" : "")
+              << " -> " << out << std::endl;
+
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  Dispenser dispenser(std::move(todo));
+  ResultQueue queue;
+  MpiCoordinator remote(mpi);
+  Progress progress(n_todo, total, o.quiet);
+  std::size_t done = 0, failed = 0;
+  std::vector<SweepRunResult> pending;
+  const auto start = std::chrono::steady_clock::now();
+  {
+    LocalWorkers local(plan, dispenser, queue, threads);
+    while (true) {
+      for (SweepRunResult& r : remote.pump(dispenser)) pending.push_back(std::move(r));
+      const bool idle_remote = mpi.size > 1;
+      for (SweepRunResult& r : queue.take(std::chrono::milliseconds(idle_remote ? 2 : 200)))
+        pending.push_back(std::move(r));
+      if (!pending.empty()) {
+        for (const SweepRunResult& r : pending) failed += r.status != RunStatus::ok;
+        done += pending.size();
+        io::record_runs(out, pending);  // the file on disk now holds every run finished so far
+        pending.clear();
+      }
+      progress.update(done, failed);
+      if (g_interrupted) {
+        dispenser.stop();
+        progress.finish(done, failed);
+        std::cerr << "luztar sweep: interrupted; " << (total - n_todo + done) << " of " << total << " runs are in "
+                  << out << "; run the same command with --resume to finish\n";
+        local.abandon();
+        lock.release();
+        std::_Exit(130);  // runs in progress are abandoned; the file is complete as it is
+      }
+      if (!local.running() && !remote.workers_running()) {
+        for (SweepRunResult& r : queue.take(std::chrono::milliseconds(0))) pending.push_back(std::move(r));
+        if (pending.empty()) break;
+      }
+    }
+  }
+  progress.finish(done, failed);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!o.quiet)
+    std::cout << "  " << done << " runs in " << wall << " s (" << (wall > 0 ? done / wall : 0.0) << " runs/s), "
+              << done - failed << " reached t_end, " << failed << " did not (status and message in /runs)\n"
+              << "  wrote      " << out << std::endl;
+  return failed ? 3 : 0;
+}
+
+}  // namespace
+
+int run_sweep(const SweepOptions& o) {
+  if (launched_by_mpirun() && !mpi_available())
+    throw std::runtime_error("started by mpirun, but this luztar was built without MPI (configure with -DLUZTAR_MPI=ON)");
+  const MpiSession mpi = launched_by_mpirun() ? mpi_start() : MpiSession{};
+  struct End {
+    const MpiSession& s;
+    ~End() { mpi_end(s); }
+  } end{mpi};
+
+  // Every rank builds the plan (the same everywhere); rank 0 reports errors.
+  SweepPlan plan;
+  std::string error;
+  try {
+    plan = build_plan(o);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (!mpi_all_ok(mpi, error.empty())) {
+    if (mpi.rank == 0) {
+      if (error.empty()) error = "another MPI rank could not read the sweep";
+      throw ModelError("", error);
+    }
+    return 1;
+  }
+  if (o.dry_run) {
+    if (mpi.rank != 0) return 0;
+    std::cout << plan.description << "runs:\n";
+    for (std::size_t i = 0; i < plan.table.size(); ++i) {
+      std::cout << "  " << i << ":";
+      for (std::size_t k = 0; k < plan.table.paths.size(); ++k)
+        std::cout << " " << plan.table.paths[k] << "=" << plan.table.values[i][k];
+      std::cout << "\n";
+    }
+    return 0;
+  }
+  if (mpi.rank > 0) {
+    mpi_work(mpi, plan);
+    return 0;
+  }
+
+  const std::string out = output_path(o);
+  std::vector<std::size_t> todo;
+  std::unique_ptr<OutputLock> lock;
+  try {
+    lock = std::make_unique<OutputLock>(out);
+    remove_stale_partials(out);
+    todo = prepare_file(o, plan, out);
+  } catch (const std::exception&) {
+    Dispenser none({});
+    MpiCoordinator release(mpi);
+    while (release.workers_running()) release.pump(none);  // let the other ranks stop
+    throw;
+  }
+  return coordinate(o, plan, mpi, out, std::move(todo), *lock);
+}
+
+}  // namespace luztar::app

@@ -1,0 +1,335 @@
+#include "core/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "core/signal.hpp"
+
+namespace luztar {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const char* const kEnergies[] = {"input_work", "kinetic", "elastic", "dissipated"};
+
+bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+bool ends_with(const std::string& s, const std::string& p) {
+  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+// A signal path split into its parts: group (bodies/elements/energy), name, quantity.
+struct Address {
+  std::string group, name, quantity;
+};
+
+bool split_address(const std::string& path, Address& a) {
+  for (const char* g : {"bodies", "elements"}) {
+    const std::string prefix = std::string(g) + ".";
+    if (!starts_with(path, prefix)) continue;
+    const auto dot = path.find_last_of('.');
+    if (dot <= prefix.size()) return false;
+    a = {g, path.substr(prefix.size(), dot - prefix.size()), path.substr(dot + 1)};
+    return true;
+  }
+  if (starts_with(path, "energy.")) {
+    a = {"energy", "", path.substr(7)};
+    return true;
+  }
+  return false;
+}
+
+const char* unit_of(const std::string& path) {
+  if (ends_with(path, ".angle")) return "rad";
+  if (ends_with(path, ".velocity")) return "rad/s";
+  if (ends_with(path, ".torque")) return "N m";
+  if (ends_with(path, ".state")) return "1";
+  if (starts_with(path, "energy.")) return "J";
+  return "";
+}
+
+[[noreturn]] void bad(const MetricSpec& m, const std::string& detail) {
+  throw ModelError("metrics." + m.name, detail, m.where);
+}
+
+void check_signal(const MetricSpec& m, const std::string& path, const Model& model) {
+  Address a;
+  if (!split_address(path, a))
+    bad(m, "unknown signal '" + path +
+               "' (expected bodies.<name>.angle|velocity, elements.<name>.torque|state or energy.<input_work|kinetic|"
+               "elastic|dissipated>)");
+  if (a.group == "bodies") {
+    if (model.body_index(a.name) < 0) bad(m, "'" + path + "': the model has no body '" + a.name + "'");
+    if (a.quantity != "angle" && a.quantity != "velocity")
+      bad(m, "'" + path + "': a body has 'angle' and 'velocity', not '" + a.quantity + "'");
+  } else if (a.group == "elements") {
+    if (model.element_id(a.name) < 0) bad(m, "'" + path + "': the model has no element '" + a.name + "'");
+    if (a.quantity != "torque" && a.quantity != "state")
+      bad(m, "'" + path + "': an element has 'torque' and 'state', not '" + a.quantity + "'");
+  } else {
+    bool ok = false;
+    for (const char* e : kEnergies) ok = ok || a.quantity == e;
+    if (!ok) bad(m, "'" + path + "': energy has input_work, kinetic, elastic and dissipated");
+  }
+}
+
+// Values of a signal at every output sample.
+std::vector<double> values(const Result& r, const std::string& path) {
+  Address a;
+  split_address(path, a);
+  const std::size_t nt = r.time.size();
+  std::vector<double> v(nt);
+  if (a.group == "bodies") {
+    const auto it = std::find(r.body_names.begin(), r.body_names.end(), a.name);
+    const std::size_t j = static_cast<std::size_t>(it - r.body_names.begin());
+    const std::vector<double>& m = a.quantity == "angle" ? r.angle : r.velocity;
+    for (std::size_t k = 0; k < nt; ++k) v[k] = m[k * r.body_names.size() + j];
+  } else if (a.group == "elements") {
+    const auto it = std::find(r.element_names.begin(), r.element_names.end(), a.name);
+    const std::size_t e = static_cast<std::size_t>(it - r.element_names.begin());
+    const std::size_t ne = r.element_names.size();
+    for (std::size_t k = 0; k < nt; ++k)
+      v[k] = a.quantity == "torque" ? r.element_torque[k * ne + e] : r.element_state[k * ne + e];
+  } else {
+    const std::vector<double>& src = a.quantity == "input_work" ? r.input_work
+                                     : a.quantity == "kinetic"  ? r.kinetic
+                                     : a.quantity == "elastic"  ? r.elastic
+                                                                : r.dissipated;
+    v = src;
+  }
+  return v;
+}
+
+// Stuck time of element e within [a, b], from its state at the first sample and
+// the exact times of its events.
+double stuck_time(const Result& r, int e, double a, double b) {
+  int state = r.element_state[static_cast<std::size_t>(e)];
+  double since = r.time.front(), total = 0.0;
+  auto add = [&](double from, double to) {
+    const double lo = std::max(from, a), hi = std::min(to, b);
+    if (hi > lo) total += hi - lo;
+  };
+  for (const EventRecord& ev : r.events) {
+    if (ev.element != e) continue;
+    if (state == 0) add(since, ev.t);
+    state = ev.after;
+    since = ev.t;
+  }
+  if (state == 0) add(since, r.time.back());
+  return total;
+}
+
+// Width of the loop of y against x where x passes `level`: the mean of y at
+// upward passes minus the mean at downward passes, in absolute value. A pass is
+// a strict sign change of x - level between two samples (a plateau exactly at
+// the level is bridged), y interpolated linearly at the crossing.
+double loop_width(const std::vector<double>& x, const std::vector<double>& y, double level,
+                  const std::vector<std::size_t>& in_window) {
+  double up_sum = 0.0, down_sum = 0.0;
+  int up = 0, down = 0;
+  std::size_t last = static_cast<std::size_t>(-1);  // last sample strictly off the level
+  for (std::size_t k : in_window) {
+    const double d = x[k] - level;
+    if (d == 0.0) continue;
+    if (last != static_cast<std::size_t>(-1)) {
+      const double d0 = x[last] - level;
+      if ((d0 < 0.0) != (d < 0.0)) {
+        const double s = d0 / (d0 - d);
+        const double yc = y[last] + s * (y[k] - y[last]);
+        if (d > 0.0) {
+          up_sum += yc;
+          ++up;
+        } else {
+          down_sum += yc;
+          ++down;
+        }
+      }
+    }
+    last = k;
+  }
+  if (up == 0 || down == 0) return kNaN;
+  return std::fabs(up_sum / up - down_sum / down);
+}
+
+std::string number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+const char* to_string(MetricSpec::Kind k) {
+  switch (k) {
+    case MetricSpec::Kind::max: return "max";
+    case MetricSpec::Kind::min: return "min";
+    case MetricSpec::Kind::mean: return "mean";
+    case MetricSpec::Kind::rms: return "rms";
+    case MetricSpec::Kind::peak_to_peak: return "peak_to_peak";
+    case MetricSpec::Kind::final_value: return "final";
+    case MetricSpec::Kind::time_stuck: return "time_stuck";
+    case MetricSpec::Kind::events: return "events";
+    case MetricSpec::Kind::energy: return "energy";
+    case MetricSpec::Kind::hysteresis: return "hysteresis";
+  }
+  return "?";
+}
+
+std::string MetricSpec::describe() const {
+  std::string s;
+  switch (kind) {
+    case Kind::time_stuck: s = "time " + element + " is stuck"; break;
+    case Kind::events:
+      s = "number of " + (event_kind.empty() ? std::string("events") : event_kind + " events") +
+          (element.empty() ? "" : " of " + element);
+      break;
+    case Kind::energy: s = "change of energy." + signal; break;
+    case Kind::hysteresis:
+      s = "hysteresis width of " + signal + " against " + against + " at " + against + " = " + number(level);
+      break;
+    default: s = std::string(to_string(kind)) + " of " + signal;
+  }
+  const bool open0 = std::isinf(t0), open1 = std::isinf(t1);
+  if (!open0 || !open1)
+    s += " over [" + (open0 ? std::string("t_start") : number(t0)) + ", " + (open1 ? std::string("t_end") : number(t1)) +
+         "] s";
+  return s;
+}
+
+std::string MetricSpec::unit() const {
+  switch (kind) {
+    case Kind::time_stuck: return "s";
+    case Kind::events: return "1";
+    case Kind::energy: return "J";
+    default: return unit_of(signal);
+  }
+}
+
+void check_metric(const MetricSpec& m, const Model& model) {
+  switch (m.kind) {
+    case MetricSpec::Kind::time_stuck: {
+      const int e = model.element_id(m.element);
+      if (e < 0) bad(m, "the model has no element '" + m.element + "'");
+      if (model.element_kind[e] != ElementKind::friction)
+        bad(m, "'" + m.element + "' is not a friction element (only friction elements stick)");
+      break;
+    }
+    case MetricSpec::Kind::events: {
+      if (!m.element.empty() && model.element_id(m.element) < 0)
+        bad(m, "the model has no element '" + m.element + "'");
+      bool ok = m.event_kind.empty();
+      for (int k = 0; k < kNumEventKinds; ++k) ok = ok || m.event_kind == to_string(static_cast<EventKind>(k));
+      if (!ok)
+        bad(m, "unknown event kind '" + m.event_kind + "' (expected one of: all, stick, break_away, reversal, contact, "
+               "separation)");
+      break;
+    }
+    case MetricSpec::Kind::energy: check_signal(m, "energy." + m.signal, model); break;
+    case MetricSpec::Kind::hysteresis:
+      check_signal(m, m.signal, model);
+      check_signal(m, m.against, model);
+      if (!std::isfinite(m.level)) bad(m, "the level must be a finite number");
+      break;
+    default: check_signal(m, m.signal, model);
+  }
+  const auto& s = model.simulation;
+  if (std::isnan(m.t0) || std::isnan(m.t1)) bad(m, "the window must be two numbers");
+  if (!(m.t0 < m.t1)) bad(m, "the window [" + number(m.t0) + ", " + number(m.t1) + "] is empty");
+  if (m.t0 > s.t_end || m.t1 < s.t_start)
+    bad(m, "the window [" + number(m.t0) + ", " + number(m.t1) + "] lies outside the run [" + number(s.t_start) + ", " +
+               number(s.t_end) + "] s");
+}
+
+std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, const Result& r) {
+  std::vector<double> out(metrics.size(), kNaN);
+  if (r.time.empty()) return out;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const MetricSpec& m = metrics[i];
+    const double a = std::max(m.t0, r.time.front()), b = std::min(m.t1, r.time.back());
+    if (m.kind == MetricSpec::Kind::time_stuck) {
+      const auto it = std::find(r.element_names.begin(), r.element_names.end(), m.element);
+      out[i] = stuck_time(r, static_cast<int>(it - r.element_names.begin()), a, b);
+      continue;
+    }
+    if (m.kind == MetricSpec::Kind::events) {
+      long n = 0;
+      for (const EventRecord& ev : r.events) {
+        if (ev.t < a || ev.t > b) continue;
+        if (!m.element.empty() && r.element_names[ev.element] != m.element) continue;
+        if (!m.event_kind.empty() && m.event_kind != to_string(ev.kind)) continue;
+        ++n;
+      }
+      out[i] = static_cast<double>(n);
+      continue;
+    }
+    if (m.kind == MetricSpec::Kind::energy) {
+      const std::vector<double> v = values(r, "energy." + m.signal);
+      out[i] = interpolate(r.time, v, b) - interpolate(r.time, v, a);
+      continue;
+    }
+    std::vector<std::size_t> window;
+    for (std::size_t k = 0; k < r.time.size(); ++k)
+      if (r.time[k] >= a && r.time[k] <= b) window.push_back(k);
+    if (window.empty()) continue;
+    const std::vector<double> v = values(r, m.signal);
+    if (m.kind == MetricSpec::Kind::hysteresis) {
+      out[i] = loop_width(values(r, m.against), v, m.level, window);
+      continue;
+    }
+    double lo = v[window.front()], hi = lo;
+    for (std::size_t k : window) {
+      lo = std::min(lo, v[k]);
+      hi = std::max(hi, v[k]);
+    }
+    // Time averages by the trapezoidal rule (a single sample is its own average).
+    double integral = 0.0, integral2 = 0.0;
+    for (std::size_t w = 1; w < window.size(); ++w) {
+      const std::size_t k0 = window[w - 1], k1 = window[w];
+      const double dt = r.time[k1] - r.time[k0];
+      integral += 0.5 * dt * (v[k0] + v[k1]);
+      integral2 += 0.5 * dt * (v[k0] * v[k0] + v[k1] * v[k1]);
+    }
+    const double span = r.time[window.back()] - r.time[window.front()];
+    const double mean = span > 0.0 ? integral / span : v[window.front()];
+    const double mean2 = span > 0.0 ? integral2 / span : v[window.front()] * v[window.front()];
+    switch (m.kind) {
+      case MetricSpec::Kind::max: out[i] = hi; break;
+      case MetricSpec::Kind::min: out[i] = lo; break;
+      case MetricSpec::Kind::peak_to_peak: out[i] = hi - lo; break;
+      case MetricSpec::Kind::mean: out[i] = mean; break;
+      case MetricSpec::Kind::rms: out[i] = std::sqrt(mean2); break;
+      case MetricSpec::Kind::final_value: out[i] = v[window.back()]; break;
+      default: break;
+    }
+  }
+  return out;
+}
+
+std::vector<MetricSpec> default_metrics(const Model& model) {
+  std::vector<MetricSpec> out;
+  MetricSpec d;
+  d.name = "dissipated";
+  d.kind = MetricSpec::Kind::energy;
+  d.signal = "dissipated";
+  out.push_back(d);
+  for (int k = 0; k < kNumEventKinds; ++k) {
+    MetricSpec ev;
+    ev.kind = MetricSpec::Kind::events;
+    ev.event_kind = to_string(static_cast<EventKind>(k));
+    ev.name = "events." + ev.event_kind;
+    out.push_back(ev);
+  }
+  for (int e = 0; e < model.num_elements(); ++e) {
+    if (model.element_kind[e] != ElementKind::friction) continue;
+    MetricSpec s;
+    s.kind = MetricSpec::Kind::time_stuck;
+    s.element = model.element_names[e];
+    s.name = "time_stuck." + s.element;
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace luztar

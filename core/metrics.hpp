@@ -1,0 +1,61 @@
+#pragma once
+// Scalar figures of one run (what a parameter sweep records per run): extremes,
+// averages and the final value of a signal over a time window, time stuck,
+// event counts, energy changes, and the hysteresis width of one signal against
+// another. Signals are addressed by path:
+//   bodies.<name>.angle | bodies.<name>.velocity
+//   elements.<name>.torque | elements.<name>.state
+//   energy.input_work | energy.kinetic | energy.elastic | energy.dissipated
+// Signal statistics use the output grid (simulation.output_step); time stuck
+// and event counts use the exact event times.
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/model.hpp"
+#include "core/result.hpp"
+
+namespace luztar {
+
+struct MetricSpec {
+  enum class Kind {
+    max, min, mean, rms, peak_to_peak, final_value,  // of `signal` over the window
+    time_stuck,   // seconds friction element `element` is stuck within the window
+    events,       // number of events of `event_kind` ("" = any) on `element` ("" = any)
+    energy,       // change of energy.<signal> over the window, e.g. dissipated [J]
+    hysteresis,   // width in `signal` of its loop against `against`, measured where
+                  // `against` passes `level` (mean over the passes up minus down)
+  };
+  std::string name;      // column name in the results
+  Kind kind = Kind::max;
+  std::string signal;    // signal path (energy: one of input_work, kinetic, elastic, dissipated)
+  std::string against;   // hysteresis: the other signal path
+  double level = 0.0;    // hysteresis: value of `against` where the width is measured
+  std::string element;   // time_stuck, events
+  std::string event_kind;
+  double t0 = -std::numeric_limits<double>::infinity();  // window [s], clipped to the run
+  double t1 = std::numeric_limits<double>::infinity();
+  std::string where;     // where it was defined, for messages
+
+  // "rms of bodies.psi.velocity over [1, 10] s"
+  std::string describe() const;
+  // SI unit of the value ("rad", "N m", "s", "1", ...)
+  std::string unit() const;
+};
+
+const char* to_string(MetricSpec::Kind k);
+
+// Throws ModelError (field "metrics.<name>") when the metric names a body,
+// element, event kind or signal the model does not have, or a window outside
+// [t_start, t_end].
+void check_metric(const MetricSpec& m, const Model& model);
+
+// The value of each metric for a finished run (NaN where a value does not
+// exist, e.g. a hysteresis loop never closed within the window).
+std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, const Result& r);
+
+// What a sweep records when it is not told: energy dissipated, the number of
+// events of each kind, and the time stuck of every friction element.
+std::vector<MetricSpec> default_metrics(const Model& model);
+
+}  // namespace luztar

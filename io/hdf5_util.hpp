@@ -1,0 +1,206 @@
+#pragma once
+// Small RAII helpers over the HDF5 C API shared by the io writers and readers
+// (internal to io/: other folders never see HDF5 types).
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace luztar::io::h5 {
+
+// Owns one HDF5 identifier.
+class Handle {
+ public:
+  Handle(hid_t id, herr_t (*close)(hid_t), const char* what) : id_(id), close_(close) {
+    if (id_ < 0) throw std::runtime_error(std::string("HDF5: cannot create ") + what);
+  }
+  ~Handle() {
+    if (id_ >= 0) close_(id_);
+  }
+  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  operator hid_t() const { return id_; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+inline void check(herr_t status, const std::string& what) {
+  if (status < 0) throw std::runtime_error("HDF5: cannot write " + what);
+}
+
+// Groups remember creation order so that readers list bodies and elements in model order.
+inline Handle group(hid_t parent, const std::string& name) {
+  Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, "group properties");
+  check(H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), name);
+  return Handle(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), H5Gclose, name.c_str());
+}
+
+inline void dataset(hid_t parent, const std::string& name, const double* data, std::size_t n) {
+  const hsize_t dims[1] = {n};
+  Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
+  Handle d(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
+           name.c_str());
+  if (n) check(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+}
+
+inline void dataset(hid_t parent, const std::string& name, const std::int8_t* data, std::size_t n) {
+  const hsize_t dims[1] = {n};
+  Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
+  Handle d(H5Dcreate2(parent, name.c_str(), H5T_STD_I8LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
+           name.c_str());
+  if (n) check(H5Dwrite(d, H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+}
+
+inline Handle string_type() {
+  Handle t(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
+  check(H5Tset_size(t, H5T_VARIABLE), "string type");
+  check(H5Tset_cset(t, H5T_CSET_UTF8), "string type");
+  return t;
+}
+
+inline void dataset(hid_t parent, const std::string& name, const std::vector<std::string>& strings) {
+  std::vector<const char*> ptrs;
+  for (const std::string& s : strings) ptrs.push_back(s.c_str());
+  const hsize_t dims[1] = {strings.size()};
+  Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
+  Handle type = string_type();
+  Handle d(H5Dcreate2(parent, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose, name.c_str());
+  if (!ptrs.empty()) check(H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), name);
+}
+
+inline void scalar_string(hid_t parent, const std::string& name, const std::string& value) {
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
+  Handle type = string_type();
+  Handle d(H5Dcreate2(parent, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose, name.c_str());
+  const char* p = value.c_str();
+  check(H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), name);
+}
+
+inline void attribute(hid_t obj, const std::string& name, double value) {
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
+  Handle a(H5Acreate2(obj, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name.c_str());
+  check(H5Awrite(a, H5T_NATIVE_DOUBLE, &value), name);
+}
+
+inline void attribute(hid_t obj, const std::string& name, long value) {
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
+  Handle a(H5Acreate2(obj, name.c_str(), H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name.c_str());
+  check(H5Awrite(a, H5T_NATIVE_LONG, &value), name);
+}
+
+inline void attribute(hid_t obj, const std::string& name, const std::string& value) {
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
+  Handle type = string_type();
+  Handle a(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name.c_str());
+  const char* p = value.c_str();
+  check(H5Awrite(a, type, &p), name);
+}
+
+
+// Names of the links in an open group, in creation order when it is tracked.
+inline std::vector<std::string> children(hid_t group) {
+  std::vector<std::string> names;
+  auto collect = [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+    static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+    return 0;
+  };
+  if (H5Literate(group, H5_INDEX_CRT_ORDER, H5_ITER_INC, nullptr, collect, &names) < 0) {
+    names.clear();
+    H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, &names);
+  }
+  return names;
+}
+
+struct Closer {
+  hid_t id;
+  herr_t (*close)(hid_t);
+  ~Closer() {
+    if (id >= 0) close(id);
+  }
+};
+
+// Read access to an open file; every failure throws std::runtime_error naming the file.
+class File {
+ public:
+  explicit File(const std::string& path) : path_(path) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    id_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id_ < 0) throw std::runtime_error(path + ": not a readable HDF5 file");
+  }
+  ~File() { H5Fclose(id_); }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  hid_t open(const std::string& name) const {
+    const hid_t d = H5Dopen2(id_, name.c_str(), H5P_DEFAULT);
+    if (d < 0) throw std::runtime_error(path_ + ": missing dataset " + name);
+    return d;
+  }
+  std::size_t length(hid_t d) const {
+    Closer space{H5Dget_space(d), H5Sclose};
+    hsize_t dims[1] = {0};
+    H5Sget_simple_extent_dims(space.id, dims, nullptr);
+    return static_cast<std::size_t>(dims[0]);
+  }
+  std::vector<double> doubles(const std::string& name) const {
+    Closer d{open(name), H5Dclose};
+    std::vector<double> v(length(d.id));
+    if (!v.empty() && H5Dread(d.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+      throw std::runtime_error(path_ + ": cannot read " + name);
+    return v;
+  }
+  std::vector<std::int8_t> bytes(const std::string& name) const {
+    Closer d{open(name), H5Dclose};
+    std::vector<std::int8_t> v(length(d.id));
+    if (!v.empty() && H5Dread(d.id, H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+      throw std::runtime_error(path_ + ": cannot read " + name);
+    return v;
+  }
+  std::vector<std::string> strings(const std::string& name) const {
+    Closer d{open(name), H5Dclose};
+    Closer type{H5Dget_type(d.id), H5Tclose};
+    Closer space{H5Dget_space(d.id), H5Sclose};
+    const std::size_t n = H5Sget_simple_extent_ndims(space.id) == 0 ? 1 : length(d.id);
+    std::vector<char*> raw(n, nullptr);
+    std::vector<std::string> out;
+    if (n && H5Dread(d.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0)
+      throw std::runtime_error(path_ + ": cannot read " + name);
+    for (char* p : raw) out.emplace_back(p ? p : "");
+    if (n) H5Dvlen_reclaim(type.id, space.id, H5P_DEFAULT, raw.data());
+    return out;
+  }
+  std::vector<std::string> children(const std::string& group) const {
+    std::vector<std::string> names;
+    Closer g{H5Gopen2(id_, group.c_str(), H5P_DEFAULT), H5Gclose};
+    if (g.id < 0) throw std::runtime_error(path_ + ": missing group " + group);
+    return h5::children(g.id);
+  }
+  std::string string_attribute(const std::string& object, const std::string& name) const {
+    Closer a{H5Aopen_by_name(id_, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose};
+    if (a.id < 0) throw std::runtime_error(path_ + ": missing attribute " + object + "@" + name);
+    Closer type{H5Aget_type(a.id), H5Tclose};
+    char* p = nullptr;
+    H5Aread(a.id, type.id, &p);
+    std::string s = p ? p : "";
+    H5free_memory(p);
+    return s;
+  }
+  template <class T>
+  T numeric_attribute(const std::string& object, const std::string& name, hid_t mem_type) const {
+    Closer a{H5Aopen_by_name(id_, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose};
+    if (a.id < 0) throw std::runtime_error(path_ + ": missing attribute " + object + "@" + name);
+    T v{};
+    H5Aread(a.id, mem_type, &v);
+    return v;
+  }
+
+ private:
+  std::string path_;
+  hid_t id_ = -1;
+};
+
+}  // namespace luztar::io::h5

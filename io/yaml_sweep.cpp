@@ -1,0 +1,331 @@
+// Reader of sweep descriptions (schema in io/yaml_sweep.hpp).
+#include "io/yaml_sweep.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace luztar::io {
+
+namespace {
+
+class SweepReader {
+ public:
+  explicit SweepReader(std::string origin) : origin_(std::move(origin)) {}
+
+  std::string where(const YAML::Node& n) const {
+    const YAML::Mark m = n.Mark();
+    if (origin_.rfind("--", 0) == 0 || m.line < 0) return origin_;
+    return origin_ + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+  }
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& detail) const {
+    throw ModelError(field, detail, where(n));
+  }
+  void only_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> allowed) const {
+    if (!map.IsMap()) fail(map, field, "expected a mapping of keys to values");
+    for (const auto& kv : map) {
+      const std::string key = kv.first.as<std::string>();
+      bool ok = false;
+      std::string list;
+      for (const char* a : allowed) {
+        ok = ok || key == a;
+        list += std::string(list.empty() ? "" : ", ") + a;
+      }
+      if (!ok) fail(kv.first, field + "." + key, "unknown key '" + key + "' (expected one of: " + list + ")");
+    }
+  }
+  double number(const YAML::Node& n, const std::string& field) const {
+    double v = 0.0;
+    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v))
+      fail(n, field, "expected a number, got " + (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string("a structure")));
+    if (std::isnan(v)) fail(n, field, "expected a number, got NaN");
+    return v;
+  }
+  long whole(const YAML::Node& n, const std::string& field) const {
+    long v = 0;
+    if (!n.IsScalar() || !YAML::convert<long>::decode(n, v))
+      fail(n, field, "expected a whole number, got " + (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string("a structure")));
+    return v;
+  }
+  std::string text(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsScalar()) fail(n, field, "expected a text value");
+    return n.Scalar();
+  }
+  bool log_scale(const YAML::Node& map, const std::string& field) const {
+    const YAML::Node s = map["scale"];
+    if (!s) return false;
+    const std::string v = text(s, field + ".scale");
+    if (v != "linear" && v != "log") fail(s, field + ".scale", "expected 'linear' or 'log', got '" + v + "'");
+    return v == "log";
+  }
+
+  SweepParameter parameter(const std::string& path, const YAML::Node& n) const {
+    const std::string field = "sweep.parameters." + path;
+    SweepParameter p;
+    p.path = path;
+    p.where = where(n);
+    if (n.IsScalar()) {
+      p.values = {n.Scalar()};
+    } else if (n.IsSequence()) {
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        if (!n[i].IsScalar()) fail(n[i], field + "[" + std::to_string(i) + "]", "expected a single value");
+        p.values.push_back(n[i].Scalar());
+      }
+      if (p.values.empty()) fail(n, field, "the list of values is empty");
+    } else if (n.IsMap() && (n["uniform"] || n["latin_hypercube"])) {
+      only_keys(n, field, {"uniform", "latin_hypercube", "scale"});
+      const bool lhs = static_cast<bool>(n["latin_hypercube"]);
+      if (lhs && n["uniform"]) fail(n, field, "give either 'uniform' or 'latin_hypercube', not both");
+      const YAML::Node b = lhs ? n["latin_hypercube"] : n["uniform"];
+      const std::string bf = field + (lhs ? ".latin_hypercube" : ".uniform");
+      if (!b.IsSequence() || b.size() != 2) fail(b, bf, "expected the bounds [low, high]");
+      p.kind = lhs ? SweepParameter::Kind::latin_hypercube : SweepParameter::Kind::uniform;
+      p.from = number(b[0], bf);
+      p.to = number(b[1], bf);
+      p.log = log_scale(n, field);
+    } else if (n.IsMap()) {
+      only_keys(n, field, {"from", "to", "count", "scale"});
+      for (const char* k : {"from", "to", "count"})
+        if (!n[k]) fail(n, field, std::string("missing field '") + k + "' (a range is {from, to, count[, scale: log]})");
+      p.kind = SweepParameter::Kind::range;
+      p.from = number(n["from"], field + ".from");
+      p.to = number(n["to"], field + ".to");
+      p.count = whole(n["count"], field + ".count");
+      p.log = log_scale(n, field);
+    } else {
+      fail(n, field, "expected a value, a list, a range {from, to, count} or a sampling {uniform|latin_hypercube: [a, b]}");
+    }
+    return p;
+  }
+
+  MetricSpec metric(const std::string& name, const YAML::Node& n) const {
+    const std::string field = "sweep.metrics." + name;
+    if (!n.IsMap()) fail(n, field, "expected a mapping such as {rms: bodies.psi.velocity, window: [1, 10]}");
+    MetricSpec m;
+    m.name = name;
+    m.where = where(n);
+    static const std::pair<const char*, MetricSpec::Kind> kinds[] = {
+        {"max", MetricSpec::Kind::max},          {"min", MetricSpec::Kind::min},
+        {"mean", MetricSpec::Kind::mean},        {"rms", MetricSpec::Kind::rms},
+        {"peak_to_peak", MetricSpec::Kind::peak_to_peak}, {"final", MetricSpec::Kind::final_value},
+        {"time_stuck", MetricSpec::Kind::time_stuck}, {"events", MetricSpec::Kind::events},
+        {"energy", MetricSpec::Kind::energy},    {"hysteresis", MetricSpec::Kind::hysteresis}};
+    int found = 0;
+    std::string list;
+    for (const auto& [key, kind] : kinds) {
+      list += std::string(list.empty() ? "" : ", ") + key;
+      if (!n[key]) continue;
+      ++found;
+      m.kind = kind;
+      const std::string arg = text(n[key], field + "." + key);
+      if (kind == MetricSpec::Kind::time_stuck) m.element = arg;
+      else if (kind == MetricSpec::Kind::events) m.event_kind = arg == "all" ? "" : arg;
+      else m.signal = arg;
+    }
+    if (found != 1) fail(n, field, "give exactly one of: " + list);
+    using K = MetricSpec::Kind;
+    if (m.kind == K::events) only_keys(n, field, {"events", "element", "window"});
+    else if (m.kind == K::hysteresis) only_keys(n, field, {"hysteresis", "against", "at", "window"});
+    else only_keys(n, field, {to_string(m.kind), "window"});
+    if (n["element"]) m.element = text(n["element"], field + ".element");
+    if (m.kind == K::hysteresis) {
+      if (!n["against"]) fail(n, field, "missing field 'against' (the signal the loop is drawn against)");
+      m.against = text(n["against"], field + ".against");
+      if (n["at"]) m.level = number(n["at"], field + ".at");
+    }
+    if (const YAML::Node w = n["window"]) {
+      if (!w.IsSequence() || w.size() != 2) fail(w, field + ".window", "expected [t0, t1] in seconds");
+      m.t0 = number(w[0], field + ".window");
+      m.t1 = number(w[1], field + ".window");
+      if (!(m.t0 < m.t1)) fail(w, field + ".window", "the window is empty (t0 must be < t1)");
+    }
+    return m;
+  }
+
+  void sweep(const YAML::Node& n, SweepSpec& s) const {
+    only_keys(n, "sweep", {"combine", "samples", "seed", "trajectories", "parameters", "metrics"});
+    s.where = where(n);
+    if (const YAML::Node c = n["combine"]) {
+      const std::string v = text(c, "sweep.combine");
+      if (v != "grid" && v != "zip") fail(c, "sweep.combine", "expected 'grid' or 'zip', got '" + v + "'");
+      s.zip = v == "zip";
+    }
+    if (n["samples"]) {
+      s.samples = whole(n["samples"], "sweep.samples");
+      if (s.samples < 1) fail(n["samples"], "sweep.samples", "must be >= 1");
+    }
+    if (n["seed"]) {
+      const long seed = whole(n["seed"], "sweep.seed");
+      if (seed < 0) fail(n["seed"], "sweep.seed", "must be >= 0");
+      s.seed = static_cast<std::uint64_t>(seed);
+    }
+    if (const YAML::Node t = n["trajectories"]) {
+      bool v = false;
+      if (!t.IsScalar() || !YAML::convert<bool>::decode(t, v)) fail(t, "sweep.trajectories", "expected true or false");
+      s.trajectories = v;
+    }
+    if (const YAML::Node ps = n["parameters"]) {
+      if (!ps.IsMap()) fail(ps, "sweep.parameters", "expected a mapping of model paths to values");
+      for (const auto& kv : ps) s.parameters.push_back(parameter(kv.first.as<std::string>(), kv.second));
+    }
+    if (const YAML::Node ms = n["metrics"]) {
+      if (!ms.IsMap()) fail(ms, "sweep.metrics", "expected a mapping of names to metrics");
+      for (const auto& kv : ms) {
+        const std::string name = kv.first.as<std::string>();
+        for (const MetricSpec& m : s.metrics)
+          if (m.name == name) fail(kv.first, "sweep.metrics." + name, "the metric name '" + name + "' is used twice");
+        s.metrics.push_back(metric(name, kv.second));
+      }
+    }
+  }
+
+ private:
+  std::string origin_;
+};
+
+std::string read_file(const std::string& path, const char* what) {
+  std::ifstream in(path);
+  if (!in) throw ModelError("", std::string("cannot open the ") + what + ": " + std::strerror(errno), path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+YAML::Node load_yaml(const std::string& text, const std::string& origin) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ModelError("", "YAML syntax error: " + e.msg,
+                     origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1));
+  }
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& s, const std::string& option,
+                                                     const char* form) {
+  const auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+    throw ModelError("", "expected " + std::string(form) + ", got '" + s + "'", option);
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+bool parse_double(const std::string& s, double& v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  v = std::strtod(s.c_str(), &end);
+  return *end == '\0' && errno == 0 && !std::isnan(v);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto k = s.find(sep, start);
+    out.push_back(s.substr(start, k - start));
+    if (k == std::string::npos) return out;
+    start = k + 1;
+  }
+}
+
+// The short command-line forms; anything else is read as YAML.
+bool shorthand(const std::string& path, const std::string& rhs, const std::string& where, SweepParameter& p) {
+  auto bad = [&](const std::string& detail) { throw ModelError("sweep.parameters." + path, detail, where); };
+  p.path = path;
+  p.where = where;
+  if (rhs.find(':') != std::string::npos && rhs.front() != '{' && rhs.front() != '[') {
+    std::vector<std::string> f = split(rhs, ':');
+    const bool sampled = f[0] == "uniform" || f[0] == "lhs" || f[0] == "latin_hypercube";
+    if (sampled) f.erase(f.begin());
+    if (!f.empty() && f.back() == "log") {
+      p.log = true;
+      f.pop_back();
+    }
+    if (sampled) {
+      if (f.size() != 2 || !parse_double(f[0], p.from) || !parse_double(f[1], p.to))
+        bad("expected uniform:LOW:HIGH[:log] or lhs:LOW:HIGH[:log], got '" + rhs + "'");
+      p.kind = rhs.rfind("uniform", 0) == 0 ? SweepParameter::Kind::uniform : SweepParameter::Kind::latin_hypercube;
+      return true;
+    }
+    double count = 0.0;
+    if (f.size() != 3 || !parse_double(f[0], p.from) || !parse_double(f[1], p.to) || !parse_double(f[2], count) ||
+        count != std::floor(count))
+      bad("expected FROM:TO:COUNT[:log], got '" + rhs + "'");
+    p.kind = SweepParameter::Kind::range;
+    p.count = static_cast<long>(count);
+    return true;
+  }
+  if (rhs.front() != '{' && rhs.front() != '[') {
+    p.values = split(rhs, ',');
+    for (const std::string& v : p.values)
+      if (v.empty()) bad("empty value in the list '" + rhs + "'");
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+SweepInput load_sweep(const std::string& path) {
+  const std::string text = read_file(path, "sweep or model file");
+  const YAML::Node root = load_yaml(text, path);
+  if (!root.IsMap()) throw ModelError("", "expected a model file or a sweep file (a mapping)", path);
+  SweepReader reader(path);
+  SweepInput in;
+  const std::filesystem::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
+  if (root["bodies"]) {  // a model file, maybe with a sweep section
+    in.model_path = path;
+    in.model_text = text;
+    in.model_dir = dir;
+  } else {
+    reader.only_keys(root, "", {"model", "sweep"});
+    if (!root["model"]) throw ModelError("model", "missing field 'model' (the model file to sweep)", path);
+    std::filesystem::path mp(reader.text(root["model"], "model"));
+    if (mp.is_relative()) mp = std::filesystem::path(dir) / mp;
+    in.model_path = mp.lexically_normal().string();
+    try {
+      in.model_text = read_file(in.model_path, "model file");
+    } catch (const ModelError& e) {
+      reader.fail(root["model"], "model", e.what());
+    }
+    in.model_dir = mp.has_parent_path() ? mp.parent_path().string() : std::string(".");
+  }
+  if (const YAML::Node s = root["sweep"]) reader.sweep(s, in.spec);
+  if (in.spec.where.empty()) in.spec.where = path;
+  return in;
+}
+
+void add_parameter_option(SweepSpec& spec, const std::string& assignment) {
+  const auto [path, rhs] = split_assignment(assignment, "--set " + assignment, "PATH=VALUES");
+  const std::string where = "--set " + assignment;
+  SweepParameter p;
+  if (!shorthand(path, rhs, where, p)) p = SweepReader(where).parameter(path, load_yaml(rhs, where));
+  for (SweepParameter& q : spec.parameters)
+    if (q.path == path) {
+      q = p;
+      return;
+    }
+  spec.parameters.push_back(p);
+}
+
+void add_metric_option(SweepSpec& spec, const std::string& assignment) {
+  const auto [name, rhs] = split_assignment(assignment, "--metric " + assignment, "NAME=SPEC");
+  const std::string where = "--metric " + assignment;
+  const MetricSpec m = SweepReader(where).metric(name, load_yaml(rhs, where));
+  for (MetricSpec& q : spec.metrics)
+    if (q.name == name) {
+      q = m;
+      return;
+    }
+  spec.metrics.push_back(m);
+}
+
+}  // namespace luztar::io
