@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Draw a luztar result: angles and velocities of every body against time,
-intervals where a body's bearing (or any friction element on it) is stuck
-shaded, and events marked on the time axis.
+"""Draw a luztar result or sweep. A result (luztar run): angles and velocities
+of every body against time, intervals where a body's bearing (or any friction
+element on it) is stuck shaded, and events marked on the time axis. A sweep
+(luztar sweep): a heat map of one metric over two parameters (a line over one).
 
     python3 luztar_plot.py result.h5 -o result.png
+    python3 luztar_plot.py sweep.h5 -o map.png [--metric NAME] [--x PATH] [--y PATH]
 
 Needs h5py and matplotlib (Debian: python3-h5py python3-matplotlib).
 """
@@ -25,10 +27,70 @@ def stuck_intervals(time, state):
     return spans
 
 
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def plot_sweep(f, args, plt):
+    """Heat map of a metric over two swept parameters: cells when the runs form
+    a grid over them (other parameters averaged), points otherwise."""
+    import numpy as np
+    params = list(f["parameters"].keys())
+    metrics = list(f["metrics"].keys())
+    metric = args.metric or metrics[0]
+    if metric not in metrics:
+        sys.exit(f"luztar plot: no metric '{metric}' in {args.result} (it has: {', '.join(metrics)})")
+    numeric = [p for p in params if f["parameters"][p].dtype.kind == "f"]
+    varying = [p for p in numeric if len(np.unique(f["parameters"][p][:])) > 1] or numeric
+    x = args.x or (varying[0] if varying else None)
+    y = args.y or next((p for p in varying if p != x), None)
+    for name in (x, y):
+        if name is not None and name not in numeric:
+            sys.exit(f"luztar plot: no numeric parameter '{name}' in {args.result} (it has: {', '.join(numeric)})")
+    if x is None:
+        sys.exit("luztar plot: the sweep has no numeric parameter to draw against")
+    done = f["runs/status"][:] == 0
+    value = f["metrics"][metric][:]
+    definition = text(f["metrics"][metric].attrs.get("definition", metric))
+    unit = text(f["metrics"][metric].attrs.get("unit", ""))
+    xs = f["parameters"][x][:]
+    fig, ax = plt.subplots(figsize=(8, 6))
+    if y is None:
+        order = np.argsort(xs[done])
+        ax.plot(xs[done][order], value[done][order], "o-")
+        ax.set_xlabel(x)
+        ax.set_ylabel(f"{metric} [{unit}]")
+    else:
+        ys = f["parameters"][y][:]
+        ux, uy = np.unique(xs[done]), np.unique(ys[done])
+        grid = np.full((len(uy), len(ux)), np.nan)
+        count = np.zeros_like(grid)
+        for xv, yv, v in zip(xs[done], ys[done], value[done]):
+            i, j = np.searchsorted(uy, yv), np.searchsorted(ux, xv)
+            grid[i, j] = v if count[i, j] == 0 else grid[i, j] + v
+            count[i, j] += 1
+        is_grid = len(ux) > 1 and len(uy) > 1 and count.min() > 0 and len(ux) * len(uy) <= done.sum()
+        if is_grid:
+            mesh = ax.pcolormesh(ux, uy, grid / count, shading="nearest", cmap="viridis")
+        else:
+            mesh = ax.scatter(xs[done], ys[done], c=value[done], cmap="viridis", s=40)
+        fig.colorbar(mesh, ax=ax, label=f"{metric} [{unit}]")
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+    missing = int((~done).sum())
+    ax.set_title(f"{definition}" + (f"\n({missing} runs pending or not finished, left out)" if missing else ""),
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=110)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("result", help="HDF5 file written by luztar run")
+    parser.add_argument("result", help="HDF5 file written by luztar run or luztar sweep")
     parser.add_argument("-o", "--output", required=True, help="picture file (png, svg, pdf)")
+    parser.add_argument("--metric", help="sweep: metric to map (default: the first)")
+    parser.add_argument("--x", help="sweep: parameter on the x axis (default: the first numeric one)")
+    parser.add_argument("--y", help="sweep: parameter on the y axis (default: the second numeric one)")
     args = parser.parse_args()
     try:
         import h5py
@@ -43,6 +105,10 @@ def main():
     except OSError as e:
         sys.exit(f"luztar plot: {args.result}: {e}")
     with f:
+        if text(f.attrs.get("format", "")) == "luztar sweep":
+            plot_sweep(f, args, plt)
+            print(f"wrote {args.output}")
+            return
         time = f["time"][:]
         bodies = list(f["bodies"].keys())
         # friction elements and the body each acts on (from the stored model order)

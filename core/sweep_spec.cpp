@@ -1,5 +1,6 @@
 #include "core/sweep_spec.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -87,12 +88,9 @@ RunStatus run_status(StepStatus s) {
 }
 
 std::string format_value(double v) {
-  char buf[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back to v
+  return std::string(buf, r.ptr);
 }
 
 RunTable expand(const SweepSpec& spec) {

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "io/hdf5_reader.hpp"
+#include "tests/cli_runner.hpp"
 #include "io/yaml_model.hpp"
 
 namespace luztar {
@@ -15,32 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int code;
-  std::string out;
-};
-
-Outcome run(const std::string& args) {
-  const std::string cmd = std::string(LUZTAR_CLI) + " " + args + " 2>&1";
-  Outcome o{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) o.out += buf;
-  const int status = pclose(p);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
-
-class Cli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("luztar_cli_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
+using test_support::Outcome;
+Outcome run(const std::string& args) { return test_support::run_cli(args); }
+using Cli = test_support::TempDirTest;
 
 TEST_F(Cli, RunsEveryModel) {
   int models = 0;

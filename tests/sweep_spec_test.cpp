@@ -1,0 +1,326 @@
+// Sweep descriptions: expansion into runs (grid, zip, ranges, sampling), the
+// reader's errors (each bad description gets its message and location), and
+// the metrics against closed forms on synthetic results.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include "apps/sweep_plan.hpp"
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
+#include "core/sweep_spec.hpp"
+#include "io/yaml_sweep.hpp"
+#include "tests/cli_runner.hpp"
+
+namespace luztar {
+namespace {
+
+SweepParameter list(std::string path, std::vector<std::string> v) {
+  SweepParameter p;
+  p.path = std::move(path);
+  p.values = std::move(v);
+  return p;
+}
+
+SweepParameter range(std::string path, double from, double to, long count, bool log = false) {
+  SweepParameter p;
+  p.path = std::move(path);
+  p.kind = SweepParameter::Kind::range;
+  p.from = from;
+  p.to = to;
+  p.count = count;
+  p.log = log;
+  return p;
+}
+
+SweepParameter sampled(std::string path, SweepParameter::Kind kind, double from, double to, bool log = false) {
+  SweepParameter p = range(std::move(path), from, to, 0, log);
+  p.kind = kind;
+  return p;
+}
+
+TEST(SweepExpand, GridVariesTheLastParameterFastest) {
+  SweepSpec s;
+  s.parameters = {list("a", {"1", "2"}), list("b", {"x", "y", "z"})};
+  const RunTable t = expand(s);
+  ASSERT_EQ(t.size(), 6u);
+  EXPECT_EQ(t.values[0], (std::vector<std::string>{"1", "x"}));
+  EXPECT_EQ(t.values[2], (std::vector<std::string>{"1", "z"}));
+  EXPECT_EQ(t.values[3], (std::vector<std::string>{"2", "x"}));
+}
+
+TEST(SweepExpand, ZipPairsTheValuesAndRejectsUnequalLengths) {
+  SweepSpec s;
+  s.zip = true;
+  s.parameters = {list("a", {"1", "2", "3"}), range("b", 10, 30, 3)};
+  const RunTable t = expand(s);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t.values[1], (std::vector<std::string>{"2", "20"}));
+  s.parameters[1].count = 4;
+  try {
+    expand(s);
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(e.field(), "sweep.parameters.b");
+    EXPECT_NE(std::string(e.what()).find("same number of values: 4 here, 3 for a"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SweepExpand, RangesHitTheirEndsExactly) {
+  SweepSpec s;
+  s.parameters = {range("lin", 0.1, 0.7, 7)};
+  RunTable t = expand(s);
+  ASSERT_EQ(t.size(), 7u);
+  EXPECT_EQ(t.values[6][0], "0.7");
+  for (int i = 0; i < 7; ++i) EXPECT_NEAR(std::stod(t.values[i][0]), 0.1 + 0.1 * i, 1e-15);
+  s.parameters = {range("log", 1e-3, 1e1, 5, true)};
+  t = expand(s);
+  for (int i = 0; i < 5; ++i) EXPECT_NEAR(std::log10(std::stod(t.values[i][0])), -3.0 + i, 1e-14);
+  EXPECT_EQ(t.values[4][0], "10");
+}
+
+TEST(SweepExpand, LatinHypercubePutsOneDrawInEachStratum) {
+  SweepSpec s;
+  s.samples = 50;
+  s.seed = 42;
+  s.parameters = {sampled("a", SweepParameter::Kind::latin_hypercube, 2.0, 4.0),
+                  sampled("b", SweepParameter::Kind::latin_hypercube, 1e-3, 1e-1, true)};
+  const RunTable t = expand(s);
+  ASSERT_EQ(t.size(), 50u);
+  std::set<int> strata_a, strata_b;
+  for (const auto& row : t.values) {
+    strata_a.insert(static_cast<int>(std::floor((std::stod(row[0]) - 2.0) / 2.0 * 50)));
+    strata_b.insert(static_cast<int>(std::floor((std::log(std::stod(row[1])) - std::log(1e-3)) /
+                                                (std::log(1e-1) - std::log(1e-3)) * 50)));
+  }
+  EXPECT_EQ(strata_a.size(), 50u);
+  EXPECT_EQ(strata_b.size(), 50u);
+  EXPECT_EQ(*strata_a.begin(), 0);
+  EXPECT_EQ(*strata_a.rbegin(), 49);
+  // Same seed, same table; another seed, another table.
+  EXPECT_EQ(expand(s).values, t.values);
+  s.seed = 43;
+  EXPECT_NE(expand(s).values, t.values);
+}
+
+TEST(SweepExpand, UniformDrawsStayInBoundsAndCrossTheGrid) {
+  SweepSpec s;
+  s.samples = 1000;
+  s.parameters = {list("g", {"1", "2"}), sampled("u", SweepParameter::Kind::uniform, -1.0, 3.0)};
+  const RunTable t = expand(s);
+  ASSERT_EQ(t.size(), 2000u);
+  double sum = 0.0;
+  for (std::size_t i = 0; i < 1000; ++i) {
+    const double u = std::stod(t.values[i][1]);
+    EXPECT_GE(u, -1.0);
+    EXPECT_LT(u, 3.0);
+    EXPECT_EQ(t.values[i][1], t.values[i + 1000][1]);  // the same draws for every grid point
+    sum += u;
+  }
+  EXPECT_NEAR(sum / 1000, 1.0, 0.15);  // mean of U(-1, 3) = 1, standard error 0.037
+}
+
+TEST(SweepExpand, FormatValueRoundTrips) {
+  for (double v : {0.1, 1.0 / 3.0, 1e-300, 6.02214076e23, -2.5, 0.0})
+    EXPECT_EQ(std::strtod(format_value(v).c_str(), nullptr), v);
+  EXPECT_EQ(format_value(0.1), "0.1");
+}
+
+// --- reading sweep descriptions: every bad one gets its own message ---------
+
+class SweepErrors : public test_support::TempDirTest {
+ protected:
+  // Writes a sweep file for gear_train.yaml with the given sweep section and
+  // returns the error make_plan reports ("" when none).
+  std::string error_of(const std::string& sweep_section, const std::vector<std::string>& sets = {}) {
+    const std::string file = path("s.yaml");
+    std::ofstream(file) << "model: " << LUZTAR_MODELS_DIR << "/gear_train.yaml\n" << sweep_section;
+    try {
+      io::SweepInput in = io::load_sweep(file);
+      for (const std::string& s : sets) io::add_parameter_option(in.spec, s);
+      app::make_plan(std::move(in));
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+TEST_F(SweepErrors, EachBadDescriptionGetsItsMessage) {
+  struct Case {
+    std::string sweep, expected;
+  };
+  const std::string f = path("s.yaml");
+  const std::vector<Case> cases = {
+      {"sweep:\n  parameters:\n    elements.mesch.freeplay: [0.01]\n",
+       f + ":4:30: elements.mesch.freeplay: 'elements' has no field 'mesch' (it has: shaft_in, mesh, shaft_out"},
+      {"sweep:\n  parameters:\n    elements.mesh.freeplai: [0.01]\n",
+       f + ":4:29: elements.mesh.freeplai: unknown key 'freeplai'"},
+      {"sweep:\n  parameters:\n    elements.mesh.freeplay: {from: 0.01, to: 0.02, count: 0}\n",
+       f + ":4:29: sweep.parameters.elements.mesh.freeplay: the range is empty (count 0"},
+      {"sweep:\n  parameters:\n    elements.mesh.freeplay: []\n",
+       f + ":4:29: sweep.parameters.elements.mesh.freeplay: the list of values is empty"},
+      {"sweep:\n  parameters:\n    elements.mesh.stiffness: {from: 0, to: 100, count: 3, scale: log}\n",
+       "a logarithmic range needs both ends > 0"},
+      {"sweep:\n  parameters:\n    elements.mesh.stiffness: [100, -5]\n",
+       f + ":4:30: elements.mesh.stiffness: must be >= 0 or .inf (got -5) (value -5) [run 1 (elements.mesh.stiffness = -5)]"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [abc]\n",
+       f + ":4:25: bodies.psi.inertia: expected a number, got 'abc'"},
+      {"sweep:\n  combine: zip\n  parameters:\n    bodies.psi.inertia: [1, 2]\n    bodies.phi.inertia: [1, 2, 3]\n",
+       "zipped parameters need the same number of values"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: {uniform: [1, 2]}\n",
+       "sweep.samples: sampled parameters need 'samples'"},
+      {"sweep:\n  samples: 3\n  parameters:\n    bodies.psi.inertia: [1, 2]\n",
+       "'samples' is given but no parameter is sampled"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: {uniform: [2, 1]}\n  samples: 2\n",
+       "the sampling interval is empty"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {rms: bodies.nope.velocity}\n",
+       f + ":6:8: metrics.m: 'bodies.nope.velocity': the model has no body 'nope'"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {median: bodies.psi.velocity}\n",
+       "sweep.metrics.m: give exactly one of: max, min"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {max: bodies.psi.velocity, window: [20, 30]}\n",
+       "metrics.m: the window [20, 30] lies outside the run [0, 10] s"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {time_stuck: mesh}\n",
+       "metrics.m: 'mesh' is not a friction element"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {events: slip}\n",
+       "metrics.m: unknown event kind 'slip'"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {hysteresis: bodies.psi.angle}\n",
+       "sweep.metrics.m: missing field 'against'"},
+      {"sweep:\n  combine: all\n  parameters:\n    bodies.psi.inertia: [1]\n",
+       f + ":3:12: sweep.combine: expected 'grid' or 'zip', got 'all'"},
+      {"sweep:\n  paramters:\n    bodies.psi.inertia: [1]\n", f + ":3:3: sweep.paramters: unknown key 'paramters'"},
+      {"sweep:\n  metrics: {}\n", "sweep.parameters: the sweep has no parameters"},
+      {"sweep:\n  parameters:\n    sweep.seed: [1]\n", "the sweep description itself cannot be swept"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia.value: [1]\n",
+       "'bodies.psi.inertia' is a single value; it has no field 'value'"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.sweep);
+    const std::string e = error_of(c.sweep);
+    EXPECT_NE(e.find(c.expected), std::string::npos) << "got: " << e;
+  }
+}
+
+TEST_F(SweepErrors, CommandLineValuesAndMissingFiles) {
+  const std::string base = "sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n";
+  EXPECT_NE(error_of(base, {"elements.mesh.freeplay=0.01:0.02:x"}).find(
+                "--set elements.mesh.freeplay=0.01:0.02:x: sweep.parameters.elements.mesh.freeplay: expected "
+                "FROM:TO:COUNT[:log]"),
+            std::string::npos);
+  EXPECT_NE(error_of(base, {"elements.mesh.freeplay"}).find("expected PATH=VALUES"), std::string::npos);
+  EXPECT_NE(error_of(base, {"elements.mesh.freeplay=0.01,,0.02"}).find("empty value in the list"), std::string::npos);
+  EXPECT_NE(error_of(base, {"elements.mesh.freeplay=-1"}).find(
+                "--set elements.mesh.freeplay=-1: elements.mesh.freeplay: must be >= 0"),
+            std::string::npos);
+  EXPECT_EQ(error_of(base, {"elements.mesh.freeplay=0.001:0.002:3"}), "");
+  // a --set replaces the file's parameter of the same path
+  EXPECT_EQ(error_of("sweep:\n  parameters:\n    bodies.psi.inertia: [-1]\n", {"bodies.psi.inertia=0.02"}), "");
+
+  std::ofstream(path("m.yaml")) << "model: nothere.yaml\n";
+  try {
+    io::load_sweep(path("m.yaml"));
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find(path("m.yaml") + ":1:8: model: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot open the model file"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(SweepErrors, SignalKindMayBeLeftOutOfAPath) {
+  io::SweepInput in;
+  std::ofstream(path("s.yaml")) << "model: " << LUZTAR_MODELS_DIR << "/gear_train.yaml\n"
+                                << "sweep:\n  parameters:\n    signals.drive.amplitude: [0.25]\n";
+  const app::SweepPlan plan = app::make_plan(io::load_sweep(path("s.yaml")));
+  const Model m = plan.model(0);
+  ASSERT_EQ(m.loads.size(), 2u);
+  bool found = false;
+  for (const Signal& s : m.signals) found = found || (s.kind == Signal::Kind::sine && s.amplitude == 0.25);
+  EXPECT_TRUE(found);
+}
+
+// --- metrics against closed forms -------------------------------------------
+
+// One body, one friction element; x = sin(2 pi t) sampled at 1 ms for 2 s.
+Result synthetic() {
+  Result r;
+  r.body_names = {"b"};
+  r.element_names = {"f"};
+  r.element_kinds = {"friction"};
+  const int n = 2001;
+  for (int k = 0; k < n; ++k) {
+    const double t = k * 1e-3;
+    r.time.push_back(t);
+    r.angle.push_back(std::sin(2 * M_PI * t));
+    r.velocity.push_back(2 * M_PI * std::cos(2 * M_PI * t));
+    // torque = angle + 0.3 sign(velocity): a loop of width 0.6 in torque at angle 0
+    r.element_torque.push_back(std::sin(2 * M_PI * t) + 0.3 * (std::cos(2 * M_PI * t) >= 0 ? 1 : -1));
+    r.element_state.push_back(t < 0.25 || t >= 1.5 ? 0 : 1);
+    r.input_work.push_back(t);
+    r.kinetic.push_back(0.0);
+    r.elastic.push_back(0.0);
+    r.dissipated.push_back(t * t);
+  }
+  r.events = {{0.25, 0, EventKind::break_away, 0, 1}, {1.5, 0, EventKind::stick, 1, 0}};
+  return r;
+}
+
+MetricSpec metric(MetricSpec::Kind kind, std::string signal, double t0 = -INFINITY, double t1 = INFINITY) {
+  MetricSpec m;
+  m.kind = kind;
+  m.signal = std::move(signal);
+  m.t0 = t0;
+  m.t1 = t1;
+  return m;
+}
+
+TEST(Metrics, SignalStatisticsMatchClosedForms) {
+  using K = MetricSpec::Kind;
+  const Result r = synthetic();
+  std::vector<MetricSpec> ms = {metric(K::max, "bodies.b.angle"),
+                                metric(K::min, "bodies.b.angle"),
+                                metric(K::peak_to_peak, "bodies.b.velocity"),
+                                metric(K::rms, "bodies.b.angle"),
+                                metric(K::mean, "bodies.b.angle", 0.0, 0.5),
+                                metric(K::final_value, "bodies.b.angle", 0.0, 0.25),
+                                metric(K::energy, "dissipated", 0.5, 1.5),
+                                metric(K::hysteresis, "elements.f.torque")};
+  ms.back().against = "bodies.b.angle";
+  MetricSpec stuck;
+  stuck.kind = K::time_stuck;
+  stuck.element = "f";
+  stuck.t0 = 0.1;
+  stuck.t1 = 1.75;
+  ms.push_back(stuck);
+  MetricSpec sticks;
+  sticks.kind = K::events;
+  sticks.event_kind = "stick";
+  ms.push_back(sticks);
+  MetricSpec all_events;
+  all_events.kind = K::events;
+  all_events.t1 = 1.0;
+  ms.push_back(all_events);
+  const std::vector<double> v = compute_metrics(ms, r);
+  EXPECT_NEAR(v[0], 1.0, 1e-12);                       // max sin
+  EXPECT_NEAR(v[1], -1.0, 1e-12);
+  EXPECT_NEAR(v[2], 4 * M_PI, 1e-12);                  // peak to peak of 2 pi cos
+  EXPECT_NEAR(v[3], std::sqrt(0.5), 1e-6);             // rms of sin over 2 periods (trapezoid error O(h^2))
+  EXPECT_NEAR(v[4], 2.0 / M_PI, 5e-6);  // mean of sin(2 pi t) over [0, 0.5] = 2/pi; trapezoid error h^2 (2 pi)^2/12 * 2/pi = 2.1e-6
+  EXPECT_NEAR(v[5], 1.0, 1e-12);                       // sin at t = 0.25
+  EXPECT_NEAR(v[6], 1.5 * 1.5 - 0.5 * 0.5, 1e-12);     // t^2 from 0.5 to 1.5
+  EXPECT_NEAR(v[7], 0.6, 1e-9);                        // loop width 2 * 0.3 at angle 0
+  EXPECT_NEAR(v[8], (0.25 - 0.1) + (1.75 - 1.5), 1e-12);  // stuck from the exact event times
+  EXPECT_EQ(v[9], 1.0);
+  EXPECT_EQ(v[10], 1.0);
+}
+
+TEST(Metrics, HysteresisIsNaNWithoutAClosedLoop) {
+  const Result r = synthetic();
+  MetricSpec m = metric(MetricSpec::Kind::hysteresis, "elements.f.torque", 0.0, 0.2);  // x only rises here
+  m.against = "bodies.b.angle";
+  EXPECT_TRUE(std::isnan(compute_metrics({m}, r)[0]));
+}
+
+}  // namespace
+}  // namespace luztar
