@@ -1,0 +1,277 @@
+// `luztar sweep` end to end: the metrics equal those of single `luztar run`s,
+// an interrupted sweep (SIGKILL or Ctrl-C) resumes to the same file, two
+// sweeps never write one file, the MPI sweep equals the threaded one, and
+// `luztar plot` draws the map.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+
+#include <chrono>
+#include <functional>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "io/hdf5_reader.hpp"
+#include "io/sweep_file.hpp"
+#include "tests/cli_runner.hpp"
+
+extern char** environ;
+
+namespace luztar {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::run_cli;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Replaces the one occurrence of `from` in `text`.
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at == std::string::npos) return text;
+  EXPECT_EQ(text.find(from, at + 1), std::string::npos) << from << " occurs twice";
+  return text.replace(at, from.size(), to);
+}
+
+pid_t spawn_cli(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {LUZTAR_CLI};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, LUZTAR_CLI, &fa, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+// Runs done in the sweep file on disk (0 while it does not exist yet).
+long runs_done(const std::string& path) {
+  try {
+    return io::read_sweep_file(path).runs_done;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+bool wait_for(const std::function<bool()>& ready, double seconds = 60.0) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+int exit_code(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Every stored item equal, except the wall times (they measure this machine).
+void expect_same_sweep(const std::string& a_path, const std::string& b_path) {
+  const io::SweepFileContents a = io::read_sweep_file(a_path), b = io::read_sweep_file(b_path);
+  EXPECT_EQ(a.fingerprint, b.fingerprint);
+  EXPECT_EQ(a.model_text, b.model_text);
+  EXPECT_EQ(a.description, b.description);
+  EXPECT_EQ(a.parameter_paths, b.parameter_paths);
+  EXPECT_EQ(a.parameter_values, b.parameter_values);
+  EXPECT_EQ(a.metric_names, b.metric_names);
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.message, b.message);
+  EXPECT_EQ(a.runs_done, b.runs_done);
+  ASSERT_EQ(a.metrics.size(), b.metrics.size());
+  for (std::size_t m = 0; m < a.metrics.size(); ++m)
+    for (std::size_t r = 0; r < a.runs(); ++r)
+      EXPECT_TRUE(same_bits(a.metrics[m][r], b.metrics[m][r]))
+          << a.metric_names[m] << " run " << r << ": " << a.metrics[m][r] << " vs " << b.metrics[m][r];
+}
+
+class SweepCli : public test_support::TempDirTest {
+ protected:
+  std::string gear_train() const { return std::string(LUZTAR_MODELS_DIR) + "/gear_train.yaml"; }
+  // A sweep of `n` one-second gear-train runs over the mesh freeplay.
+  std::vector<std::string> freeplay_sweep(int n, const std::string& out, const std::string& jobs) const {
+    return {"sweep", gear_train(), "--set", "simulation.t_end=1", "--set",
+            "elements.mesh.freeplay=0.004:0.02:" + std::to_string(n), "-o", out, "-j", jobs, "-q"};
+  }
+};
+
+TEST_F(SweepCli, GridMetricsEqualSingleRuns) {
+  const std::string out = path("grid.h5");
+  const test_support::Outcome o = run_cli(
+      "sweep " + gear_train() + " --set simulation.t_end=0.5 --set elements.mesh.freeplay=0.005,0.02 "
+      "--set elements.bearing_phi.coulomb=0.1,0.3 --metric 'vmax=max: bodies.psi.velocity' "
+      "--metric 'stuck=time_stuck: bearing_phi' --metric 'contacts=events: contact' "
+      "--metric 'heat=energy: dissipated' -o " + out);
+  ASSERT_EQ(o.code, 0) << o.out;
+  const io::SweepFileContents s = io::read_sweep_file(out);
+  ASSERT_EQ(s.runs(), 4u);
+  EXPECT_EQ(s.runs_done, 4);
+  const std::string base = read_text(gear_train());
+  for (std::size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(s.status[i], RunStatus::ok);
+    const std::string freeplay = s.parameter_values[1][i], coulomb = s.parameter_values[2][i];
+    EXPECT_EQ(freeplay, i < 2 ? "0.005" : "0.02");  // grid: the first parameter varies slowest
+    std::string text = replace_once(base, "freeplay: 0.01\n", "freeplay: " + freeplay + "\n");
+    text = replace_once(text, "coulomb: 0.2\n", "coulomb: " + coulomb + "\n");
+    const std::string model = path("run" + std::to_string(i) + ".yaml"), h5 = path("run.h5");
+    std::ofstream(model) << text;
+    ASSERT_EQ(run_cli("run " + model + " --t-end 0.5 -q -o " + h5).code, 0);
+    const Result r = io::read_hdf5(h5).result;
+    double vmax = -INFINITY;
+    for (int k = 0; k < r.num_samples(); ++k) vmax = std::max(vmax, r.velocity[k * r.num_bodies()]);
+    long contacts = 0;
+    for (const EventRecord& ev : r.events) contacts += ev.kind == EventKind::contact;
+    const int phi = 6;  // bearing_phi: element order of the model file
+    ASSERT_EQ(r.element_names[phi], "bearing_phi");
+    const double tol = 1e-12;
+    EXPECT_NEAR(s.metrics[0][i], vmax, tol * std::fabs(vmax));
+    EXPECT_NEAR(s.metrics[1][i], r.time_stuck[phi], 1e-12);
+    EXPECT_EQ(s.metrics[2][i], static_cast<double>(contacts));
+    EXPECT_NEAR(s.metrics[3][i], r.dissipated.back() - r.dissipated.front(), tol * r.dissipated.back());
+  }
+}
+
+TEST_F(SweepCli, KilledSweepResumesToTheSameFile) {
+  const std::string reference = path("reference.h5"), killed = path("killed.h5");
+  ASSERT_EQ(run_cli("sweep " + gear_train() + " --set simulation.t_end=1 --set elements.mesh.freeplay=0.004:0.02:12 "
+                    "-o " + reference + " -j 2 -q").code, 0);
+  const pid_t pid = spawn_cli(freeplay_sweep(12, killed, "1"));
+  ASSERT_TRUE(wait_for([&] { return runs_done(killed) >= 3; }));
+  kill(pid, SIGKILL);
+  EXPECT_EQ(exit_code(pid), 128 + SIGKILL);
+  // Whatever the moment of the kill, the file reads, and holds only finished runs.
+  const io::SweepFileContents partial = io::read_sweep_file(killed);
+  long pending = 0;
+  for (RunStatus s : partial.status) pending += s == RunStatus::pending;
+  EXPECT_GE(partial.runs_done, 3);
+  EXPECT_EQ(partial.runs_done + pending, 12);
+  ASSERT_GT(pending, 0) << "the sweep finished before it was killed; make it longer";
+  for (std::size_t i = 0; i < partial.runs(); ++i)
+    EXPECT_EQ(std::isnan(partial.metrics[0][i]), partial.status[i] == RunStatus::pending);
+
+  // Without --resume the unfinished file is not overwritten.
+  test_support::Outcome o = run_cli("sweep " + gear_train() + " --set simulation.t_end=1 --set "
+                                    "elements.mesh.freeplay=0.004:0.02:12 -o " + killed);
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find("holds an unfinished sweep (" + std::to_string(partial.runs_done) + " of 12 runs done)"),
+            std::string::npos) << o.out;
+  // --resume of a different sweep is refused.
+  o = run_cli("sweep " + gear_train() + " --set simulation.t_end=1 --set elements.mesh.freeplay=0.004:0.02:11 -o " +
+              killed + " --resume");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find("holds a different sweep"), std::string::npos) << o.out;
+  // Killed again at arbitrary moments (also while the file is being updated):
+  // every time the file reads and no finished run is lost.
+  std::vector<std::string> resume = freeplay_sweep(12, killed, "1");
+  resume.push_back("--resume");
+  long before = partial.runs_done;
+  for (int round = 0; round < 3 && before < 11; ++round) {
+    const pid_t again = spawn_cli(resume);
+    ASSERT_TRUE(wait_for([&] { return runs_done(killed) > before; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(7 * round));
+    kill(again, SIGKILL);
+    exit_code(again);
+    const long now = io::read_sweep_file(killed).runs_done;
+    EXPECT_GT(now, before);
+    before = now;
+  }
+  pending = 12 - before;
+  // --resume runs exactly the pending runs.
+  o = run_cli("sweep " + gear_train() + " --set simulation.t_end=1 --set elements.mesh.freeplay=0.004:0.02:12 -o " +
+              killed + " --resume -j 2");
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("12 runs (2 parameters, 10 metrics), " + std::to_string(pending) + " to do"), std::string::npos)
+      << o.out;
+  expect_same_sweep(reference, killed);
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos) << entry.path();
+}
+
+TEST_F(SweepCli, SecondWriterIsRefusedAndCtrlCKeepsFinishedRuns) {
+  const std::string out = path("locked.h5");
+  const pid_t pid = spawn_cli(freeplay_sweep(40, out, "1"));
+  ASSERT_TRUE(wait_for([&] { return runs_done(out) >= 1; }));
+  const test_support::Outcome second = run_cli("sweep " + gear_train() + " --set simulation.t_end=1 --set "
+                                               "elements.mesh.freeplay=0.004:0.02:40 --resume -o " + out);
+  EXPECT_EQ(second.code, 1);
+  EXPECT_NE(second.out.find("another luztar sweep (pid " + std::to_string(pid) + ") is writing this file"),
+            std::string::npos) << second.out;
+  kill(pid, SIGINT);
+  EXPECT_EQ(exit_code(pid), 130);
+  const io::SweepFileContents c = io::read_sweep_file(out);
+  EXPECT_GE(c.runs_done, 1);
+  EXPECT_LT(c.runs_done, 40);
+  EXPECT_FALSE(fs::exists(out + ".lock"));
+}
+
+TEST_F(SweepCli, TrajectoriesAreStoredPerRun) {
+  const std::string out = path("traj.h5"), single = path("single.h5");
+  ASSERT_EQ(run_cli("sweep " + std::string(LUZTAR_MODELS_DIR) + "/block.yaml --set bodies.block.inertia=1,2 "
+                    "--trajectories -q -o " + out).code, 0)
+      << read_text(std::string(LUZTAR_MODELS_DIR) + "/block.yaml");
+  const std::string model = path("block2.yaml");
+  std::ofstream(model) << replace_once(read_text(std::string(LUZTAR_MODELS_DIR) + "/block.yaml"), "inertia: 1.0}",
+                                       "inertia: 2}");
+  ASSERT_EQ(run_cli("run " + model + " -q -o " + single).code, 0);
+  const Result a = io::read_sweep_trajectory(out, 1), b = io::read_hdf5(single).result;
+  EXPECT_EQ(a.time, b.time);
+  EXPECT_EQ(a.angle, b.angle);
+  EXPECT_EQ(a.velocity, b.velocity);
+  EXPECT_EQ(a.events.size(), b.events.size());
+}
+
+TEST_F(SweepCli, PlotDrawsTheHeatMap) {
+  const std::string out = path("map.h5"), png = path("map.png");
+  ASSERT_EQ(run_cli("sweep " + gear_train() + " --set simulation.t_end=0.2 --set elements.mesh.freeplay=0.005,0.01 "
+                    "--set signals.drive.amplitude=0.5,1 -q -o " + out).code, 0);
+  const test_support::Outcome o = run_cli("plot " + out + " -o " + png + " --metric dissipated");
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_GT(fs::file_size(png), 10000u);
+  EXPECT_EQ(run_cli("plot " + out + " -o " + png + " --metric nothere").code, 4);
+}
+
+#ifdef LUZTAR_MPIEXEC
+TEST_F(SweepCli, MpiSweepEqualsThreadedSweep) {
+  const std::string threaded = path("threads.h5"), ranks = path("mpi.h5");
+  const std::string args = " sweep " + gear_train() +
+                           " --set simulation.t_end=0.5 --set elements.mesh.freeplay=0.004:0.02:6 "
+                           "--set elements.bearing_phi.coulomb=0.1,0.3 -q -o ";
+  ASSERT_EQ(run_cli(args.substr(1) + threaded + " -j 2").code, 0);
+  // Root in containers, fewer cores than ranks: both allowed explicitly.
+  const std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + std::string(LUZTAR_MPIEXEC) +
+                          " --oversubscribe -n 2 " + LUZTAR_CLI + args + ranks + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string text;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) text += buf;
+  const int status = pclose(p);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  expect_same_sweep(threaded, ranks);
+}
+#endif
+
+}  // namespace
+}  // namespace luztar
