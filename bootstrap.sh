@@ -4,7 +4,7 @@
 #   bash bootstrap.sh example    install what is missing, build, run the gear-train example
 #   bash bootstrap.sh test       install what is missing, build, run the whole test suite
 #   bash bootstrap.sh sanitize   the test suite again under AddressSanitizer + UBSan
-#   bash bootstrap.sh bench      build and run the benchmark
+#   bash bootstrap.sh bench      build and run the benchmarks (single runs, then sweeps)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -56,6 +56,7 @@ case "${1:-}" in
     install_missing
     build build -DCMAKE_BUILD_TYPE=Release
     ./build/luztar_bench
+    ./build/luztar_sweep_bench
     ;;
   *)
     echo "usage: bash bootstrap.sh example|test|sanitize|bench" >&2

@@ -31,7 +31,10 @@ std::vector<std::string> range_values(const SweepParameter& p) {
       v = p.log ? std::exp(std::log(p.from) + s * (std::log(p.to) - std::log(p.from))) : p.from + s * (p.to - p.from);
       if (i == p.count - 1) v = p.to;  // the end exactly, not up to rounding
     }
-    out.push_back(format_value(v));
+    // 15 significant digits: the decimal the range means (0.45, not 0.44999999999999996).
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+    out.push_back(format_value(std::strtod(buf, nullptr)));
   }
   return out;
 }

@@ -9,8 +9,9 @@
 
 namespace luztar::io {
 
-// Writes into the file or group `where` (layout in io/hdf5_writer.hpp).
-void write_result_data(hid_t where, const Result& r);
+// Writes into the file or group `where` (layout in io/hdf5_writer.hpp);
+// `compress`: chunked, shuffled and deflated datasets.
+void write_result_data(hid_t where, const Result& r, bool compress = false);
 // Reads what write_result_data wrote under `prefix` ("" or "group/path/").
 Result read_result_data(const h5::File& f, const std::string& prefix);
 

@@ -3,6 +3,7 @@
 // (internal to io/: other folders never see HDF5 types).
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,18 +40,32 @@ inline Handle group(hid_t parent, const std::string& name) {
   return Handle(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), H5Gclose, name.c_str());
 }
 
-inline void dataset(hid_t parent, const std::string& name, const double* data, std::size_t n) {
+// Dataset creation properties: contiguous, or (compress) chunked with shuffle +
+// deflate, for large trajectories stored many times (sweeps).
+inline Handle storage(std::size_t n, bool compress) {
+  Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dataset properties");
+  if (compress && n > 0) {
+    const hsize_t chunk[1] = {std::min<hsize_t>(n, 16384)};
+    check(H5Pset_chunk(dcpl, 1, chunk), "chunking");
+    check(H5Pset_shuffle(dcpl), "shuffle filter");
+    check(H5Pset_deflate(dcpl, 4), "deflate filter");
+  }
+  return dcpl;
+}
+
+inline void dataset(hid_t parent, const std::string& name, const double* data, std::size_t n, hid_t dcpl = H5P_DEFAULT) {
   const hsize_t dims[1] = {n};
   Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
-  Handle d(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
+  Handle d(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
            name.c_str());
   if (n) check(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
 }
 
-inline void dataset(hid_t parent, const std::string& name, const std::int8_t* data, std::size_t n) {
+inline void dataset(hid_t parent, const std::string& name, const std::int8_t* data, std::size_t n,
+                    hid_t dcpl = H5P_DEFAULT) {
   const hsize_t dims[1] = {n};
   Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
-  Handle d(H5Dcreate2(parent, name.c_str(), H5T_STD_I8LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
+  Handle d(H5Dcreate2(parent, name.c_str(), H5T_STD_I8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
            name.c_str());
   if (n) check(H5Dwrite(d, H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
 }

@@ -30,19 +30,20 @@ std::vector<std::int8_t> column(const std::vector<std::int8_t>& m, int ncols, in
 
 }  // namespace
 
-void write_result_data(hid_t file, const Result& r) {
+void write_result_data(hid_t file, const Result& r, bool compress) {
   attribute(file, "status", std::string(to_string(r.status)));
   attribute(file, "message", r.message);
   const std::size_t nt = r.time.size();
-  dataset(file, "time", r.time.data(), nt);
+  const Handle samples = storage(nt, compress), per_event = storage(r.events.size(), compress);
+  dataset(file, "time", r.time.data(), nt, samples);
   {
     Handle bodies = group(file, "bodies");
     for (int j = 0; j < r.num_bodies(); ++j) {
       Handle b = group(bodies, r.body_names[j]);
       const auto angle = column(r.angle, r.num_bodies(), j);
       const auto velocity = column(r.velocity, r.num_bodies(), j);
-      dataset(b, "angle", angle.data(), angle.size());
-      dataset(b, "velocity", velocity.data(), velocity.size());
+      dataset(b, "angle", angle.data(), angle.size(), samples);
+      dataset(b, "velocity", velocity.data(), velocity.size(), samples);
     }
   }
   {
@@ -53,16 +54,16 @@ void write_result_data(hid_t file, const Result& r) {
       attribute(g, "time_stuck", r.time_stuck.empty() ? 0.0 : r.time_stuck[e]);
       const auto torque = column(r.element_torque, r.num_elements(), e);
       const auto state = column(r.element_state, r.num_elements(), e);
-      dataset(g, "torque", torque.data(), torque.size());
-      dataset(g, "state", state.data(), state.size());
+      dataset(g, "torque", torque.data(), torque.size(), samples);
+      dataset(g, "state", state.data(), state.size(), samples);
     }
   }
   {
     Handle energy = group(file, "energy");
-    dataset(energy, "input_work", r.input_work.data(), nt);
-    dataset(energy, "kinetic", r.kinetic.data(), nt);
-    dataset(energy, "elastic", r.elastic.data(), nt);
-    dataset(energy, "dissipated", r.dissipated.data(), nt);
+    dataset(energy, "input_work", r.input_work.data(), nt, samples);
+    dataset(energy, "kinetic", r.kinetic.data(), nt, samples);
+    dataset(energy, "elastic", r.elastic.data(), nt, samples);
+    dataset(energy, "dissipated", r.dissipated.data(), nt, samples);
   }
   {
     Handle events = group(file, "events");
@@ -76,11 +77,11 @@ void write_result_data(hid_t file, const Result& r) {
       before.push_back(ev.before);
       after.push_back(ev.after);
     }
-    dataset(events, "time", t.data(), t.size());
+    dataset(events, "time", t.data(), t.size(), per_event);
     dataset(events, "element", element);
     dataset(events, "kind", kind);
-    dataset(events, "before", before.data(), before.size());
-    dataset(events, "after", after.data(), after.size());
+    dataset(events, "before", before.data(), before.size(), per_event);
+    dataset(events, "after", after.data(), after.size(), per_event);
   }
 }
 

@@ -164,7 +164,7 @@ void record_runs(const std::string& path, const std::vector<SweepRunResult>& run
         const std::string name = run_group(r.index, static_cast<std::size_t>(total));
         if (H5Lexists(t, name.c_str(), H5P_DEFAULT) > 0) check(H5Ldelete(t, name.c_str(), H5P_DEFAULT), name);
         Handle g = group(t, name);
-        write_result_data(g, r.trajectory);
+        write_result_data(g, r.trajectory, /*compress=*/true);
       }
       ++done;
     }

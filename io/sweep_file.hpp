@@ -14,7 +14,8 @@
 //   /runs/message          (N) string: why a run did not finish ("" when ok)
 //   /runs/wall_time        (N) float64 [s]
 //   /trajectories/run_<i>  only with trajectories: the layout of a run file's root
-//                          (time, bodies, elements, energy, events); <i> zero-padded
+//                          (time, bodies, elements, energy, events), chunked and
+//                          compressed (shuffle + deflate); <i> zero-padded
 //
 // Every update writes a copy and renames it over the file, so the file on disk
 // is always complete and readable, whenever the writer is killed.

@@ -241,6 +241,10 @@ TEST_F(SweepCli, TrajectoriesAreStoredPerRun) {
   EXPECT_EQ(a.angle, b.angle);
   EXPECT_EQ(a.velocity, b.velocity);
   EXPECT_EQ(a.events.size(), b.events.size());
+  // stored chunked and deflated
+  const std::string check = "/usr/bin/python3 -c \"import h5py, sys; d = h5py.File(sys.argv[1])['trajectories/run_1/"
+                            "bodies/block/angle']; sys.exit(0 if d.chunks and d.compression == 'gzip' else 1)\" " + out;
+  EXPECT_EQ(std::system(check.c_str()), 0);
 }
 
 TEST_F(SweepCli, PlotDrawsTheHeatMap) {
