@@ -116,9 +116,19 @@ int coordinate(const SweepOptions& o, const SweepPlan& plan, const MpiSession& m
       for (SweepRunResult& r : queue.take(std::chrono::milliseconds(idle_remote ? 2 : 200)))
         pending.push_back(std::move(r));
       if (!pending.empty()) {
+        try {
+          io::record_runs(out, pending);  // the file on disk now holds every run finished so far
+        } catch (const std::exception& e) {
+          // e.g. disk full: the file keeps its last complete state; runs in progress are abandoned
+          dispenser.stop();
+          local.abandon();
+          lock.release();
+          std::cerr << "luztar: " << e.what() << "\nluztar sweep: stopped; " << (total - n_todo + done) << " of "
+                    << total << " runs are in " << out << "; --resume continues once the cause is fixed\n";
+          std::_Exit(1);
+        }
         for (const SweepRunResult& r : pending) failed += r.status != RunStatus::ok;
         done += pending.size();
-        io::record_runs(out, pending);  // the file on disk now holds every run finished so far
         pending.clear();
       }
       progress.update(done, failed);

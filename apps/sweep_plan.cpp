@@ -139,7 +139,8 @@ SweepPlan make_plan(io::SweepInput input) {
     }
   }
   p.description = describe(p);
-  std::string key = p.input.model_text + "\n\x1f" + p.description;
+  // The model's text, not its path: the same sweep resumed from another directory is the same sweep.
+  std::string key = p.input.model_text + "\n\x1f" + p.description.substr(p.description.find('\n') + 1);
   for (const auto& row : p.table.values)
     for (const std::string& v : row) key += v + "\x1f";
   p.fingerprint = fnv1a(key);

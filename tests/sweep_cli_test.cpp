@@ -154,6 +154,46 @@ TEST_F(SweepCli, GridMetricsEqualSingleRuns) {
   }
 }
 
+TEST_F(SweepCli, FailedRunIsRecordedAndTheSweepGoesOn) {
+  const std::string out = path("limits.h5");
+  const test_support::Outcome o = run_cli("sweep " + gear_train() + " --set simulation.t_end=0.5 "
+                                          "--set simulation.max_events=5,1000,100000 -o " + out);
+  EXPECT_EQ(o.code, 3) << o.out;  // some runs did not finish
+  EXPECT_NE(o.out.find("2 reached t_end, 1 did not"), std::string::npos) << o.out;
+  const io::SweepFileContents c = io::read_sweep_file(out);
+  ASSERT_EQ(c.runs(), 3u);
+  EXPECT_EQ(c.status[0], RunStatus::event_limit);
+  EXPECT_NE(c.message[0].find("event"), std::string::npos) << c.message[0];
+  for (const auto& m : c.metrics) EXPECT_TRUE(std::isnan(m[0]));
+  for (std::size_t i : {1u, 2u}) {
+    EXPECT_EQ(c.status[i], RunStatus::ok);
+    EXPECT_EQ(c.message[i], "");
+    EXPECT_GT(c.metrics[0][i], 0.0);  // dissipated
+  }
+}
+
+TEST_F(SweepCli, SweepSectionInTheModelFileAndDryRun) {
+  const std::string model = path("block_sweep.yaml"), out = path("block_sweep.h5");
+  std::ofstream(model) << read_text(std::string(LUZTAR_MODELS_DIR) + "/block.yaml")
+                       << "sweep:\n  combine: zip\n  parameters:\n    bodies.block.inertia: [1, 2, 4]\n"
+                          "    elements.bearing.coulomb: [0.5, 1, 1.5]\n  metrics:\n"
+                          "    v: {max: bodies.block.velocity}\n";
+  test_support::Outcome o = run_cli("sweep " + model + " --dry-run -o " + out);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("2: bodies.block.inertia=4 elements.bearing.coulomb=1.5"), std::string::npos) << o.out;
+  EXPECT_FALSE(fs::exists(out));
+  // `luztar run` ignores the section; `luztar sweep` runs it (3 zipped runs).
+  EXPECT_EQ(run_cli("run " + model + " -q -o " + path("single.h5")).code, 0);
+  o = run_cli("sweep " + model + " -q -o " + out);
+  EXPECT_EQ(o.code, 0) << o.out;
+  const io::SweepFileContents c = io::read_sweep_file(out);
+  ASSERT_EQ(c.runs(), 3u);
+  EXPECT_EQ(c.metric_names, std::vector<std::string>{"v"});
+  // heavier block, more friction: slower
+  EXPECT_GT(c.metrics[0][0], c.metrics[0][1]);
+  EXPECT_GT(c.metrics[0][1], c.metrics[0][2]);
+}
+
 TEST_F(SweepCli, KilledSweepResumesToTheSameFile) {
   const std::string reference = path("reference.h5"), killed = path("killed.h5");
   ASSERT_EQ(run_cli("sweep " + gear_train() + " --set simulation.t_end=1 --set elements.mesh.freeplay=0.004:0.02:12 "
