@@ -123,9 +123,11 @@ int main(int argc, char** argv) {
       ->required();
   sweep_cmd->add_option("--set", so.sets,
                         "Swept field PATH=VALUES: v1,v2,..  FROM:TO:COUNT[:log]  uniform:LOW:HIGH[:log]  "
-                        "lhs:LOW:HIGH[:log]  or YAML such as '{from: 0, to: 1, count: 3}' (repeatable)");
+                        "lhs:LOW:HIGH[:log]  or YAML such as '{from: 0, to: 1, count: 3}' (repeatable)")
+      ->allow_extra_args(false);  // one value per --set: a model file after it stays the input
   sweep_cmd->add_option("--metric", so.metrics,
-                        "Recorded figure NAME=SPEC, e.g. 'psi_rms=rms: bodies.psi.velocity' (repeatable)");
+                        "Recorded figure NAME=SPEC, e.g. 'psi_rms=rms: bodies.psi.velocity' (repeatable)")
+      ->allow_extra_args(false);
   sweep_cmd->add_option("-o,--output", so.output, "HDF5 sweep file (default: <input name>_sweep.h5)");
   sweep_cmd->add_option("-j,--jobs", so.threads, "Runs at a time (default: every core; 1 per rank under mpirun)")
       ->check(CLI::PositiveNumber);

@@ -1,6 +1,7 @@
 #include "apps/sweep_command.hpp"
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -149,10 +150,12 @@ int coordinate(const SweepOptions& o, const SweepPlan& plan, const MpiSession& m
   }
   progress.finish(done, failed);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!o.quiet)
-    std::cout << "  " << done << " runs in " << wall << " s (" << (wall > 0 ? done / wall : 0.0) << " runs/s), "
-              << done - failed << " reached t_end, " << failed << " did not (status and message in /runs)\n"
-              << "  wrote      " << out << std::endl;
+  if (!o.quiet) {
+    char figures[96];
+    std::snprintf(figures, sizeof figures, "%zu runs in %.2f s (%.2f runs/s)", done, wall, wall > 0 ? done / wall : 0.0);
+    std::cout << "  " << figures << ", " << done - failed << " reached t_end, " << failed
+              << " did not (status and message in /runs)\n  wrote      " << out << std::endl;
+  }
   return failed ? 3 : 0;
 }
 

@@ -182,6 +182,10 @@ TEST_F(SweepCli, SweepSectionInTheModelFileAndDryRun) {
   EXPECT_EQ(o.code, 0) << o.out;
   EXPECT_NE(o.out.find("2: bodies.block.inertia=4 elements.bearing.coulomb=1.5"), std::string::npos) << o.out;
   EXPECT_FALSE(fs::exists(out));
+  // options before the input: each --set takes one value
+  o = run_cli("sweep --set bodies.block.inertia=3 " + model + " --dry-run");
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("2: bodies.block.inertia=3 elements.bearing.coulomb=1.5"), std::string::npos) << o.out;
   // `luztar run` ignores the section; `luztar sweep` runs it (3 zipped runs).
   EXPECT_EQ(run_cli("run " + model + " -q -o " + path("single.h5")).code, 0);
   o = run_cli("sweep " + model + " -q -o " + out);
