@@ -183,7 +183,7 @@ TEST_F(SweepCli, SweepSectionInTheModelFileAndDryRun) {
   EXPECT_NE(o.out.find("2: bodies.block.inertia=4 elements.bearing.coulomb=1.5"), std::string::npos) << o.out;
   EXPECT_FALSE(fs::exists(out));
   // options before the input: each --set takes one value
-  o = run_cli("sweep --set bodies.block.inertia=3 " + model + " --dry-run");
+  o = run_cli("sweep --set bodies.block.inertia=1,2,3 " + model + " --dry-run");
   EXPECT_EQ(o.code, 0) << o.out;
   EXPECT_NE(o.out.find("2: bodies.block.inertia=3 elements.bearing.coulomb=1.5"), std::string::npos) << o.out;
   // `luztar run` ignores the section; `luztar sweep` runs it (3 zipped runs).
