@@ -23,6 +23,11 @@ int Model::body_index(const std::string& name) const {
   return it == body_names.end() ? -1 : static_cast<int>(it - body_names.begin());
 }
 
+int Model::input_id(const std::string& name) const {
+  const auto it = std::find(input_names.begin(), input_names.end(), name);
+  return it == input_names.end() ? -1 : static_cast<int>(it - input_names.begin());
+}
+
 int Model::element_id(const std::string& name) const {
   const auto it = std::find(element_names.begin(), element_names.end(), name);
   return it == element_names.end() ? -1 : static_cast<int>(it - element_names.begin());
@@ -47,8 +52,17 @@ Model assemble(const ModelSpec& full) {
     m.velocity0.push_back(b.velocity);
   }
   auto body = [&](const std::string& name) { return name.empty() ? kGround : m.body_index(name); };
+  // Inputs get their index before references are inlined, so that every copy
+  // of a named input reads the same value.
+  std::map<std::string, Signal> named = spec.signals;
+  for (auto& [name, sig] : named)
+    if (sig.kind == Signal::Kind::input) {
+      sig.input = static_cast<int>(m.input_names.size());
+      m.input_names.push_back(name);
+      m.inputs.push_back(sig);
+    }
   auto add_signal = [&](const Signal& s) {
-    m.signals.push_back(resolve(s, spec.signals));
+    m.signals.push_back(resolve(s, named));
     return static_cast<int>(m.signals.size()) - 1;
   };
   for (const ElementSpec& e : spec.elements) {

@@ -67,6 +67,10 @@ struct Model {
   std::vector<Friction> frictions;  // (nf x 1)
   std::vector<Load> loads;          // (nl x 1)
   std::vector<Signal> signals;      // resolved (no references)
+  // Named inputs (signals of kind input), in name order: values set from
+  // outside while running (Simulator::set_input); Signal::input indexes these.
+  std::vector<std::string> input_names;
+  std::vector<Signal> inputs;       // declarations: initial value, lower, upper
 
   // Elements in the order of the model file (ne = ns + nf + nl)
   std::vector<std::string> element_names;   // (ne x 1)
@@ -86,6 +90,7 @@ struct Model {
   // -1 when absent.
   int body_index(const std::string& name) const;
   int element_id(const std::string& name) const;
+  int input_id(const std::string& name) const;
 };
 
 // Validates the description (throws ModelError naming the field), applies the

@@ -17,7 +17,7 @@ double interpolate(const std::vector<double>& t, const std::vector<double>& v, d
   return v[i - 1] + w * (v[i] - v[i - 1]);
 }
 
-double evaluate(const Signal& s, double t) {
+double evaluate(const Signal& s, double t, const double* inputs) {
   switch (s.kind) {
     case Signal::Kind::constant:
       return s.value;
@@ -33,14 +33,16 @@ double evaluate(const Signal& s, double t) {
       return interpolate(s.table_t, s.table_v, t);
     case Signal::Kind::sum: {
       double acc = 0.0;
-      for (const Signal& term : s.terms) acc += evaluate(term, t);
+      for (const Signal& term : s.terms) acc += evaluate(term, t, inputs);
       return acc;
     }
     case Signal::Kind::product: {
       double acc = 1.0;
-      for (const Signal& term : s.terms) acc *= evaluate(term, t);
+      for (const Signal& term : s.terms) acc *= evaluate(term, t, inputs);
       return acc;
     }
+    case Signal::Kind::input:
+      return inputs ? inputs[s.input] : s.value;
     case Signal::Kind::reference:
       break;
   }
@@ -63,6 +65,7 @@ bool is_constant(const Signal& s) {
     case Signal::Kind::sum:
     case Signal::Kind::product:
       return std::all_of(s.terms.begin(), s.terms.end(), [](const Signal& x) { return is_constant(x); });
+    case Signal::Kind::input:
     case Signal::Kind::reference:
       return false;
   }

@@ -7,14 +7,18 @@
 //   ramp      initial before start, final after end, linear between
 //   table     linear interpolation in (t, value) samples, held constant outside
 //   sum, product of other signals
+//   input     a value set from outside while the model runs (embedding API),
+//             held until it is set again; declared by name in `signals:` with
+//             its initial value and optional bounds [lower, upper]
 //   reference to a named signal (resolved by assemble(); never evaluated)
+#include <cmath>
 #include <string>
 #include <vector>
 
 namespace luztar {
 
 struct Signal {
-  enum class Kind { constant, sine, step, ramp, table, sum, product, reference };
+  enum class Kind { constant, sine, step, ramp, table, sum, product, input, reference };
   Kind kind = Kind::constant;
   double value = 0.0;                        // constant
   double amplitude = 0.0, frequency = 0.0;   // sine: [unit], [Hz]
@@ -26,6 +30,8 @@ struct Signal {
   std::string table_file;                    // table: where the samples came from
   std::vector<Signal> terms;                 // sum, product
   std::string reference;                     // reference: name in ModelSpec::signals
+  int input = -1;                            // input: index in Model::inputs (value = initial value)
+  double lower = -INFINITY, upper = INFINITY;  // input: admissible values
 
   static Signal make_constant(double v) {
     Signal s;
@@ -34,11 +40,12 @@ struct Signal {
   }
 };
 
-// Value at time t (t at a step or corner takes the value after it).
 // Linear interpolation in samples (t increasing), held constant outside them.
 double interpolate(const std::vector<double>& t, const std::vector<double>& v, double x);
 
-double evaluate(const Signal& s, double t);
+// Value at time t (t at a step or corner takes the value after it). Inputs
+// take inputs[s.input], or their initial value when `inputs` is null.
+double evaluate(const Signal& s, double t, const double* inputs = nullptr);
 
 // True when the signal is the same constant for all t.
 bool is_constant(const Signal& s);

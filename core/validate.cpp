@@ -66,6 +66,8 @@ Range signal_range(const Signal& s, const std::map<std::string, Signal>& named, 
       }
       return r;
     }
+    case Signal::Kind::input:
+      return {s.lower, s.upper};
     case Signal::Kind::reference:
       return signal_range(named.at(s.reference), named, depth + 1);
   }
@@ -119,6 +121,15 @@ void validate_signal(const Signal& s, const std::string& path, const std::map<st
         validate_signal(s.terms[i], path + op + "[" + std::to_string(i) + "]", named, chain);
       break;
     }
+    case Signal::Kind::input:
+      if (path.rfind("signals.", 0) != 0 || path.find_first_of(".[", 8) != std::string::npos)
+        throw ModelError(path, "an input needs a name: declare it under signals (name: {input: initial}) and refer "
+                               "to it by name");
+      require_finite(s.value, path + ".input");
+      if (std::isnan(s.lower) || std::isnan(s.upper) || !(s.lower <= s.value && s.value <= s.upper))
+        throw ModelError(path + ".input", "the initial value " + show(s.value) + " lies outside [lower, upper] = [" +
+                                              show(s.lower) + ", " + show(s.upper) + "]");
+      break;
     case Signal::Kind::reference: {
       const auto it = named.find(s.reference);
       if (it == named.end()) throw ModelError(path, "no signal named '" + s.reference + "' in signals");

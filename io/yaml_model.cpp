@@ -116,7 +116,7 @@ class Reader {
     if (!n.IsMap() || n.size() != 1)
       fail(n, field,
            "expected a number, a signal name, or a mapping with one of: constant, sine, step, ramp, table, sum, "
-           "product");
+           "product, input");
     const std::string key = n.begin()->first.as<std::string>();
     const YAML::Node body = n.begin()->second;
     const std::string f = field + "." + key;
@@ -179,12 +179,22 @@ class Reader {
       } else {
         fail(body, f, "missing field 'file' (or 'points')");
       }
+    } else if (key == "input") {
+      s.kind = Signal::Kind::input;
+      if (body.IsMap()) {
+        check_keys(body, f, {"initial", "lower", "upper"});
+        s.value = number_or(body, "initial", f, 0.0);
+        s.lower = number_or(body, "lower", f, s.lower);
+        s.upper = number_or(body, "upper", f, s.upper);
+      } else {
+        s.value = number(body, f);
+      }
     } else if (key == "sum" || key == "product") {
       s.kind = key == "sum" ? Signal::Kind::sum : Signal::Kind::product;
       if (!body.IsSequence()) fail(body, f, "expected a list of signals");
       for (std::size_t i = 0; i < body.size(); ++i) s.terms.push_back(signal(body[i], f + "[" + std::to_string(i) + "]"));
     } else {
-      fail(n.begin()->first, f, "unknown signal kind '" + key + "' (expected one of: constant, sine, step, ramp, table, sum, product)");
+      fail(n.begin()->first, f, "unknown signal kind '" + key + "' (expected one of: constant, sine, step, ramp, table, sum, product, input)");
     }
     return s;
   }

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
+
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -19,6 +21,13 @@ void emit_signal(YAML::Emitter& out, const Signal& s) {
       return;
     case Signal::Kind::reference:
       out << s.reference;
+      return;
+    case Signal::Kind::input:
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "input" << YAML::Value << YAML::BeginMap;
+      out << YAML::Key << "initial" << YAML::Value << s.value;
+      if (std::isfinite(s.lower)) out << YAML::Key << "lower" << YAML::Value << s.lower;
+      if (std::isfinite(s.upper)) out << YAML::Key << "upper" << YAML::Value << s.upper;
+      out << YAML::EndMap << YAML::EndMap;
       return;
     case Signal::Kind::sine:
       out << YAML::Flow << YAML::BeginMap << YAML::Key << "sine" << YAML::Value << YAML::BeginMap;

@@ -14,9 +14,11 @@ namespace luztar {
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), force(m.num_bodies()), mt0(m.frictions.size()),
       limit(m.frictions.size()), lambda(m.frictions.size()), acc(m.num_bodies()),
-      group_utilisation(m.frictions.size()), massless_mt0(m.num_bodies()), algebraic_q(m.angle0) {}
+      group_utilisation(m.frictions.size()), massless_mt0(m.num_bodies()), algebraic_q(m.angle0) {
+  for (const Signal& in : m.inputs) inputs.push_back(in.value);
+}
 
-ModeStructure build_mode_structure(const Model& m, const State& modes, double t) {
+ModeStructure build_mode_structure(const Model& m, const State& modes, double t, const double* inputs) {
   ModeStructure ms;
   std::vector<Link> links;
   for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i) {
@@ -28,7 +30,7 @@ ModeStructure build_mode_structure(const Model& m, const State& modes, double t)
   std::vector<std::vector<int>> links_of(ms.clusters.num_clusters());
   for (int i : ms.stuck) links_of[ms.clusters.cluster_of[m.frictions[i].a]].push_back(i);
   for (int c = 0; c < ms.clusters.num_clusters(); ++c)
-    if (!links_of[c].empty()) ms.splits.push_back(make_static_split(m, ms.clusters, c, links_of[c], t));
+    if (!links_of[c].empty()) ms.splits.push_back(make_static_split(m, ms.clusters, c, links_of[c], t, inputs));
 
   using K = RootSpec::Kind;
   // A group with one loop is watched as a whole (its split is not unique).
@@ -92,7 +94,7 @@ void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vect
 void applied_forces(const Model& m, const State& modes, double t, Workspace& ws) {
   if (!m.algebraic_groups.empty()) solve_algebraic_bodies(m, ws);
   std::fill(ws.force.begin(), ws.force.end(), 0.0);
-  for (const Load& l : m.loads) ws.force[l.body] += evaluate(m.signals[l.signal], t);
+  for (const Load& l : m.loads) ws.force[l.body] += evaluate(m.signals[l.signal], t, ws.inputs.data());
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     const Spring& sp = m.springs[s];
     const double x = spring_deflection(sp, ws.q);
@@ -106,7 +108,7 @@ void applied_forces(const Model& m, const State& modes, double t, Workspace& ws)
   bool any_massless = false;
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     const Friction& f = m.frictions[i];
-    ws.mt0[i] = evaluate(m.signals[f.coulomb], t);
+    ws.mt0[i] = evaluate(m.signals[f.coulomb], t, ws.inputs.data());
     ws.limit[i] = static_friction_limit(f, ws.mt0[i]);
     if (m.massless(f.a)) {  // part of the body's first-order equation below
       any_massless = true;
@@ -279,7 +281,7 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
 
 double input_power(const Model& m, double t, const Workspace& ws) {
   double p = 0.0;
-  for (const Load& l : m.loads) p += evaluate(m.signals[l.signal], t) * ws.w[l.body];
+  for (const Load& l : m.loads) p += evaluate(m.signals[l.signal], t, ws.inputs.data()) * ws.w[l.body];
   return p;
 }
 
@@ -322,7 +324,7 @@ void element_outputs(const Model& m, const State& modes, double t, const Workspa
         state[e] = static_cast<std::int8_t>(mode_code(modes.friction_mode[i]));
         break;
       case ElementKind::torque:
-        torque[e] = evaluate(m.signals[m.loads[i].signal], t);
+        torque[e] = evaluate(m.signals[m.loads[i].signal], t, ws.inputs.data());
         state[e] = 0;
         break;
     }

@@ -57,6 +57,7 @@ struct Workspace {
   std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
   std::vector<double> algebraic_q;        // (nb) last angles of algebraic bodies (warm start) [rad]
   std::vector<struct Coupling> couplings; // Schur couplings through algebraic groups (Jacobian scratch)
+  std::vector<double> inputs;             // (Model::inputs) current input values, held between calls
   explicit Workspace(const Model& m);
 };
 
@@ -67,7 +68,7 @@ class JacobianSink {
   virtual void add(int row, int col, double value) = 0;
 };
 
-ModeStructure build_mode_structure(const Model& m, const State& modes, double t);
+ModeStructure build_mode_structure(const Model& m, const State& modes, double t, const double* inputs);
 
 // y -> full q, w in ws.
 void unpack(const ModeStructure& ms, const double* y, Workspace& ws);

@@ -42,7 +42,7 @@ double chebyshev_offset(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, con
 }
 
 StaticSplit make_static_split(const Model& m, const LockedClusters& c, int cluster, const std::vector<int>& links,
-                              double t) {
+                              double t, const double* inputs) {
   StaticSplit sp;
   sp.bodies = c.members[cluster];
   sp.links = links;
@@ -67,7 +67,7 @@ StaticSplit make_static_split(const Model& m, const LockedClusters& c, int clust
     Eigen::VectorXd limit(nl);
     for (int k = 0; k < nl; ++k) {
       const Friction& f = m.frictions[links[k]];
-      limit[k] = static_friction_limit(f, evaluate(m.signals[f.coulomb], t));
+      limit[k] = static_friction_limit(f, evaluate(m.signals[f.coulomb], t, inputs));
     }
     const double lmax = limit.maxCoeff();
     for (int k = 0; k < nl; ++k) sp.sqrt_weight[k] = std::sqrt(lmax > 0.0 ? std::max(limit[k] / lmax, 1e-12) : 1.0);

@@ -38,9 +38,9 @@ struct StaticSplit {
 };
 
 // Prepares the split of cluster `cluster` whose stuck links are `links` (friction
-// indices); weights are the break-away limits at time t.
+// indices); weights are the break-away limits at time t (with the current input values).
 StaticSplit make_static_split(const Model& m, const LockedClusters& c, int cluster, const std::vector<int>& links,
-                              double t);
+                              double t, const double* inputs);
 
 // lambda[links] from the applied torques `force` (nb), cluster accelerations
 // `acc` (nc) and static limits `limit` (nf). Returns the group utilisation u*
