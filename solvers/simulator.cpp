@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "bodies/clusters.hpp"
 #include "core/energy.hpp"
@@ -54,6 +55,11 @@ class Simulator::Impl final : public OdeSystem {
 
   StepStatus advance_to(double target) {
     message.clear();
+    outputs_valid = false;
+    if (inputs_changed) {  // a jump of an applied torque or a friction limit: like a breakpoint now
+      inputs_changed = false;
+      reselect_and_restart({});
+    }
     while (state.t < target) {
       const double tstop = next_stop(state.t, target);
       double t = state.t;
@@ -101,6 +107,13 @@ class Simulator::Impl final : public OdeSystem {
     cvode->quadratures(t, quad);
     state.input_work = quad[kQuadInput];
     state.dissipated = quad[kQuadDissipated];
+  }
+
+  // Element outputs at the current state, computed once per time.
+  void refresh_outputs() {
+    if (outputs_valid) return;
+    evaluate_outputs(out_torque, out_state);
+    outputs_valid = true;
   }
 
   // Evaluates forces and static friction at the current state (for outputs).
@@ -365,6 +378,10 @@ class Simulator::Impl final : public OdeSystem {
   std::vector<double> recent;  // times of the latest events (storm watch)
   RunStats stats;
   std::string message;
+  bool inputs_changed = false;
+  bool outputs_valid = false;
+  std::vector<double> out_torque;       // (ne) cache of element outputs at state.t
+  std::vector<std::int8_t> out_state;   // (ne)
 };
 
 Simulator::Simulator(const Model& model) : Simulator(model, model.simulation) {}
@@ -387,6 +404,128 @@ std::vector<double> Simulator::time_stuck() const {
 
 void Simulator::element_outputs(std::vector<double>& torque, std::vector<std::int8_t>& state) const {
   impl_->evaluate_outputs(torque, state);
+}
+
+namespace {
+
+std::string names_of(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? std::string("none") : s;
+}
+
+}  // namespace
+
+InputId Simulator::input(const std::string& name) const {
+  const Model& m = impl_->model;
+  int k = m.input_id(name);
+  if (k < 0) {  // a torque element driven by an input
+    const int e = m.element_id(name);
+    if (e >= 0 && m.element_kind[e] == ElementKind::torque) {
+      const Signal& s = m.signals[m.loads[m.element_index[e]].signal];
+      if (s.kind == Signal::Kind::input) k = s.input;
+      else
+        throw std::invalid_argument("torque element '" + name +
+                                    "' is not driven by an input (declare signals: <name>: {input: 0} and use it as "
+                                    "its torque)");
+    }
+  }
+  if (k < 0) throw std::invalid_argument("no input '" + name + "' (the model's inputs: " + names_of(m.input_names) + ")");
+  return {k};
+}
+
+void Simulator::set_input(InputId id, double value) {
+  const Model& m = impl_->model;
+  if (id.index < 0 || id.index >= static_cast<int>(m.inputs.size()))
+    throw std::invalid_argument("set_input: unknown input id " + std::to_string(id.index));
+  const Signal& decl = m.inputs[id.index];
+  if (!std::isfinite(value) || value < decl.lower || value > decl.upper) {
+    std::ostringstream os;
+    os << "set_input: " << m.input_names[id.index] << " = " << value << " is not a number within [" << decl.lower
+       << ", " << decl.upper << "]";
+    throw std::invalid_argument(os.str());
+  }
+  double& held = impl_->ws.inputs[id.index];
+  if (held == value) return;
+  held = value;
+  impl_->inputs_changed = true;
+  impl_->outputs_valid = false;
+}
+
+double Simulator::input_value(InputId id) const { return impl_->ws.inputs.at(static_cast<std::size_t>(id.index)); }
+
+OutputId Simulator::output(const std::string& name) const {
+  const Model& m = impl_->model;
+  const int k = m.input_id(name);
+  if (k >= 0) return {OutputId::Kind::input, k};
+  const auto dot = name.find_last_of('.');
+  if (dot != std::string::npos) {
+    const std::string owner = name.substr(0, dot), what = name.substr(dot + 1);
+    const int b = m.body_index(owner);
+    if (b >= 0 && what == "angle") return {OutputId::Kind::angle, b};
+    if (b >= 0 && what == "velocity") return {OutputId::Kind::velocity, b};
+    const int e = m.element_id(owner);
+    if (e >= 0 && what == "torque") return {OutputId::Kind::torque, e};
+    if (e >= 0 && what == "state") return {OutputId::Kind::state, e};
+  }
+  throw std::invalid_argument("no output '" + name + "' (outputs are <body>.angle, <body>.velocity, "
+                              "<element>.torque, <element>.state or an input's name; bodies: " +
+                              names_of(m.body_names) + "; elements: " + names_of(m.element_names) + ")");
+}
+
+double Simulator::value(OutputId id) const {
+  Impl& s = *impl_;
+  switch (id.kind) {
+    case OutputId::Kind::angle: return s.state.q.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::velocity: return s.state.w.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::input: return s.ws.inputs.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::torque:
+      s.refresh_outputs();
+      return s.out_torque.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::state:
+      s.refresh_outputs();
+      return s.out_state.at(static_cast<std::size_t>(id.index));
+  }
+  return 0.0;
+}
+
+Snapshot Simulator::snapshot() {
+  Impl& s = *impl_;
+  if (s.inputs_changed) {
+    s.inputs_changed = false;
+    s.reselect_and_restart({});
+  } else {
+    s.restart();
+  }
+  s.outputs_valid = false;
+  Snapshot snap;
+  snap.state = s.state;
+  snap.inputs = s.ws.inputs;
+  snap.time_stuck = s.time_stuck;
+  snap.algebraic_q = s.ws.algebraic_q;
+  snap.recent_events = s.recent;
+  snap.segment_start = s.segment_start;
+  snap.events = s.events.size();
+  snap.stats = s.stats;
+  return snap;
+}
+
+void Simulator::restore(const Snapshot& snap) {
+  Impl& s = *impl_;
+  if (snap.state.q.size() != s.state.q.size() || snap.inputs.size() != s.ws.inputs.size() ||
+      snap.time_stuck.size() != s.time_stuck.size() || snap.state.friction_mode.size() != s.state.friction_mode.size())
+    throw std::invalid_argument("restore: the snapshot is of another model");
+  s.state = snap.state;
+  s.ws.inputs = snap.inputs;
+  s.time_stuck = snap.time_stuck;
+  s.ws.algebraic_q = snap.algebraic_q;
+  s.recent = snap.recent_events;
+  if (s.events.size() > snap.events) s.events.resize(snap.events);
+  s.inputs_changed = false;
+  s.outputs_valid = false;
+  s.segment_start = snap.state.t;  // stuck time is booked up to the snapshot already
+  s.restart();                     // the same fresh start as the snapshot made
+  s.stats = snap.stats;
 }
 
 Result simulate(const Model& model) { return simulate(model, model.simulation); }

@@ -23,6 +23,18 @@
 //
 // advance_to() never throws for outcomes: it returns a status (reached time,
 // event limit, event storm, solver failure) with a message.
+//
+// Embedding (a host loop stepping the model, e.g. at 1 kHz):
+//   luztar::Model model = luztar::io::load_model("steering.yaml");  // shared, read-only
+//   luztar::Simulator sim(model);
+//   const auto torque = sim.input("driver_torque");     // names resolved once
+//   const auto angle = sim.output("wheel.angle");
+//   every step:  sim.set_input(torque, host_torque);    // held until set again
+//                if (sim.advance_to(t_k) != StepStatus::reached_time) host_fault(sim.message());
+//                publish(sim.value(angle));
+// An input that changes is a discontinuity: at the next advance_to the
+// integrator restarts there and the friction modes are selected again (as at a
+// signal breakpoint); setting the same value again costs nothing.
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +44,31 @@
 #include "core/state.hpp"
 
 namespace luztar {
+
+// A named input resolved once (Simulator::input).
+struct InputId {
+  int index = -1;
+};
+
+// A named output resolved once (Simulator::output): "<body>.angle" [rad],
+// "<body>.velocity" [rad/s], "<element>.torque" [N m], "<element>.state"
+// (friction -1/0/+1 slip-/stuck/slip+, spring freeplay side), "<input>" (its value).
+struct OutputId {
+  enum class Kind { angle, velocity, torque, state, input };
+  Kind kind = Kind::angle;
+  int index = -1;
+};
+
+// Everything a simulator needs to continue from a point in time: state, modes,
+// input values, accounts, statistics (Simulator::snapshot / restore).
+struct Snapshot {
+  State state;
+  std::vector<double> inputs, time_stuck, algebraic_q, recent_events;
+  double segment_start = 0.0;
+  std::size_t events = 0;  // length of the event log
+  RunStats stats;
+  bool inputs_changed = false;
+};
 
 class Simulator {
  public:
@@ -56,6 +93,29 @@ class Simulator {
 
   // Element torques and states at the current time (Result conventions; ne each).
   void element_outputs(std::vector<double>& torque, std::vector<std::int8_t>& state) const;
+
+  // Resolves a named input (a signal declared {input: ...}, or a torque
+  // element whose torque is such a signal). Throws std::invalid_argument
+  // listing the inputs the model has.
+  InputId input(const std::string& name) const;
+  // Sets an input from now on (held). Throws std::invalid_argument for an
+  // unknown id, a value that is not finite or outside the input's bounds.
+  void set_input(InputId id, double value);
+  double input_value(InputId id) const;
+
+  // Resolves a named output (see OutputId). Throws std::invalid_argument.
+  OutputId output(const std::string& name) const;
+  // Its value at the current time.
+  double value(OutputId id) const;
+
+  // The full state now, for rollback. Taking it restarts the integrator at
+  // the current time (as an event does), so that continuing and restoring
+  // both go on from the same fresh start: a restored run repeats the
+  // continued one bit for bit.
+  Snapshot snapshot();
+  // Returns to a snapshot of a simulator of the same model; the event log is
+  // cut back to its length then.
+  void restore(const Snapshot& s);
 
   class Impl;
 

@@ -1,0 +1,224 @@
+// The embedding API of Simulator: named inputs and outputs, stepping at a fixed
+// rate, input changes against closed forms, snapshot/restore bit for bit, the
+// event limit as a status, one read-only model shared by several simulators.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include "core/errors.hpp"
+#include "io/yaml_model.hpp"
+#include "solvers/simulator.hpp"
+
+namespace luztar {
+namespace {
+
+Model parse(const std::string& text) { return assemble(io::parse_model_spec(text, "test.yaml", ".")); }
+
+// The gear train of models/ with the load torque as an input (held at its
+// file value -0.1 N m) and a sine drive.
+Model gear_train_with_input() {
+  return parse(R"(
+simulation: {t_end: 2.0, output_step: 0.001, rtol: 1.0e-8, atol: 1.0e-10}
+signals:
+  drive: {sine: {amplitude: 1.0, frequency: 1.0}}
+  load: {input: {initial: -0.1, lower: -5, upper: 5}}
+bodies:
+  psi: {inertia: 1.0e-2}
+  delta: {inertia: 1.0e-4}
+  gamma: {inertia: 4.0e-4}
+  phi: {inertia: 5.0e-2}
+elements:
+  shaft_in: {type: spring, bodies: [psi, delta], stiffness: 200.0, freeplay: 0.005, damping: 0.015}
+  mesh: {type: spring, bodies: [delta, gamma], ratio: 2.0, stiffness: 5000.0, freeplay: 0.01, damping: 0.05}
+  shaft_out: {type: spring, bodies: [gamma, phi], stiffness: 400.0, freeplay: 0.005, damping: 0.04}
+  bearing_psi: {type: friction, body: psi, viscous: 0.002, coulomb: 0.05}
+  bearing_delta: {type: friction, body: delta, viscous: 1.0e-4, coulomb: 0.01}
+  bearing_gamma: {type: friction, body: gamma, viscous: 1.0e-4, coulomb: 0.02}
+  bearing_phi: {type: friction, body: phi, viscous: 0.005, coulomb: 0.2, static_ratio: 1.2}
+  drive_psi: {type: torque, body: psi, torque: drive}
+  load_phi: {type: torque, body: phi, torque: load}
+)");
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+TEST(Embedding, SteppingAtOneMillisecondEqualsOneRun) {
+  const Model m = gear_train_with_input();
+  const Result run = simulate(m);
+  Simulator sim(m);
+  const InputId load = sim.input("load");
+  const OutputId phi = sim.output("phi.angle"), mesh = sim.output("mesh.torque");
+  EXPECT_EQ(sim.input("load_phi").index, load.index);  // the torque element names its input too
+  std::vector<double> angle = {sim.value(phi)}, torque = {sim.value(mesh)};
+  for (int k = 1; k <= 2000; ++k) {
+    sim.set_input(load, -0.1);  // the host sets it every step; unchanged, it costs nothing
+    ASSERT_EQ(sim.advance_to(k * 1e-3), StepStatus::reached_time) << sim.message();
+    angle.push_back(sim.value(phi));
+    torque.push_back(sim.value(mesh));
+  }
+  ASSERT_EQ(run.num_samples(), 2001);
+  const int nb = run.num_bodies(), ne = run.num_elements();
+  for (int k = 0; k <= 2000; ++k) {
+    EXPECT_EQ(angle[k], run.angle[k * nb + 3]) << k;
+    EXPECT_EQ(torque[k], run.element_torque[k * ne + 1]) << k;
+  }
+  ASSERT_EQ(sim.events().size(), run.events.size());
+  for (std::size_t i = 0; i < run.events.size(); ++i) EXPECT_EQ(sim.events()[i].t, run.events[i].t);
+}
+
+// A block on a bearing (inertia I, viscous c, Coulomb MT0 = 1) driven by an input u.
+Model block_with_input(double viscous) {
+  return parse("simulation: {t_end: 2.0, output_step: 0.001, rtol: 1.0e-11, atol: 1.0e-13}\n"
+               "signals:\n  u: {input: 0}\n"
+               "bodies:\n  block: {inertia: 2.0}\n"
+               "elements:\n  bearing: {type: friction, body: block, viscous: " + std::to_string(viscous) +
+               ", coulomb: 1.0}\n  push: {type: torque, body: block, torque: u}\n");
+}
+
+TEST(Embedding, InputStepBreaksAwayAtOnceAndFollowsTheClosedForm) {
+  // Stuck at rest with u = 0. At t0 = 0.3 the host sets u = 3 > MT0 = 1: the
+  // S-S selection runs there (break-away exactly at t0), then
+  //   I w' = u - MT0 - c w  =>  w(t) = (u - MT0)/c (1 - exp(-c (t - t0) / I)).
+  const double I = 2.0, c = 0.5, u = 3.0, t0 = 0.3;
+  const Model m = block_with_input(c);
+  Simulator sim(m);
+  const InputId in = sim.input("u");
+  const OutputId w = sim.output("block.velocity"), st = sim.output("bearing.state"), f = sim.output("bearing.torque");
+  ASSERT_EQ(sim.advance_to(t0), StepStatus::reached_time);
+  EXPECT_EQ(sim.value(st), 0.0);   // stuck
+  EXPECT_EQ(sim.value(w), 0.0);
+  sim.set_input(in, u);
+  EXPECT_EQ(sim.value(sim.output("u")), u);
+  for (double t = t0 + 0.1; t <= 2.0 + 1e-12; t += 0.1) {
+    ASSERT_EQ(sim.advance_to(t), StepStatus::reached_time);
+    EXPECT_NEAR(sim.value(w), (u - 1.0) / c * (1.0 - std::exp(-c * (t - t0) / I)), 1e-9) << t;
+    EXPECT_EQ(sim.value(st), 1.0);
+    // the element torque T acts as -T on its body (core/result.hpp): T = MT0 + c w while slipping forward
+    EXPECT_NEAR(sim.value(f), 1.0 + c * sim.value(w), 1e-12);
+  }
+  ASSERT_FALSE(sim.events().empty());
+  EXPECT_EQ(sim.events().front().kind, EventKind::break_away);
+  EXPECT_EQ(sim.events().front().t, t0);
+}
+
+TEST(Embedding, InputBelowTheLimitKeepsTheBodyStuck) {
+  const Model m = block_with_input(0.0);
+  Simulator sim(m);
+  sim.set_input(sim.input("u"), 0.9);
+  ASSERT_EQ(sim.advance_to(1.0), StepStatus::reached_time);
+  EXPECT_EQ(sim.value(sim.output("block.velocity")), 0.0);
+  EXPECT_NEAR(sim.value(sim.output("bearing.torque")), 0.9, 1e-12);  // static friction -T balances u
+  EXPECT_TRUE(sim.events().empty());
+}
+
+TEST(Embedding, SnapshotRestoreRepeatsBitForBit) {
+  const Model m = gear_train_with_input();
+  Simulator sim(m);
+  const InputId load = sim.input("load");
+  std::vector<OutputId> outs;
+  for (const char* n : {"psi.angle", "delta.velocity", "gamma.angle", "phi.velocity", "mesh.torque", "bearing_phi.torque",
+                        "bearing_phi.state", "mesh.state"})
+    outs.push_back(sim.output(n));
+  auto record = [&](double from, double to) {
+    std::vector<double> v;
+    for (int k = 1; from + k * 1e-3 <= to + 1e-12; ++k) {
+      sim.set_input(load, -0.1 - 0.3 * std::sin(7.0 * (from + k * 1e-3)));  // a changing input, every step
+      EXPECT_EQ(sim.advance_to(from + k * 1e-3), StepStatus::reached_time);
+      for (const OutputId& o : outs) v.push_back(sim.value(o));
+    }
+    return v;
+  };
+  record(0.0, 0.7);
+  const Snapshot snap = sim.snapshot();
+  const std::size_t events_at_snapshot = sim.events().size();
+  const std::vector<double> first = record(0.7, 1.5);
+  const std::vector<EventRecord> first_events(sim.events().begin() + events_at_snapshot, sim.events().end());
+  ASSERT_GT(first_events.size(), 10u);
+  sim.restore(snap);
+  EXPECT_EQ(sim.time(), snap.state.t);
+  EXPECT_EQ(sim.events().size(), events_at_snapshot);
+  const std::vector<double> second = record(0.7, 1.5);
+  EXPECT_TRUE(same_bits(first, second));
+  ASSERT_EQ(sim.events().size() - events_at_snapshot, first_events.size());
+  for (std::size_t i = 0; i < first_events.size(); ++i) {
+    EXPECT_EQ(sim.events()[events_at_snapshot + i].t, first_events[i].t);
+    EXPECT_EQ(sim.events()[events_at_snapshot + i].element, first_events[i].element);
+  }
+  // A second simulator restored from the snapshot repeats it too.
+  Simulator other(m);
+  other.restore(snap);
+  std::vector<double> third;
+  const InputId load2 = other.input("load");
+  for (int k = 1; 0.7 + k * 1e-3 <= 1.5 + 1e-12; ++k) {
+    other.set_input(load2, -0.1 - 0.3 * std::sin(7.0 * (0.7 + k * 1e-3)));
+    ASSERT_EQ(other.advance_to(0.7 + k * 1e-3), StepStatus::reached_time);
+    for (const OutputId& o : outs) third.push_back(other.value(o));
+  }
+  EXPECT_TRUE(same_bits(first, third));
+}
+
+TEST(Embedding, ChatterEndsInTheEventLimitStatus) {
+  // Coulomb friction under a 500 Hz torque of 1.5 MT0: stick and break-away
+  // every half period, 2000 events per second; the limit is 100 events.
+  const Model m = parse("simulation: {t_end: 100.0, output_step: 0.001, max_events: 100}\n"
+                        "bodies:\n  b: {inertia: 1.0e-3}\n"
+                        "elements:\n  bearing: {type: friction, body: b, coulomb: 1.0}\n"
+                        "  buzz: {type: torque, body: b, torque: {sine: {amplitude: 1.5, frequency: 500}}}\n");
+  Simulator sim(m);
+  EXPECT_EQ(sim.advance_to(100.0), StepStatus::event_limit);
+  EXPECT_LT(sim.time(), 1.0);
+  EXPECT_NE(sim.message().find("more than 100 events (simulation.max_events)"), std::string::npos) << sim.message();
+}
+
+TEST(Embedding, NamesAndValuesAreChecked) {
+  const Model m = gear_train_with_input();
+  Simulator sim(m);
+  try {
+    sim.input("torque");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "no input 'torque' (the model's inputs: load)");
+  }
+  EXPECT_THROW(sim.input("drive_psi"), std::invalid_argument);  // driven by a sine, not an input
+  EXPECT_THROW(sim.output("phi.angel"), std::invalid_argument);
+  EXPECT_THROW(sim.output("nothing"), std::invalid_argument);
+  const InputId load = sim.input("load");
+  EXPECT_THROW(sim.set_input(load, NAN), std::invalid_argument);
+  EXPECT_THROW(sim.set_input(load, 6.0), std::invalid_argument);  // upper bound 5
+  EXPECT_THROW(sim.set_input(InputId{7}, 0.0), std::invalid_argument);
+  EXPECT_EQ(sim.input_value(load), -0.1);
+  // Inputs are named signals only.
+  EXPECT_THROW(parse("simulation: {t_end: 1, output_step: 0.1}\nbodies: {b: {inertia: 1}}\n"
+                     "elements: {t: {type: torque, body: b, torque: {input: 0}}}\n"),
+               ModelError);
+}
+
+TEST(Embedding, OneModelServesSimulatorsOnSeveralThreads) {
+  const Model m = gear_train_with_input();  // shared, read-only
+  auto run = [&m](double load, std::vector<double>* out) {
+    Simulator sim(m);
+    sim.set_input(sim.input("load"), load);
+    const OutputId o = sim.output("phi.velocity");
+    for (int k = 1; k <= 500; ++k) {
+      sim.advance_to(k * 1e-3);
+      out->push_back(sim.value(o));
+    }
+  };
+  std::vector<double> a, b, a_alone, b_alone;
+  std::thread ta(run, -0.1, &a), tb(run, 0.3, &b);
+  ta.join();
+  tb.join();
+  run(-0.1, &a_alone);
+  run(0.3, &b_alone);
+  EXPECT_TRUE(same_bits(a, a_alone));
+  EXPECT_TRUE(same_bits(b, b_alone));
+  EXPECT_FALSE(same_bits(a, b));
+}
+
+}  // namespace
+}  // namespace luztar
