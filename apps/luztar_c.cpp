@@ -1,0 +1,197 @@
+// The C API (apps/luztar.h) over luztar::Simulator: exceptions become status
+// codes and a per-thread message; handles own their C++ objects.
+#include "apps/luztar.h"
+
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "io/yaml_model.hpp"
+#include "luztar/version.hpp"
+#include "solvers/simulator.hpp"
+
+struct luztar_model {
+  luztar::Model model;
+};
+
+struct luztar_simulator {
+  explicit luztar_simulator(const luztar::Model& m) : sim(m) {}
+  luztar::Simulator sim;
+  std::vector<luztar::OutputId> outputs;  // C ids index this
+};
+
+struct luztar_snapshot {
+  luztar::Snapshot snapshot;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+luztar_status fail(luztar_status s, const std::string& why) {
+  last_error = why;
+  return s;
+}
+
+// Runs f, turning exceptions into status codes.
+template <class F>
+luztar_status guarded(F&& f) {
+  try {
+    last_error.clear();
+    return f();
+  } catch (const luztar::ModelError& e) {
+    return fail(LUZTAR_BAD_MODEL, e.what());
+  } catch (const std::invalid_argument& e) {
+    return fail(LUZTAR_BAD_ARGUMENT, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(LUZTAR_INTERNAL, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(LUZTAR_INTERNAL, e.what());
+  }
+}
+
+luztar_status status_of(luztar::StepStatus s, const std::string& message) {
+  switch (s) {
+    case luztar::StepStatus::reached_time: return LUZTAR_OK;
+    case luztar::StepStatus::event_limit: return fail(LUZTAR_EVENT_LIMIT, message);
+    case luztar::StepStatus::event_storm: return fail(LUZTAR_EVENT_STORM, message);
+    case luztar::StepStatus::solver_failure: return fail(LUZTAR_SOLVER_FAILURE, message);
+  }
+  return fail(LUZTAR_INTERNAL, "unknown step status");
+}
+
+#define LUZTAR_REQUIRE(p) \
+  if (!(p)) return fail(LUZTAR_BAD_ARGUMENT, std::string(__func__) + ": " #p " is null")
+
+}  // namespace
+
+extern "C" {
+
+const char* luztar_version(void) { return luztar::kVersion; }
+const char* luztar_last_error(void) { return last_error.c_str(); }
+
+luztar_status luztar_model_load(const char* path, luztar_model** out) {
+  LUZTAR_REQUIRE(path);
+  LUZTAR_REQUIRE(out);
+  *out = nullptr;
+  return guarded([&] {
+    *out = new luztar_model{luztar::io::load_model(path)};
+    return LUZTAR_OK;
+  });
+}
+
+luztar_status luztar_model_parse(const char* yaml_text, luztar_model** out) {
+  LUZTAR_REQUIRE(yaml_text);
+  LUZTAR_REQUIRE(out);
+  *out = nullptr;
+  return guarded([&] {
+    *out = new luztar_model{luztar::assemble(luztar::io::parse_model_spec(yaml_text, "<text>", "."))};
+    return LUZTAR_OK;
+  });
+}
+
+void luztar_model_free(luztar_model* model) { delete model; }
+
+luztar_status luztar_simulator_new(const luztar_model* model, luztar_simulator** out) {
+  LUZTAR_REQUIRE(model);
+  LUZTAR_REQUIRE(out);
+  *out = nullptr;
+  return guarded([&] {
+    *out = new luztar_simulator(model->model);
+    return LUZTAR_OK;
+  });
+}
+
+void luztar_simulator_free(luztar_simulator* sim) { delete sim; }
+
+int luztar_input(luztar_simulator* sim, const char* name) {
+  int id = -1;
+  if (!sim || !name) {
+    fail(LUZTAR_BAD_ARGUMENT, "luztar_input: null argument");
+    return -1;
+  }
+  guarded([&] {
+    id = sim->sim.input(name).index;
+    return LUZTAR_OK;
+  });
+  return id;
+}
+
+int luztar_output(luztar_simulator* sim, const char* name) {
+  int id = -1;
+  if (!sim || !name) {
+    fail(LUZTAR_BAD_ARGUMENT, "luztar_output: null argument");
+    return -1;
+  }
+  guarded([&] {
+    sim->outputs.push_back(sim->sim.output(name));
+    id = static_cast<int>(sim->outputs.size()) - 1;
+    return LUZTAR_OK;
+  });
+  return id;
+}
+
+luztar_status luztar_set_input(luztar_simulator* sim, int input, double value) {
+  LUZTAR_REQUIRE(sim);
+  return guarded([&] {
+    sim->sim.set_input(luztar::InputId{input}, value);
+    return LUZTAR_OK;
+  });
+}
+
+luztar_status luztar_advance_to(luztar_simulator* sim, double t) {
+  LUZTAR_REQUIRE(sim);
+  return guarded([&] {
+    const luztar::StepStatus s = sim->sim.advance_to(t);
+    return status_of(s, sim->sim.message());
+  });
+}
+
+luztar_status luztar_value(luztar_simulator* sim, int output, double* value) {
+  LUZTAR_REQUIRE(sim);
+  LUZTAR_REQUIRE(value);
+  if (output < 0 || output >= static_cast<int>(sim->outputs.size()))
+    return fail(LUZTAR_BAD_ARGUMENT, "luztar_value: unknown output id " + std::to_string(output));
+  return guarded([&] {
+    *value = sim->sim.value(sim->outputs[static_cast<std::size_t>(output)]);
+    return LUZTAR_OK;
+  });
+}
+
+double luztar_time(const luztar_simulator* sim) { return sim ? sim->sim.time() : 0.0; }
+
+luztar_status luztar_get_stats(const luztar_simulator* sim, luztar_stats* out) {
+  LUZTAR_REQUIRE(sim);
+  LUZTAR_REQUIRE(out);
+  return guarded([&] {
+    const luztar::RunStats s = sim->sim.stats();
+    *out = {s.steps, s.rhs_evals, s.jac_evals, s.root_evals, s.events, s.reinits};
+    return LUZTAR_OK;
+  });
+}
+
+luztar_status luztar_snapshot_take(luztar_simulator* sim, luztar_snapshot** out) {
+  LUZTAR_REQUIRE(sim);
+  LUZTAR_REQUIRE(out);
+  *out = nullptr;
+  return guarded([&] {
+    *out = new luztar_snapshot{sim->sim.snapshot()};
+    return LUZTAR_OK;
+  });
+}
+
+luztar_status luztar_snapshot_restore(luztar_simulator* sim, const luztar_snapshot* snapshot) {
+  LUZTAR_REQUIRE(sim);
+  LUZTAR_REQUIRE(snapshot);
+  return guarded([&] {
+    sim->sim.restore(snapshot->snapshot);
+    return LUZTAR_OK;
+  });
+}
+
+void luztar_snapshot_free(luztar_snapshot* snapshot) { delete snapshot; }
+
+}  // extern "C"
