@@ -121,19 +121,24 @@ double stuck_time(const Result& r, int e, double a, double b) {
   return total;
 }
 
-// Width of the loop of y against x where x passes `level`: the mean of y at
-// upward passes minus the mean at downward passes, in absolute value. A pass is
-// a strict sign change of x - level between two samples (a plateau exactly at
-// the level is bridged), y interpolated linearly at the crossing.
-double loop_width(const std::vector<double>& x, const std::vector<double>& y, double level,
-                  const std::vector<std::size_t>& in_window) {
+std::string number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+double hysteresis_width(const std::vector<double>& x, const std::vector<double>& y, double level, std::size_t k0,
+                        std::size_t k1) {
   double up_sum = 0.0, down_sum = 0.0;
   int up = 0, down = 0;
-  std::size_t last = static_cast<std::size_t>(-1);  // last sample strictly off the level
-  for (std::size_t k : in_window) {
+  bool have_last = false;
+  std::size_t last = 0;  // last sample strictly off the level
+  for (std::size_t k = k0; k < k1; ++k) {
     const double d = x[k] - level;
     if (d == 0.0) continue;
-    if (last != static_cast<std::size_t>(-1)) {
+    if (have_last) {
       const double d0 = x[last] - level;
       if ((d0 < 0.0) != (d < 0.0)) {
         const double s = d0 / (d0 - d);
@@ -148,18 +153,11 @@ double loop_width(const std::vector<double>& x, const std::vector<double>& y, do
       }
     }
     last = k;
+    have_last = true;
   }
   if (up == 0 || down == 0) return kNaN;
   return std::fabs(up_sum / up - down_sum / down);
 }
-
-std::string number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
-}  // namespace
 
 const char* to_string(MetricSpec::Kind k) {
   switch (k) {
@@ -275,7 +273,7 @@ std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, cons
     if (window.empty()) continue;
     const std::vector<double> v = values(r, m.signal);
     if (m.kind == MetricSpec::Kind::hysteresis) {
-      out[i] = loop_width(values(r, m.against), v, m.level, window);
+      out[i] = hysteresis_width(values(r, m.against), v, m.level, window.front(), window.back() + 1);
       continue;
     }
     double lo = v[window.front()], hi = lo;

@@ -54,6 +54,14 @@ void check_metric(const MetricSpec& m, const Model& model);
 // exist, e.g. a hysteresis loop never closed within the window).
 std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, const Result& r);
 
+// Width of the loop of y against x where x passes `level`, over samples
+// [k0, k1): the mean of y at upward passes minus the mean at downward passes,
+// in absolute value. A pass is a strict sign change of x - level between two
+// samples (a plateau exactly at the level is bridged), y interpolated linearly
+// at the crossing. NaN without both an upward and a downward pass.
+double hysteresis_width(const std::vector<double>& x, const std::vector<double>& y, double level, std::size_t k0,
+                        std::size_t k1);
+
 // What a sweep records when it is not told: energy dissipated, the number of
 // events of each kind, and the time stuck of every friction element.
 std::vector<MetricSpec> default_metrics(const Model& model);
