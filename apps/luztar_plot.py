@@ -84,6 +84,41 @@ def plot_sweep(f, args, plt):
     fig.savefig(args.output, dpi=110)
 
 
+def plot_weave(f, args, plt):
+    """On-centre plots of a weave file (luztar_steering_weave): steering-wheel
+    torque against angle and against lateral acceleration, lateral acceleration
+    against angle, and the road-wheel angle (times the ratio) against the
+    steering-wheel angle, each case in its own colour, second half of the run."""
+    import numpy as np
+    fig, ax = plt.subplots(2, 2, figsize=(12, 9))
+    for name in f:
+        g = f[name]
+        t = g["time"][:]
+        keep = t >= g.attrs["analysis_start"]
+        angle = np.degrees(g["steering_wheel_angle"][:][keep])
+        torque = g["steering_wheel_torque"][:][keep]
+        ay = g["lateral_acceleration"][:][keep]
+        road = np.degrees(g.attrs["ratio"] * g["road_wheel_angle"][:][keep])
+        label = (f"{name}: dead band {np.degrees(g.attrs['dead_band']):.2f} deg, "
+                 f"hysteresis {g.attrs['torque_hysteresis']:.2f} N m")
+        ax[0, 0].plot(angle, torque, lw=1, label=label)
+        ax[0, 1].plot(ay, torque, lw=1, label=name)
+        ax[1, 0].plot(angle, ay, lw=1, label=name)
+        ax[1, 1].plot(angle, road, lw=1, label=name)
+    ax[0, 0].set(xlabel="steering-wheel angle [deg]", ylabel="steering-wheel torque [N m]")
+    ax[0, 1].set(xlabel="lateral acceleration [m/s^2]", ylabel="steering-wheel torque [N m]")
+    ax[1, 0].set(xlabel="steering-wheel angle [deg]", ylabel="lateral acceleration [m/s^2]")
+    ax[1, 1].set(xlabel="steering-wheel angle [deg]", ylabel="road-wheel angle x ratio [deg]")
+    ax[0, 0].legend(fontsize=7, loc="upper left")
+    for a in ax.flat:
+        a.grid(alpha=0.3)
+        a.axhline(0, color="k", lw=0.5)
+        a.axvline(0, color="k", lw=0.5)
+    fig.suptitle("on-centre weave (dead band from the road-wheel plot, hysteresis from torque vs a_y at a_y = 0)")
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=110)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("result", help="HDF5 file written by luztar run or luztar sweep")
@@ -105,6 +140,10 @@ def main():
     except OSError as e:
         sys.exit(f"luztar plot: {args.result}: {e}")
     with f:
+        if text(f.attrs.get("format", "")) == "luztar on-centre weave":
+            plot_weave(f, args, plt)
+            print(f"wrote {args.output}")
+            return
         if text(f.attrs.get("format", "")) == "luztar sweep":
             plot_sweep(f, args, plt)
             print(f"wrote {args.output}")

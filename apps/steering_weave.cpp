@@ -63,8 +63,9 @@ int main(int argc, char** argv) {
         wall += w.step_wall[k];
         changes += w.step_events[k];
       }
-      std::printf("%-9s %10.2f %16.2f %16.2f %12.0f %8ld\n", c.name.c_str(), c.peak_lateral_acceleration,
-                  c.dead_band * deg, c.torque_hysteresis, w.time.back() / wall, changes);
+      std::printf("%-9s %10.2f %16.2f %16.2f %12.0f %8ld   (%ld CVODE steps, %ld RHS, %ld Jacobians, %ld restarts)\n",
+                  c.name.c_str(), c.peak_lateral_acceleration, c.dead_band * deg, c.torque_hysteresis,
+                  w.time.back() / wall, changes, w.stats.steps, w.stats.rhs_evals, w.stats.jac_evals, w.stats.reinits);
       io::Hdf5Group g;
       g.name = c.name;
       g.columns = {{"time", w.time},

@@ -89,6 +89,7 @@ WeaveTrace run_weave(const Model& model, const Vehicle& vehicle, const WeaveSett
     }
     record(static_cast<double>(k + 1) * h, wall, new_events);
   }
+  w.stats = sim.stats();
   return w;
 }
 

@@ -44,6 +44,7 @@ struct WeaveTrace {
   std::vector<int> step_events;    // event instants per step
   StepStatus status = StepStatus::reached_time;
   std::string message;
+  RunStats stats;  // the simulator's counters at the end
 };
 
 // Runs the weave on `model` (models/steering.yaml: inputs driver_torque and

@@ -56,12 +56,19 @@ class Simulator::Impl final : public OdeSystem {
   StepStatus advance_to(double target) {
     message.clear();
     outputs_valid = false;
-    if (inputs_changed) {  // a jump of an applied torque or a friction limit: like a breakpoint now
+    if (inputs_changed) {
+      // A jump of an applied torque or a friction limit. The state stays
+      // continuous, so CVODE goes on with its history (its error test absorbs
+      // the kink) unless the jump changes the structure: a stuck element over
+      // its new limit, or massless bodies whose branch depends on the forces.
+      // Then it is handled like a breakpoint: S-S selection and a restart.
       inputs_changed = false;
-      reselect_and_restart({});
+      if (has_massless || !stuck_consistent()) reselect_and_restart({});
     }
     while (state.t < target) {
-      const double tstop = next_stop(state.t, target);
+      // With inputs, CVODE never steps past the caller's time: an input set
+      // there then acts from exactly there, with CVODE's history intact.
+      const double tstop = model.inputs.empty() ? next_stop(state.t, target) : std::min(next_stop(state.t, target), target);
       double t = state.t;
       const auto outcome = cvode->advance(std::min(target, tstop), tstop, t, y.data());
       sync(t);

@@ -32,9 +32,11 @@
 //   every step:  sim.set_input(torque, host_torque);    // held until set again
 //                if (sim.advance_to(t_k) != StepStatus::reached_time) host_fault(sim.message());
 //                publish(sim.value(angle));
-// An input that changes is a discontinuity: at the next advance_to the
-// integrator restarts there and the friction modes are selected again (as at a
-// signal breakpoint); setting the same value again costs nothing.
+// An input that changes is a jump in the forces, not in the state: at the next
+// advance_to the stuck elements are checked against their new limits; if one
+// is exceeded (or the model has massless bodies) the S-S selection runs and the
+// integrator restarts there, as at a signal breakpoint; otherwise integration
+// goes on. Setting the same value again costs nothing.
 #include <memory>
 #include <string>
 #include <vector>
