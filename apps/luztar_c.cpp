@@ -63,6 +63,31 @@ luztar_status status_of(luztar::StepStatus s, const std::string& message) {
   return fail(LUZTAR_INTERNAL, "unknown step status");
 }
 
+// *out = make(), with exceptions turned into status codes.
+template <class T, class Make>
+luztar_status create(T** out, Make&& make) {
+  *out = nullptr;
+  return guarded([&] {
+    *out = make();
+    return LUZTAR_OK;
+  });
+}
+
+// An id from `resolve` (-1 and the reason when it fails).
+template <class Resolve>
+int resolve_id(const void* sim, const char* name, const char* function, Resolve&& resolve) {
+  if (!sim || !name) {
+    fail(LUZTAR_BAD_ARGUMENT, std::string(function) + ": null argument");
+    return -1;
+  }
+  int id = -1;
+  guarded([&] {
+    id = resolve();
+    return LUZTAR_OK;
+  });
+  return id;
+}
+
 #define LUZTAR_REQUIRE(p) \
   if (!(p)) return fail(LUZTAR_BAD_ARGUMENT, std::string(__func__) + ": " #p " is null")
 
@@ -76,20 +101,14 @@ const char* luztar_last_error(void) { return last_error.c_str(); }
 luztar_status luztar_model_load(const char* path, luztar_model** out) {
   LUZTAR_REQUIRE(path);
   LUZTAR_REQUIRE(out);
-  *out = nullptr;
-  return guarded([&] {
-    *out = new luztar_model{luztar::io::load_model(path)};
-    return LUZTAR_OK;
-  });
+  return create(out, [&] { return new luztar_model{luztar::io::load_model(path)}; });
 }
 
 luztar_status luztar_model_parse(const char* yaml_text, luztar_model** out) {
   LUZTAR_REQUIRE(yaml_text);
   LUZTAR_REQUIRE(out);
-  *out = nullptr;
-  return guarded([&] {
-    *out = new luztar_model{luztar::assemble(luztar::io::parse_model_spec(yaml_text, "<text>", "."))};
-    return LUZTAR_OK;
+  return create(out, [&] {
+    return new luztar_model{luztar::assemble(luztar::io::parse_model_spec(yaml_text, "<text>", "."))};
   });
 }
 
@@ -98,40 +117,20 @@ void luztar_model_free(luztar_model* model) { delete model; }
 luztar_status luztar_simulator_new(const luztar_model* model, luztar_simulator** out) {
   LUZTAR_REQUIRE(model);
   LUZTAR_REQUIRE(out);
-  *out = nullptr;
-  return guarded([&] {
-    *out = new luztar_simulator(model->model);
-    return LUZTAR_OK;
-  });
+  return create(out, [&] { return new luztar_simulator(model->model); });
 }
 
 void luztar_simulator_free(luztar_simulator* sim) { delete sim; }
 
 int luztar_input(luztar_simulator* sim, const char* name) {
-  int id = -1;
-  if (!sim || !name) {
-    fail(LUZTAR_BAD_ARGUMENT, "luztar_input: null argument");
-    return -1;
-  }
-  guarded([&] {
-    id = sim->sim.input(name).index;
-    return LUZTAR_OK;
-  });
-  return id;
+  return resolve_id(sim, name, __func__, [&] { return sim->sim.input(name).index; });
 }
 
 int luztar_output(luztar_simulator* sim, const char* name) {
-  int id = -1;
-  if (!sim || !name) {
-    fail(LUZTAR_BAD_ARGUMENT, "luztar_output: null argument");
-    return -1;
-  }
-  guarded([&] {
+  return resolve_id(sim, name, __func__, [&] {
     sim->outputs.push_back(sim->sim.output(name));
-    id = static_cast<int>(sim->outputs.size()) - 1;
-    return LUZTAR_OK;
+    return static_cast<int>(sim->outputs.size()) - 1;
   });
-  return id;
 }
 
 luztar_status luztar_set_input(luztar_simulator* sim, int input, double value) {
@@ -176,11 +175,7 @@ luztar_status luztar_get_stats(const luztar_simulator* sim, luztar_stats* out) {
 luztar_status luztar_snapshot_take(luztar_simulator* sim, luztar_snapshot** out) {
   LUZTAR_REQUIRE(sim);
   LUZTAR_REQUIRE(out);
-  *out = nullptr;
-  return guarded([&] {
-    *out = new luztar_snapshot{sim->sim.snapshot()};
-    return LUZTAR_OK;
-  });
+  return create(out, [&] { return new luztar_snapshot{sim->sim.snapshot()}; });
 }
 
 luztar_status luztar_snapshot_restore(luztar_simulator* sim, const luztar_snapshot* snapshot) {

@@ -113,8 +113,8 @@ int coordinate(const SweepOptions& o, const SweepPlan& plan, const MpiSession& m
     LocalWorkers local(plan, dispenser, queue, threads);
     while (true) {
       for (SweepRunResult& r : remote.pump(dispenser)) pending.push_back(std::move(r));
-      const bool idle_remote = mpi.size > 1;
-      for (SweepRunResult& r : queue.take(std::chrono::milliseconds(idle_remote ? 2 : 200)))
+      // with other ranks, wait briefly: their requests are polled, not signalled
+      for (SweepRunResult& r : queue.take(std::chrono::milliseconds(mpi.size > 1 ? 2 : 200)))
         pending.push_back(std::move(r));
       if (!pending.empty()) {
         try {

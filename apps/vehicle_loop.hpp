@@ -41,7 +41,7 @@ struct WeaveTrace {
   std::vector<double> time, wheel_angle, wheel_torque, road_wheel_angle, lateral_acceleration, yaw_rate,
       aligning_moment;
   std::vector<double> step_wall;   // [s] per step (set_input + advance_to + outputs)
-  std::vector<int> step_events;    // event instants per step
+  std::vector<int> step_events;    // element changes (event log entries) per step
   StepStatus status = StepStatus::reached_time;
   std::string message;
   RunStats stats;  // the simulator's counters at the end

@@ -56,15 +56,7 @@ class Simulator::Impl final : public OdeSystem {
   StepStatus advance_to(double target) {
     message.clear();
     outputs_valid = false;
-    if (inputs_changed) {
-      // A jump of an applied torque or a friction limit. The state stays
-      // continuous, so CVODE goes on with its history (its error test absorbs
-      // the kink) unless the jump changes the structure: a stuck element over
-      // its new limit, or massless bodies whose branch depends on the forces.
-      // Then it is handled like a breakpoint: S-S selection and a restart.
-      inputs_changed = false;
-      if (has_massless || !stuck_consistent()) reselect_and_restart({});
-    }
+    apply_input_change();
     while (state.t < target) {
       // With inputs, CVODE never steps past the caller's time: an input set
       // there then acts from exactly there, with CVODE's history intact.
@@ -98,6 +90,20 @@ class Simulator::Impl final : public OdeSystem {
       if (storm_detected()) return StepStatus::event_storm;
     }
     return StepStatus::reached_time;
+  }
+
+  // After set_input: a jump of an applied torque or a friction limit. The
+  // state stays continuous, so CVODE goes on with its history (its error test
+  // absorbs the kink) unless the jump changes the structure: a stuck element
+  // over its new limit, or massless bodies whose branch depends on the forces.
+  // Then it is handled like a breakpoint: S-S selection and a restart.
+  // Returns whether it restarted.
+  bool apply_input_change() {
+    if (!inputs_changed) return false;
+    inputs_changed = false;
+    if (!has_massless && stuck_consistent()) return false;
+    reselect_and_restart({});
+    return true;
   }
 
   // State at the current time into the public State (angles, velocities, energy accounts).
@@ -498,12 +504,7 @@ double Simulator::value(OutputId id) const {
 
 Snapshot Simulator::snapshot() {
   Impl& s = *impl_;
-  if (s.inputs_changed) {
-    s.inputs_changed = false;
-    s.reselect_and_restart({});
-  } else {
-    s.restart();
-  }
+  if (!s.apply_input_change()) s.restart();
   s.outputs_valid = false;
   Snapshot snap;
   snap.state = s.state;
