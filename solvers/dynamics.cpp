@@ -18,7 +18,8 @@ Workspace::Workspace(const Model& m)
   for (const Signal& in : m.inputs) inputs.push_back(in.value);
 }
 
-ModeStructure build_mode_structure(const Model& m, const State& modes, double t, const double* inputs) {
+ModeStructure build_mode_structure(const Model& m, const State& modes, double t, const double* inputs,
+                                   double slip_margin) {
   ModeStructure ms;
   std::vector<Link> links;
   for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i) {
@@ -48,10 +49,10 @@ ModeStructure build_mode_structure(const Model& m, const State& modes, double t,
         ms.roots.push_back({K::stick_lower, i, -1});
         break;
       case FrictionMode::slip_positive:
-        ms.roots.push_back({K::slip_velocity, i, -1});
+        ms.roots.push_back({K::slip_velocity, i, -1, -slip_margin});
         break;
       case FrictionMode::slip_negative:
-        ms.roots.push_back({K::slip_velocity, i, +1});
+        ms.roots.push_back({K::slip_velocity, i, +1, slip_margin});
         break;
     }
   }
@@ -251,7 +252,7 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
     const RootSpec& spec = ms.roots[r];
     switch (spec.kind) {
       case RootSpec::Kind::slip_velocity:
-        g[r] = slip_velocity(m.frictions[spec.index], ws.w);
+        g[r] = slip_velocity(m.frictions[spec.index], ws.w) - spec.level;
         break;
       case RootSpec::Kind::stick_upper:
       case RootSpec::Kind::stick_lower: {

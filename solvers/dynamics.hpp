@@ -34,6 +34,7 @@ struct RootSpec {
   Kind kind;
   int index;      // friction (slip/stick), split (group), spring (freeplay) or body (massless) index
   int direction;
+  double level = 0.0;  // the root is where the watched quantity crosses this value
 };
 
 // What stays fixed while the variable structure stays: built at every event.
@@ -68,7 +69,16 @@ class JacobianSink {
   virtual void add(int row, int col, double value) = 0;
 };
 
-ModeStructure build_mode_structure(const Model& m, const State& modes, double t, const double* inputs);
+// slip_margin [rad/s]: a slipping element's velocity root lies this far past
+// zero (at -margin for slip+, +margin for slip-). An element set slipping at an
+// event starts at v = 0 exactly; when its acceleration is tiny (a break-away
+// at the threshold), the integrator's roundoff in v can be larger than a t and
+// of either sign, which a root at exactly 0 would take for a return to rest,
+// again and again (an event storm). The margin is far below the integration
+// error (the simulator uses 1e-3 atol), so a genuine arrival moves by
+// margin / |a| only.
+ModeStructure build_mode_structure(const Model& m, const State& modes, double t, const double* inputs,
+                                   double slip_margin);
 
 // y -> full q, w in ws.
 void unpack(const ModeStructure& ms, const double* y, Workspace& ws);

@@ -183,7 +183,7 @@ class Simulator::Impl final : public OdeSystem {
   void restart() {
     for (int i : ms.stuck) time_stuck[model.friction_element[i]] += state.t - segment_start;
     segment_start = state.t;
-    ms = build_mode_structure(model, state, state.t, ws.inputs.data());
+    ms = build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol);
     for (const StaticSplit& sp : ms.splits) stats.redundant_splits += sp.nullity > 0 ? 1 : 0;
     pack(ms, state.q, state.w, y.data());
     unpack(ms, y.data(), ws);

@@ -5,7 +5,8 @@
 // solvers/dynamics.hpp, located by CVODE to its time tolerance):
 //   t-  CVODE stops at the root; the state there is the end of the old structure.
 //   1.  Freeplay sides of springs whose kink was crossed are switched.
-//   2.  If a friction element was involved (slip velocity reached 0, or a stuck
+//   2.  If a friction element was involved (slip velocity reached 0, or rather
+//       crossed it by 1e-3 atol, see build_mode_structure; or a stuck
 //       element's reserve reached 0), every friction element at zero relative
 //       velocity (the stuck ones, the one that just arrived, any other within
 //       atol) is a candidate. Their relative velocities are set exactly to 0 by

@@ -96,6 +96,11 @@ TEST(GearTrain, ConvergenceOverPredictableHorizon) {
 // Over the full horizon the trajectories part ways (see above), but what an
 // engineer reads off the run does not: dissipated energy to 1e-4 relative and
 // the time each bearing spends stuck to 1e-4 of the horizon.
+// Dissipated energy converges over the full 10 s, chaotic tail included; time
+// stuck per element (a sum over stick intervals) only where the event sequences
+// of the two tolerances are the same, i.e. before the rattle turns chaotic at
+// about 9 s (there a changed sequence moves several ms of stuck time between
+// bearings: measured 4 ms on bearing_gamma).
 TEST(GearTrain, IntegralQuantitiesConvergeOverFullHorizon) {
   const ModelSpec spec = gear_train();
   const double horizon = spec.simulation.t_end;
@@ -103,10 +108,12 @@ TEST(GearTrain, IntegralQuantitiesConvergeOverFullHorizon) {
   const double da = energy_balance(a, a.num_samples() - 1).dissipated;
   const double db = energy_balance(b, b.num_samples() - 1).dissipated;
   EXPECT_LT(std::abs(da - db), 1e-4 * std::abs(db));
+  const double predictable = 8.5;
+  const Result ap = run(spec, 1e-9, predictable), bp = run(spec, 1e-10, predictable);
   double total_stuck = 0.0;
-  for (std::size_t e = 0; e < a.time_stuck.size(); ++e) {
-    EXPECT_LT(std::abs(a.time_stuck[e] - b.time_stuck[e]), 1e-4 * horizon) << a.element_names[e];
-    total_stuck += b.time_stuck[e];
+  for (std::size_t e = 0; e < ap.time_stuck.size(); ++e) {
+    EXPECT_LT(std::abs(ap.time_stuck[e] - bp.time_stuck[e]), 1e-4 * predictable) << ap.element_names[e];
+    total_stuck += bp.time_stuck[e];
   }
   EXPECT_GT(total_stuck, 0.1);
 }

@@ -58,5 +58,20 @@ TEST(SteeringWeave, WithoutFreeplayAndFrictionTheLoopIsLinear) {
   EXPECT_LT(worst, 1e-3 * peak);  // rtol 1e-4 of the model
 }
 
+TEST(SteeringWeave, BreakAwayAtTheThresholdIsNoEventStorm) {
+  // At atol 1e-5 the rack breaks away at t = 13.7787 s with a relative
+  // acceleration of -3e-6 rad/s^2: roundoff after the restart (3e-18 rad/s)
+  // once took v across 0 every 2e-13 s, 200 times, and the run stopped with an
+  // event storm. The slip root lies 1e-3 atol past zero now (dynamics.hpp).
+  std::string text = steering_text();
+  const std::string tight = "atol: 1.0e-6";
+  ASSERT_NE(text.find(tight), std::string::npos);
+  text.replace(text.find(tight), tight.size(), "atol: 1.0e-5");
+  const WeaveStudy study = run_weave_study(text, "steering.yaml", Vehicle{}, WeaveSettings{});
+  const WeaveTrace& t = study.cases.at(3).trace;  // both freeplay and friction
+  ASSERT_EQ(t.status, StepStatus::reached_time) << t.message;
+  EXPECT_LT(t.stats.events, 200u);  // 115 element changes in 25 s: one event each, none repeated
+}
+
 }  // namespace
 }  // namespace luztar::app
