@@ -23,8 +23,18 @@ struct BoxQpSolution {
   bool converged = false;    // KKT conditions hold to the tolerance
 };
 
+// Storage for repeated solves of one size: solving into the same workspace
+// and solution again allocates nothing (the simulator solves at every event).
+struct BoxQpWorkspace {
+  Eigen::VectorXd polished, rhs, dx;
+  Eigen::MatrixXd reduced;  // (n x n) the free block, identity rows for bounded variables
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+};
+
 BoxQpSolution solve_box_qp(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,
                            const Eigen::VectorXd& hi, int max_sweeps = 20000);
+void solve_box_qp(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,
+                  const Eigen::VectorXd& hi, BoxQpWorkspace& ws, BoxQpSolution& out, int max_sweeps = 20000);
 
 // Largest KKT violation of x (0 for an exact solution), scaled like b.
 double box_qp_kkt_error(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,

@@ -178,10 +178,8 @@ void CvodeIntegrator::reset(double t0, const double* y0, const double* q0, const
     d.nroots = n;
     roots_found_.assign(n, 0);
   }
-  if (n > 0) {
-    std::vector<int> dirs = directions;
-    check(CVodeSetRootDirection(d.mem, dirs.data()), "CVodeSetRootDirection");
-  }
+  if (n > 0)  // CVODE copies the directions; its C signature is just not const
+    check(CVodeSetRootDirection(d.mem, const_cast<int*>(directions.data())), "CVodeSetRootDirection");
 }
 
 CvodeIntegrator::Outcome CvodeIntegrator::advance(double tout, double tstop, double& t, double* y) {

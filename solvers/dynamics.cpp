@@ -18,31 +18,79 @@ Workspace::Workspace(const Model& m)
   for (const Signal& in : m.inputs) inputs.push_back(in.value);
 }
 
-ModeStructure build_mode_structure(const Model& m, const State& modes, double t, const double* inputs,
-                                   double slip_margin) {
-  ModeStructure ms;
-  std::vector<Link> links;
-  for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i) {
+namespace {
+
+// The split for cluster `cluster` with stuck links `links` (ascending): the
+// one filed for the same composition, else a recycled or new entry.
+StaticSplit& filed_split(ModeStructure& ms, const LockedClusters& c, int cluster, const std::vector<int>& links) {
+  constexpr std::size_t kPerLink = 4;
+  std::vector<ModeStructure::Filed>& shelf = ms.filed[links.front()];
+  const IndexRange bodies = c.members(cluster);
+  ModeStructure::Filed* oldest = nullptr;
+  for (ModeStructure::Filed& f : shelf) {
+    if (f.split.links == links && std::equal(bodies.begin(), bodies.end(), f.split.bodies.begin(), f.split.bodies.end())) {
+      f.built = ms.builds;
+      return f.split;
+    }
+    if (!oldest || f.built < oldest->built) oldest = &f;
+  }
+  if (!oldest || shelf.size() < kPerLink) {
+    shelf.emplace_back();
+    oldest = &shelf.back();
+  }
+  oldest->built = ms.builds;
+  return oldest->split;
+}
+
+}  // namespace
+
+int max_root_count(const Model& m) {
+  // friction: two reserves while stuck, or one velocity, or its group's one;
+  // freeplay springs and massless bodies with dry friction: two kinks each
+  return static_cast<int>(3 * m.frictions.size() + 2 * m.springs.size()) + 2 * m.num_bodies();
+}
+
+void build_mode_structure(const Model& m, const State& modes, double t, const double* inputs, double slip_margin,
+                          ModeStructure& ms) {
+  const int nf = static_cast<int>(m.frictions.size());
+  ms.stuck.clear();
+  ms.stuck_links.clear();
+  ms.stuck.reserve(nf);
+  ms.stuck_links.reserve(nf);
+  for (int i = 0; i < nf; ++i) {
     if (modes.friction_mode[i] != FrictionMode::stuck) continue;
     ms.stuck.push_back(i);
-    links.push_back({m.frictions[i].a, m.frictions[i].b});
+    ms.stuck_links.push_back({m.frictions[i].a, m.frictions[i].b});
   }
-  ms.clusters = lock_clusters(m.inertia, links);
-  std::vector<std::vector<int>> links_of(ms.clusters.num_clusters());
-  for (int i : ms.stuck) links_of[ms.clusters.cluster_of[m.frictions[i].a]].push_back(i);
-  for (int c = 0; c < ms.clusters.num_clusters(); ++c)
-    if (!links_of[c].empty()) ms.splits.push_back(make_static_split(m, ms.clusters, c, links_of[c], t, inputs));
+  lock_clusters(m.inertia, ms.stuck_links, ms.clusters);
+  group_by_cluster(ms.clusters, ms.stuck_links, ms.stuck, ms.stuck_by_cluster);
+  const int nc = ms.clusters.num_clusters();
+  // Static splits, from those filed before where possible.
+  ms.active.clear();
+  ms.active.reserve(nf);
+  ms.split_links.reserve(nf);
+  ms.filed.resize(nf);
+  ++ms.builds;
+  for (int k = 0; k < nc; ++k) {
+    if (ms.stuck_by_cluster.empty(k)) continue;
+    ms.split_links.assign(ms.stuck_by_cluster.of(k).begin(), ms.stuck_by_cluster.of(k).end());
+    StaticSplit& sp = filed_split(ms, ms.clusters, k, ms.split_links);
+    make_static_split(m, ms.clusters, k, ms.split_links, t, inputs, sp);
+    ms.active.push_back(&sp);
+  }
 
   using K = RootSpec::Kind;
+  ms.roots.clear();
+  ms.roots.reserve(max_root_count(m));
   // A group with one loop is watched as a whole (its split is not unique).
-  std::vector<bool> in_group(m.frictions.size(), false);
-  for (std::size_t s = 0; s < ms.splits.size(); ++s) {
-    if (ms.splits[s].nullity != 1) continue;
-    ms.roots.push_back({K::group_reserve, static_cast<int>(s), -1});
-    for (int i : ms.splits[s].links) in_group[i] = true;
+  ms.in_group.assign(nf, 0);
+  for (int s = 0; s < ms.num_splits(); ++s) {
+    if (ms.split(s).nullity != 1) continue;
+    ms.roots.push_back({K::group_reserve, s, -1});
+    for (int i : ms.split(s).links) ms.in_group[i] = 1;
   }
-  for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i) {
-    if (!can_stick(m, m.frictions[i]) || in_group[i]) continue;
+  for (int i = 0; i < nf; ++i) {
+    if (!can_stick(m, m.frictions[i]) || ms.in_group[i]) continue;
     switch (modes.friction_mode[i]) {
       case FrictionMode::stuck:
         ms.roots.push_back({K::stick_upper, i, -1});
@@ -72,7 +120,6 @@ ModeStructure build_mode_structure(const Model& m, const State& modes, double t,
     if (has_freeplay_events(m.springs[s]) && !m.spring_algebraic[s])
       kinks(K::freeplay_upper, K::freeplay_lower, s, modes.spring_side[s]);
   ms.roots_need_forces = !ms.stuck.empty() || massless_roots;
-  return ms;
 }
 
 void unpack(const ModeStructure& ms, const double* y, Workspace& ws) {
@@ -158,15 +205,14 @@ void cluster_accelerations(const Model&, const ModeStructure& ms, Workspace& ws)
       continue;
     }
     double sum = 0.0;
-    for (int j : c.members[k]) sum += ws.force[j];
+    for (int j : c.members(k)) sum += ws.force[j];
     ws.acc[k] = sum / c.inertia[k];
   }
 }
 
 void static_friction(const Model& m, const ModeStructure& ms, Workspace& ws) {
-  for (std::size_t s = 0; s < ms.splits.size(); ++s)
-    ws.group_utilisation[s] =
-        solve_static_split(ms.splits[s], m, ms.clusters, ws.force, ws.acc, ws.limit, ws.lambda);
+  for (int s = 0; s < ms.num_splits(); ++s)
+    ws.group_utilisation[s] = solve_static_split(ms.split(s), m, ms.clusters, ws.force, ws.acc, ws.limit, ws.lambda);
 }
 
 void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y, double* ydot,
@@ -202,7 +248,7 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
       if (c.rep[i] < 0) return;  // velocity fixed at 0
       col = 2 * c.rep[i] + 1;
     }
-    jac.add(2 * c.members[k].front() + 1, col, value / c.inertia[k]);
+    jac.add(2 * c.members(k).front() + 1, col, value / c.inertia[k]);
   };
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     if (m.spring_algebraic[s]) continue;  // through the group's Schur complement below
@@ -347,7 +393,7 @@ int jacobian_half_bandwidth(const Model& m) {
     }
   const LockedClusters c = lock_clusters(m.inertia, clutches);
   int span = 0;
-  for (const auto& members : c.members) span = std::max(span, members.back() - members.front());
+  for (int k = 0; k < c.num_clusters(); ++k) span = std::max(span, c.members(k).back() - c.members(k).front());
   for (const AlgebraicGroup& g : m.algebraic_groups) {  // bodies around a group couple through it
     std::vector<int> all = g.bodies;
     all.insert(all.end(), g.boundary.begin(), g.boundary.end());

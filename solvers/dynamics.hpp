@@ -37,13 +37,33 @@ struct RootSpec {
   double level = 0.0;  // the root is where the watched quantity crosses this value
 };
 
-// What stays fixed while the variable structure stays: built at every event.
+// What stays fixed while the variable structure stays: built at every event,
+// into the same object (its storage, and the static splits of clusters seen
+// before, are reused: rebuilding allocates nothing in a steady state).
 struct ModeStructure {
   LockedClusters clusters;
   std::vector<int> stuck;            // stuck friction indices
-  std::vector<StaticSplit> splits;   // one per cluster with stuck links
   std::vector<RootSpec> roots;
   bool roots_need_forces = false;    // some root watches a static torque or a massless body's torque
+
+  // One static split per cluster with stuck links.
+  int num_splits() const { return static_cast<int>(active.size()); }
+  const StaticSplit& split(int s) const { return *active[s]; }
+
+  // Storage behind the above, kept between builds: the splits met so far,
+  // filed under their lowest link (a link is in one cluster at a time), a few
+  // compositions per link, least recently built replaced first.
+  struct Filed {
+    StaticSplit split;
+    long built = 0;
+  };
+  std::vector<std::vector<Filed>> filed;  // (nf)
+  std::vector<const StaticSplit*> active;
+  long builds = 0;
+  std::vector<int> split_links;      // links of the split being built
+  std::vector<Link> stuck_links;
+  ClusterGroups stuck_by_cluster;    // stuck elements grouped by cluster
+  std::vector<char> in_group;        // (nf) element watched through its group's reserve
 };
 
 // Scratch space for evaluations; sized once, no allocation in the hot path.
@@ -77,8 +97,10 @@ class JacobianSink {
 // again and again (an event storm). The margin is far below the integration
 // error (the simulator uses 1e-3 atol), so a genuine arrival moves by
 // margin / |a| only.
-ModeStructure build_mode_structure(const Model& m, const State& modes, double t, const double* inputs,
-                                   double slip_margin);
+void build_mode_structure(const Model& m, const State& modes, double t, const double* inputs, double slip_margin,
+                          ModeStructure& ms);
+// Upper bound of ModeStructure::roots.size() for any structure of the model.
+int max_root_count(const Model& m);
 
 // y -> full q, w in ws.
 void unpack(const ModeStructure& ms, const double* y, Workspace& ws);

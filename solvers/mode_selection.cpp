@@ -11,41 +11,74 @@ namespace luztar {
 
 namespace {
 
+// The cached group of exactly these elements, or a new (or recycled) one
+// prepared for them: bodies, F M^-1 and the Delassus matrix.
+ModeSelectionScratch::Group& group_for(const Model& m, ModeSelectionScratch& sc, const int* first, const int* last) {
+  constexpr std::size_t kPerElement = 4;
+  std::vector<ModeSelectionScratch::Group>& shelf = sc.filed[*first];
+  ModeSelectionScratch::Group* slot = nullptr;
+  for (ModeSelectionScratch::Group& g : shelf) {
+    if (std::equal(first, last, g.elements.begin(), g.elements.end())) {
+      g.used = sc.selections;
+      return g;
+    }
+    if (!slot || g.used < slot->used) slot = &g;
+  }
+  if (!slot || shelf.size() < kPerElement) {
+    shelf.emplace_back();
+    slot = &shelf.back();
+  }
+  ModeSelectionScratch::Group& g = *slot;
+  g.used = sc.selections;
+  g.elements.assign(first, last);
+  g.bodies.clear();
+  for (int i : g.elements) {
+    g.bodies.push_back(m.frictions[i].a);
+    if (m.frictions[i].b != kGround) g.bodies.push_back(m.frictions[i].b);
+  }
+  std::sort(g.bodies.begin(), g.bodies.end());
+  g.bodies.erase(std::unique(g.bodies.begin(), g.bodies.end()), g.bodies.end());
+  auto local = [&](int body) {
+    return static_cast<int>(std::lower_bound(g.bodies.begin(), g.bodies.end(), body) - g.bodies.begin());
+  };
+  const int n = static_cast<int>(g.elements.size()), nb = static_cast<int>(g.bodies.size());
+  g.f_minv.setZero(n, nb);
+  for (int r = 0; r < n; ++r) {
+    const Friction& f = m.frictions[g.elements[r]];
+    g.f_minv(r, local(f.a)) = 1.0 / m.inertia[f.a];
+    if (f.b != kGround) g.f_minv(r, local(f.b)) = -1.0 / m.inertia[f.b];
+  }
+  g.delassus.resize(n, n);
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) {  // (F M^-1 F^T)_rc: F_c has +1 at a, -1 at b
+      const Friction& f = m.frictions[g.elements[c]];
+      g.delassus(r, c) = g.f_minv(r, local(f.a)) - (f.b != kGround ? g.f_minv(r, local(f.b)) : 0.0);
+    }
+  g.force.resize(nb);
+  g.b.resize(n);
+  g.lo.resize(n);
+  g.hi.resize(n);
+  return g;
+}
+
 // Gauss's principle for one group of coupled candidates: box QP on the group's
 // Delassus matrix, classification by relative acceleration.
 template <class ExhaustedDirection>
-void decide_group(const Model& m, State& modes, const std::vector<int>& group, const Workspace& ws,
+void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, const Workspace& ws,
                   ExhaustedDirection&& exhausted_direction, ModeSelectionReport& report,
                   std::vector<int>& still_stuck, bool& any_slip) {
-  // Bodies of the group, numbered locally.
-  std::vector<int> bodies;
-  for (int i : group) {
-    bodies.push_back(m.frictions[i].a);
-    if (m.frictions[i].b != kGround) bodies.push_back(m.frictions[i].b);
-  }
-  std::sort(bodies.begin(), bodies.end());
-  bodies.erase(std::unique(bodies.begin(), bodies.end()), bodies.end());
-  auto local = [&](int body) {
-    return static_cast<int>(std::lower_bound(bodies.begin(), bodies.end(), body) - bodies.begin());
-  };
-  const int n = static_cast<int>(group.size()), nb = static_cast<int>(bodies.size());
-  Eigen::MatrixXd F = Eigen::MatrixXd::Zero(n, nb);
+  const int n = static_cast<int>(g.elements.size()), nb = static_cast<int>(g.bodies.size());
+  for (int j = 0; j < nb; ++j) g.force[j] = ws.force[g.bodies[j]];
+  g.b.noalias() = g.f_minv * g.force;
   for (int r = 0; r < n; ++r) {
-    const Friction& f = m.frictions[group[r]];
-    F(r, local(f.a)) = 1.0;
-    if (f.b != kGround) F(r, local(f.b)) = -1.0;
+    g.hi[r] = static_friction_limit(m.frictions[g.elements[r]], ws.mt0[g.elements[r]]);
+    g.lo[r] = -g.hi[r];
   }
-  Eigen::MatrixXd FMinv = F;  // F M^-1
-  Eigen::VectorXd force(nb);
-  for (int j = 0; j < nb; ++j) {
-    FMinv.col(j) /= m.inertia[bodies[j]];
-    force[j] = ws.force[bodies[j]];
-  }
-  const Eigen::MatrixXd A = FMinv * F.transpose();
-  const Eigen::VectorXd b = FMinv * force;
-  Eigen::VectorXd hi(n);
-  for (int r = 0; r < n; ++r) hi[r] = static_friction_limit(m.frictions[group[r]], ws.mt0[group[r]]);
-  const BoxQpSolution qp = solve_box_qp(A, b, -hi, hi);
+  solve_box_qp(g.delassus, g.b, g.lo, g.hi, g.qp_workspace, g.qp);
+  const BoxQpSolution& qp = g.qp;
+  const Eigen::VectorXd& hi = g.hi;
+  const Eigen::MatrixXd& A = g.delassus;
+  const Eigen::VectorXd& b = g.b;
   ++report.qp_solves;
   report.converged = report.converged && qp.converged;
 
@@ -54,7 +87,7 @@ void decide_group(const Model& m, State& modes, const std::vector<int>& group, c
   for (int r = 0; r < n; ++r) scale = std::max(scale, A(r, r) * hi[r]);
   const double tol = 1e-10 * scale;
   for (int r = 0; r < n; ++r) {
-    const int i = group[r];
+    const int i = g.elements[r];
     const double acc = qp.residual[r];
     if (acc > tol) {
       modes.friction_mode[i] = FrictionMode::slip_positive;
@@ -76,38 +109,55 @@ void decide_group(const Model& m, State& modes, const std::vector<int>& group, c
 ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t,
                                           const std::vector<int>& candidates, Workspace& ws,
                                           const std::vector<BreakAway>& exhausted) {
+  ModeSelectionScratch scratch;
+  return select_friction_modes(m, modes, t, candidates, ws, exhausted, scratch);
+}
+
+ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t,
+                                          const std::vector<int>& candidates, Workspace& ws,
+                                          const std::vector<BreakAway>& exhausted, ModeSelectionScratch& sc) {
   auto exhausted_direction = [&](int i) {
     for (const BreakAway& b : exhausted)
       if (b.friction == i) return static_cast<int>(b.mode);
     return 0;
   };
   ModeSelectionReport report;
-  std::vector<int> open = candidates;  // elements still to decide
-  for (int i : open) modes.friction_mode[i] = FrictionMode::stuck;
-  while (!open.empty()) {
+  const std::size_t nf = m.frictions.size();
+  for (std::vector<int>* v : {&sc.open, &sc.still_stuck}) v->reserve(nf);
+  sc.links.reserve(nf);
+  sc.clusters.reserve(m.num_bodies());
+  sc.filed.resize(nf);
+  sc.open = candidates;  // elements still to decide
+  std::sort(sc.open.begin(), sc.open.end());
+  for (int i : sc.open) modes.friction_mode[i] = FrictionMode::stuck;
+  while (!sc.open.empty()) {
+    ++sc.selections;
     // Forces without the friction of the open elements (they are marked stuck).
     applied_forces(m, modes, t, ws);
     // M is diagonal, so the Delassus matrix is block-diagonal over groups of
     // candidates that share bodies: one small box QP per group.
-    std::vector<Link> links;
-    for (int i : open) links.push_back({m.frictions[i].a, m.frictions[i].b});
-    const LockedClusters groups = lock_clusters(m.inertia, links);
-    std::vector<std::vector<int>> members(groups.num_clusters());
-    for (int i : open) members[groups.cluster_of[m.frictions[i].a]].push_back(i);
-    std::vector<int> still_stuck;
+    sc.links.clear();
+    for (int i : sc.open) sc.links.push_back({m.frictions[i].a, m.frictions[i].b});
+    lock_clusters(m.inertia, sc.links, sc.clusters);
+    group_by_cluster(sc.clusters, sc.links, sc.open, sc.open_by_cluster);  // ascending within a group
+    const int nc = sc.clusters.num_clusters();
+    sc.still_stuck.clear();
     bool any_slip = false;
-    for (const std::vector<int>& group : members) {
-      if (group.empty()) continue;
-      decide_group(m, modes, group, ws, exhausted_direction, report, still_stuck, any_slip);
+    for (int k = 0; k < nc; ++k) {
+      if (sc.open_by_cluster.empty(k)) continue;
+      const IndexRange open = sc.open_by_cluster.of(k);
+      ModeSelectionScratch::Group& g = group_for(m, sc, open.begin(), open.end());
+      decide_group(m, modes, g, ws, exhausted_direction, report, sc.still_stuck, any_slip);
     }
     // With equal static and kinetic limits the slipping torques are the bounds
     // the QP already used: done. Otherwise re-decide the rest with kinetic
     // friction on the elements that slip.
-    const bool kinetic_differs = std::any_of(open.begin(), open.end(), [&](int i) {
+    const bool kinetic_differs = std::any_of(sc.open.begin(), sc.open.end(), [&](int i) {
       return modes.friction_mode[i] != FrictionMode::stuck && m.frictions[i].static_ratio != 1.0;
     });
     if (!any_slip || !kinetic_differs) break;
-    open = still_stuck;
+    sc.open.swap(sc.still_stuck);
+    std::sort(sc.open.begin(), sc.open.end());
   }
   return report;
 }

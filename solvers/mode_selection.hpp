@@ -17,6 +17,7 @@
 
 #include "core/model.hpp"
 #include "core/state.hpp"
+#include "solvers/box_qp.hpp"
 #include "solvers/dynamics.hpp"
 
 namespace luztar {
@@ -33,6 +34,30 @@ struct ModeSelectionReport {
   bool converged = true;  // every box QP met its KKT tolerance
 };
 
+// Storage kept between selections (the simulator owns one): the groups'
+// Delassus matrices depend on the inertias only, so a group of candidates seen
+// before is solved in its old storage, without allocation.
+struct ModeSelectionScratch {
+  struct Group {
+    std::vector<int> elements;  // friction indices (ascending)
+    std::vector<int> bodies;    // their bodies, ascending
+    Eigen::MatrixXd f_minv;     // F M^-1 (elements x bodies)
+    Eigen::MatrixXd delassus;   // A = F M^-1 F^T
+    Eigen::VectorXd force, b, lo, hi;
+    BoxQpWorkspace qp_workspace;
+    BoxQpSolution qp;
+    long used = 0;              // selection number of the last use
+  };
+  // Groups met so far, filed under their lowest element (an element is in one
+  // group at a time), a few compositions each, least recently used replaced.
+  std::vector<std::vector<Group>> filed;  // (nf)
+  long selections = 0;
+  std::vector<int> open, still_stuck;
+  ClusterGroups open_by_cluster;
+  std::vector<Link> links;
+  LockedClusters clusters;
+};
+
 // Decides the modes of `candidates` (friction indices, relative velocity zero in
 // ws.w at time t); other elements keep their modes. Writes modes.friction_mode.
 //
@@ -43,5 +68,8 @@ struct ModeSelectionReport {
 ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t,
                                           const std::vector<int>& candidates, Workspace& ws,
                                           const std::vector<BreakAway>& exhausted = {});
+ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t,
+                                          const std::vector<int>& candidates, Workspace& ws,
+                                          const std::vector<BreakAway>& exhausted, ModeSelectionScratch& scratch);
 
 }  // namespace luztar

@@ -35,7 +35,18 @@ class Simulator::Impl final : public OdeSystem {
     o.band = s.linear_solver == "band" || (s.linear_solver == "auto" && o.size > 64 && 2 * hb + 1 < o.size / 2);
     o.half_bandwidth = hb;
     cvode = std::make_unique<CvodeIntegrator>(*this, o);
+    // Event handling reuses these; sized here so that it allocates nothing.
+    directions.assign(max_root_count(m), 0);
+    const std::size_t nf = m.frictions.size();
+    arrived.reserve(nf);
+    candidates.reserve(nf);
+    exhausted.reserve(nf);
+    links.reserve(nf);
+    locked.reserve(m.num_bodies());
+    events.reserve(1024);  // the event log grows by doubling beyond this
+    recent.reserve(static_cast<std::size_t>(std::max(s.storm_events, 0)) + 1);
     initialise();
+    before = state;
   }
 
   // OdeSystem
@@ -45,6 +56,7 @@ class Simulator::Impl final : public OdeSystem {
   }
   void roots(double t, const double* yy, double* g) override {
     root_functions(model, state, ms, t, yy, g, ws);
+    std::fill(g + ms.roots.size(), g + directions.size(), 1.0);
   }
   void quadrature(double t, const double* yy, double* qdot) override {
     unpack(ms, yy, ws);
@@ -66,13 +78,13 @@ class Simulator::Impl final : public OdeSystem {
       sync(t);
       switch (outcome) {
         case CvodeIntegrator::Outcome::reached:
-          if (is_breakpoint(t) || !stuck_consistent()) reselect_and_restart({});
+          if (is_breakpoint(t) || !stuck_consistent()) reselect_and_restart();
           break;
         case CvodeIntegrator::Outcome::root:
           handle_roots();
           break;
         case CvodeIntegrator::Outcome::stop_time:
-          reselect_and_restart({});
+          reselect_and_restart();
           break;
         case CvodeIntegrator::Outcome::failure: {
           std::ostringstream os;
@@ -102,7 +114,7 @@ class Simulator::Impl final : public OdeSystem {
     if (!inputs_changed) return false;
     inputs_changed = false;
     if (!has_massless && stuck_consistent()) return false;
-    reselect_and_restart({});
+    reselect_and_restart();
     return true;
   }
 
@@ -160,10 +172,11 @@ class Simulator::Impl final : public OdeSystem {
     ws.q = state.q;
     ws.w = state.w;
     // The S-S selection at t_start: bodies that start at rest start in a consistent mode.
-    std::vector<int> candidates;
+    candidates.clear();
     for (std::size_t i = 0; i < model.frictions.size(); ++i)
       if (slip_velocity(model.frictions[i], state.w) == 0.0 && can_stick(i)) candidates.push_back(static_cast<int>(i));
-    if (!candidates.empty()) select_friction_modes(model, state, state.t, candidates, ws);
+    exhausted.clear();
+    if (!candidates.empty()) select_friction_modes(model, state, state.t, candidates, ws, exhausted, selection);
     restart();
   }
 
@@ -183,12 +196,14 @@ class Simulator::Impl final : public OdeSystem {
   void restart() {
     for (int i : ms.stuck) time_stuck[model.friction_element[i]] += state.t - segment_start;
     segment_start = state.t;
-    ms = build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol);
-    for (const StaticSplit& sp : ms.splits) stats.redundant_splits += sp.nullity > 0 ? 1 : 0;
+    build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms);
+    for (int s = 0; s < ms.num_splits(); ++s) stats.redundant_splits += ms.split(s).nullity > 0 ? 1 : 0;
     pack(ms, state.q, state.w, y.data());
     unpack(ms, y.data(), ws);
     state.w = ws.w;
-    std::vector<int> directions(ms.roots.size());
+    // CVODE watches a fixed number of root functions (re-registering them
+    // would allocate); the unused ones are constant and never cross.
+    std::fill(directions.begin(), directions.end(), 0);
     for (std::size_t r = 0; r < ms.roots.size(); ++r) directions[r] = ms.roots[r].direction;
     const double quad[2] = {state.input_work, state.dissipated};
     cvode->reset(state.t, y.data(), quad, directions);
@@ -197,11 +212,11 @@ class Simulator::Impl final : public OdeSystem {
 
   void handle_roots() {
     const std::vector<int>& found = cvode->roots_found();
-    std::vector<int> arrived;
-    std::vector<BreakAway> exhausted;
+    arrived.clear();
+    exhausted.clear();
     bool friction_event = false;
-    const State before = state;
-    for (std::size_t r = 0; r < found.size(); ++r) {
+    before = state;  // copy into kept storage
+    for (std::size_t r = 0; r < ms.roots.size(); ++r) {
       if (found[r] == 0) continue;
       const RootSpec& spec = ms.roots[r];
       switch (spec.kind) {
@@ -224,7 +239,7 @@ class Simulator::Impl final : public OdeSystem {
           friction_event = true;
           break;
         case RootSpec::Kind::group_reserve:
-          exhausted_in_group(ms.splits[spec.index], exhausted);
+          exhausted_in_group(ms.split(spec.index), exhausted);
           friction_event = true;
           break;
         case RootSpec::Kind::massless_upper:
@@ -237,7 +252,7 @@ class Simulator::Impl final : public OdeSystem {
     }
     ++stats.events;
     record_event_time();
-    if (friction_event) select_at_event(arrived, exhausted);
+    if (friction_event) select_at_event();
     log_changes(before);
     restart();
   }
@@ -285,17 +300,21 @@ class Simulator::Impl final : public OdeSystem {
   }
 
   // Breakpoints and consistency repairs: re-decide the zero-velocity elements.
-  void reselect_and_restart(const std::vector<int>& arrived) {
-    const State before = state;
+  void reselect_and_restart() {
+    before = state;
     place_massless_bodies();
-    select_at_event(arrived, {});
+    arrived.clear();
+    exhausted.clear();
+    select_at_event();
     log_changes(before);
     restart();
   }
 
-  void select_at_event(const std::vector<int>& arrived, const std::vector<BreakAway>& exhausted) {
-    std::vector<int> candidates;
-    std::vector<Link> links;
+  // S-S selection for the elements at zero relative velocity (with `arrived`
+  // and `exhausted` of the event).
+  void select_at_event() {
+    candidates.clear();
+    links.clear();
     for (std::size_t i = 0; i < model.frictions.size(); ++i) {
       if (!can_stick(i)) continue;
       const bool is_candidate = state.friction_mode[i] == FrictionMode::stuck ||
@@ -306,13 +325,13 @@ class Simulator::Impl final : public OdeSystem {
       links.push_back({model.frictions[i].a, model.frictions[i].b});
     }
     if (candidates.empty()) return;
-    const LockedClusters c = lock_clusters(model.inertia, links);
-    const double lost = project_velocities(c, model.inertia, state.w);
+    lock_clusters(model.inertia, links, locked);
+    const double lost = project_velocities(locked, model.inertia, state.w);
     state.dissipated += lost;
     stats.velocity_projection_loss += lost;
     ws.q = state.q;
     ws.w = state.w;
-    select_friction_modes(model, state, state.t, candidates, ws, exhausted);
+    select_friction_modes(model, state, state.t, candidates, ws, exhausted, selection);
   }
 
   // A stuck element whose static torque exceeds its limit at an output point
@@ -395,6 +414,15 @@ class Simulator::Impl final : public OdeSystem {
   bool outputs_valid = false;
   std::vector<double> out_torque;       // (ne) cache of element outputs at state.t
   std::vector<std::int8_t> out_state;   // (ne)
+  // Storage kept between events, so that handling one allocates nothing.
+  State before;                      // modes before the event (log_changes)
+  std::vector<int> arrived;          // friction elements whose slip velocity reached 0
+  std::vector<BreakAway> exhausted;  // stuck elements whose reserve reached 0
+  std::vector<int> candidates;       // elements the S-S selection decides
+  std::vector<Link> links;           // their links
+  LockedClusters locked;             // their clusters (velocity projection)
+  ModeSelectionScratch selection;
+  std::vector<int> directions;       // (max_root_count) root directions for CVODE
 };
 
 Simulator::Simulator(const Model& model) : Simulator(model, model.simulation) {}

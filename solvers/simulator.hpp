@@ -23,7 +23,10 @@
 // friction modes are checked again.
 //
 // advance_to() never throws for outcomes: it returns a status (reached time,
-// event limit, event storm, solver failure) with a message.
+// event limit, event storm, solver failure) with a message. It prints nothing
+// and does not allocate: workspaces are sized at construction, and the static
+// splits and Delassus blocks of each structure are kept once met (the event
+// log grows by doubling past 1024 entries).
 //
 // Embedding (a host loop stepping the model, e.g. at 1 kHz):
 //   luztar::Model model = luztar::io::load_model("steering.yaml");  // shared, read-only

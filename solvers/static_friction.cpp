@@ -44,38 +44,50 @@ double chebyshev_offset(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, con
 StaticSplit make_static_split(const Model& m, const LockedClusters& c, int cluster, const std::vector<int>& links,
                               double t, const double* inputs) {
   StaticSplit sp;
-  sp.bodies = c.members[cluster];
-  sp.links = links;
-  const int nr = static_cast<int>(sp.bodies.size()), nl = static_cast<int>(links.size());
-  auto row_of = [&](int body) {
-    return static_cast<int>(std::lower_bound(sp.bodies.begin(), sp.bodies.end(), body) - sp.bodies.begin());
-  };
-  Eigen::MatrixXd Ft = Eigen::MatrixXd::Zero(nr, nl);  // F^T restricted to the cluster
-  for (int k = 0; k < nl; ++k) {
-    const Friction& f = m.frictions[links[k]];
-    Ft(row_of(f.a), k) += 1.0;
-    if (f.b != kGround) Ft(row_of(f.b), k) -= 1.0;
-  }
-  sp.nullity = c.redundancy[cluster];
-  sp.sqrt_weight = Eigen::VectorXd::Ones(nl);
-  if (sp.nullity == 1) {
-    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Ft, Eigen::ComputeFullV);
-    sp.null_dir = svd.matrixV().col(nl - 1);  // singular values sorted decreasing: the last spans the loop
-  } else if (sp.nullity >= 2) {
-    // Weights: break-away limits when the cluster locked, normalised; a zero
-    // limit gets a tiny weight so that the element carries (almost) nothing.
-    Eigen::VectorXd limit(nl);
+  make_static_split(m, c, cluster, links, t, inputs, sp);
+  return sp;
+}
+
+void make_static_split(const Model& m, const LockedClusters& c, int cluster, const std::vector<int>& links,
+                       double t, const double* inputs, StaticSplit& sp) {
+  const IndexRange bodies = c.members(cluster);
+  const bool same = sp.links == links && std::equal(bodies.begin(), bodies.end(), sp.bodies.begin(), sp.bodies.end());
+  const int nr = static_cast<int>(bodies.size()), nl = static_cast<int>(links.size());
+  if (!same) {
+    sp.bodies.assign(bodies.begin(), bodies.end());
+    sp.links = links;
+    auto row_of = [&](int body) {
+      return static_cast<int>(std::lower_bound(sp.bodies.begin(), sp.bodies.end(), body) - sp.bodies.begin());
+    };
+    sp.ft.setZero(nr, nl);
     for (int k = 0; k < nl; ++k) {
       const Friction& f = m.frictions[links[k]];
-      limit[k] = static_friction_limit(f, evaluate(m.signals[f.coulomb], t, inputs));
+      sp.ft(row_of(f.a), k) += 1.0;
+      if (f.b != kGround) sp.ft(row_of(f.b), k) -= 1.0;
     }
-    const double lmax = limit.maxCoeff();
-    for (int k = 0; k < nl; ++k) sp.sqrt_weight[k] = std::sqrt(lmax > 0.0 ? std::max(limit[k] / lmax, 1e-12) : 1.0);
+    sp.nullity = c.redundancy[cluster];
+    sp.sqrt_weight.setOnes(nl);
+    if (sp.nullity == 1) {
+      const Eigen::JacobiSVD<Eigen::MatrixXd> svd(sp.ft, Eigen::ComputeFullV);
+      sp.null_dir = svd.matrixV().col(nl - 1);  // singular values sorted decreasing: the last spans the loop
+    }
+    sp.rhs.resize(nr);
+    sp.sol.resize(nl);
+    sp.bound.resize(nl);
+  } else if (sp.nullity < 2) {
+    return;  // nothing depends on t
   }
-  sp.solver.compute(Ft * sp.sqrt_weight.asDiagonal());
-  sp.rhs.resize(nr);
-  sp.sol.resize(nl);
-  return sp;
+  if (sp.nullity >= 2) {
+    // Weights: break-away limits when the cluster locked, normalised; a zero
+    // limit gets a tiny weight so that the element carries (almost) nothing.
+    for (int k = 0; k < nl; ++k) {
+      const Friction& f = m.frictions[links[k]];
+      sp.bound[k] = static_friction_limit(f, evaluate(m.signals[f.coulomb], t, inputs));
+    }
+    const double lmax = sp.bound.maxCoeff();
+    for (int k = 0; k < nl; ++k) sp.sqrt_weight[k] = std::sqrt(lmax > 0.0 ? std::max(sp.bound[k] / lmax, 1e-12) : 1.0);
+  }
+  sp.solver.compute(sp.ft * sp.sqrt_weight.asDiagonal());
 }
 
 double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClusters& c,
@@ -90,9 +102,8 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
   constexpr double kTiny = 1e-300;  // a zero limit admits (almost) no torque
   double u = 0.0;
   if (sp.nullity == 1) {
-    Eigen::VectorXd L(nl);
-    for (int k = 0; k < nl; ++k) L[k] = std::max(limit[sp.links[k]], kTiny);
-    const double z = chebyshev_offset(sp.sol, sp.null_dir, L, u);
+    for (int k = 0; k < nl; ++k) sp.bound[k] = std::max(limit[sp.links[k]], kTiny);
+    const double z = chebyshev_offset(sp.sol, sp.null_dir, sp.bound, u);
     for (int k = 0; k < nl; ++k) lambda[sp.links[k]] = sp.sol[k] + sp.null_dir[k] * z;
     return u;
   }

@@ -32,15 +32,22 @@ struct StaticSplit {
   Eigen::VectorXd null_dir;                                        // (links) loop direction (nullity 1)
   Eigen::VectorXd sqrt_weight;                                     // (links) sqrt(L_e) at locking (nullity >= 2)
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> solver;  // of F^T diag(sqrt_weight)
+  Eigen::MatrixXd ft;  // (bodies x links) F^T restricted to the cluster
   // Scratch buffers for evaluations (sized at construction, so solving allocates nothing).
-  mutable Eigen::VectorXd rhs;  // (bodies)
-  mutable Eigen::VectorXd sol;  // (links)
+  mutable Eigen::VectorXd rhs;    // (bodies)
+  mutable Eigen::VectorXd sol;    // (links)
+  mutable Eigen::VectorXd bound;  // (links) limits (nullity 1)
 };
 
 // Prepares the split of cluster `cluster` whose stuck links are `links` (friction
 // indices); weights are the break-away limits at time t (with the current input values).
 StaticSplit make_static_split(const Model& m, const LockedClusters& c, int cluster, const std::vector<int>& links,
                               double t, const double* inputs);
+// The same into `sp`. When sp already holds the split of the same bodies and
+// links (the structure a cluster returns to at the next stick), only the
+// time-dependent weights are redone, into the existing storage: no allocation.
+void make_static_split(const Model& m, const LockedClusters& c, int cluster, const std::vector<int>& links,
+                       double t, const double* inputs, StaticSplit& sp);
 
 // lambda[links] from the applied torques `force` (nb), cluster accelerations
 // `acc` (nc) and static limits `limit` (nf). Returns the group utilisation u*
