@@ -1,0 +1,153 @@
+#include "solvers/lcp.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace luztar {
+
+const char* to_string(LcpStatus s) {
+  switch (s) {
+    case LcpStatus::solved: return "solved";
+    case LcpStatus::no_solution: return "no solution (Lemke: secondary ray)";
+    case LcpStatus::pivot_limit: return "pivot limit reached";
+    case LcpStatus::not_converged: return "not converged";
+  }
+  return "?";
+}
+
+LcpMatrixClass classify_lcp_matrix(const Eigen::MatrixXd& M) {
+  LcpMatrixClass c;
+  const int n = static_cast<int>(M.rows());
+  if (M.isApprox(M.transpose(), 0.0)) {
+    c.checked = true;
+    c.p_matrix = n == 0 || Eigen::LLT<Eigen::MatrixXd>(M).info() == Eigen::Success;
+    return c;
+  }
+  if (n > 16) return c;
+  c.checked = true;
+  std::vector<int> idx;
+  for (unsigned mask = 1; mask < (1u << n); ++mask) {
+    idx.clear();
+    for (int i = 0; i < n; ++i)
+      if (mask & (1u << i)) idx.push_back(i);
+    Eigen::MatrixXd sub(idx.size(), idx.size());
+    for (std::size_t a = 0; a < idx.size(); ++a)
+      for (std::size_t b = 0; b < idx.size(); ++b) sub(a, b) = M(idx[a], idx[b]);
+    if (!(sub.determinant() > 0.0)) return c;
+  }
+  c.p_matrix = true;
+  return c;
+}
+
+double lcp_error(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& z) {
+  const Eigen::VectorXd w = M * z + q;
+  double err = 0.0;
+  for (int i = 0; i < z.size(); ++i) err = std::max(err, std::abs(std::min(z[i], w[i])));
+  return err;
+}
+
+// Tableau [I  -M  -d | q] over the variables w (0..n-1), z (n..2n-1), z0 (2n);
+// covering vector d = 1. The w columns hold B^-1, which breaks ties in the
+// ratio test lexicographically (no cycling on degenerate problems).
+LcpSolution solve_lcp_lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, int max_pivots) {
+  const int n = static_cast<int>(q.size());
+  LcpSolution s;
+  s.z = Eigen::VectorXd::Zero(n);
+  s.w = q;
+  if (n == 0 || q.minCoeff() >= 0.0) return s;  // z = 0 solves it
+  if (max_pivots <= 0) max_pivots = 50 * (n + 1);
+  const int z0 = 2 * n, rhs = 2 * n + 1;
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(n, 2 * n + 2);
+  T.leftCols(n).setIdentity();
+  T.middleCols(n, n) = -M;
+  T.col(z0).setConstant(-1.0);
+  T.col(rhs) = q;
+  std::vector<int> basis(n);
+  for (int i = 0; i < n; ++i) basis[i] = i;
+  const double scale = std::max(1.0, std::max(M.cwiseAbs().maxCoeff(), q.cwiseAbs().maxCoeff()));
+  const double eps = 1e-12 * scale;
+
+  auto pivot = [&](int row, int col) {
+    T.row(row) /= T(row, col);
+    for (int i = 0; i < n; ++i)
+      if (i != row && T(i, col) != 0.0) T.row(i) -= T(i, col) * T.row(row);
+    basis[row] = col;
+  };
+  // First pivot: z0 enters at the level that makes every w >= 0; the row of
+  // the most negative q leaves (ties: lexicographic on B^-1 = I rows).
+  int row = 0;
+  for (int i = 1; i < n; ++i)
+    if (q[i] <= q[row]) row = i;  // ties: the last row, the lexicographic choice for B^-1 = I
+  for (int i = 0; i < n; ++i)
+    if (i != row && std::abs(q[i] - q[row]) <= eps) s.degenerate = true;
+  int entering = z0;
+  for (s.iterations = 1; s.iterations <= max_pivots; ++s.iterations) {
+    const int leaving = basis[row];
+    pivot(row, entering);
+    if (leaving == z0) break;  // z0 left the basis: complementary solution
+    // the complement of the variable that left enters
+    entering = leaving < n ? leaving + n : leaving - n;
+    // lexicographic minimum ratio over rows with a positive entry
+    row = -1;
+    for (int i = 0; i < n; ++i) {
+      if (T(i, entering) <= eps) continue;
+      if (row < 0) {
+        row = i;
+        continue;
+      }
+      const double ri = T(i, rhs) / T(i, entering), rr = T(row, rhs) / T(row, entering);
+      if (ri < rr - eps) {
+        row = i;
+      } else if (ri <= rr + eps) {
+        s.degenerate = true;
+        for (int k = 0; k < n; ++k) {  // tie: compare the B^-1 rows, scaled
+          const double a = T(i, k) / T(i, entering), b = T(row, k) / T(row, entering);
+          if (a < b - eps) {
+            row = i;
+            break;
+          }
+          if (a > b + eps) break;
+        }
+      }
+    }
+    if (row < 0) {
+      s.status = LcpStatus::no_solution;
+      return s;
+    }
+  }
+  if (s.iterations > max_pivots) {
+    s.status = LcpStatus::pivot_limit;
+    return s;
+  }
+  s.z.setZero();
+  for (int i = 0; i < n; ++i)
+    if (basis[i] >= n && basis[i] < 2 * n) s.z[basis[i] - n] = std::max(0.0, T(i, rhs));
+  s.w = M * s.z + q;
+  return s;
+}
+
+LcpSolution solve_lcp_pgs(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, double tolerance, int max_sweeps) {
+  const int n = static_cast<int>(q.size());
+  LcpSolution s;
+  s.z = Eigen::VectorXd::Zero(n);
+  const double scale = std::max(1.0, q.cwiseAbs().maxCoeff());
+  s.status = LcpStatus::not_converged;
+  for (s.iterations = 1; s.iterations <= max_sweeps; ++s.iterations) {
+    double change = 0.0;
+    for (int i = 0; i < n; ++i) {
+      const double wi = M.row(i).dot(s.z) + q[i];
+      const double zi = std::max(0.0, s.z[i] - wi / M(i, i));
+      change = std::max(change, std::abs(zi - s.z[i]) * M(i, i));
+      s.z[i] = zi;
+    }
+    if (change <= tolerance * scale) {
+      s.status = LcpStatus::solved;
+      break;
+    }
+  }
+  s.w = M * s.z + q;
+  return s;
+}
+
+}  // namespace luztar

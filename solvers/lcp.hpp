@@ -1,0 +1,51 @@
+#pragma once
+// Linear complementarity problems (seed 002, eq. 12-14; seed 003):
+//
+//   find z >= 0 with w = M z + q >= 0 and z^T w = 0.
+//
+// Two solvers:
+//  - Lemke's complementary pivoting (exact up to roundoff, any M for which it
+//    terminates). It ends either with a solution or on a secondary ray; for
+//    copositive-plus M (e.g. positive semi-definite) a ray means the problem
+//    has no solution, and that is what is reported.
+//  - Projected Gauss-Seidel, for larger problems with symmetric positive
+//    semi-definite M and a positive diagonal (Delassus matrices): cheap
+//    sweeps, converges to a solution when one exists.
+// The box-constrained form (MLCP, bounds lo <= x <= hi) is solvers/box_qp.
+#include <Eigen/Dense>
+
+namespace luztar {
+
+enum class LcpStatus {
+  solved,
+  no_solution,  // Lemke ended on a secondary ray
+  pivot_limit,  // Lemke: too many pivots (cycling or a huge problem)
+  not_converged // PGS: the sweep limit was reached
+};
+
+const char* to_string(LcpStatus s);
+
+struct LcpSolution {
+  Eigen::VectorXd z, w;
+  LcpStatus status = LcpStatus::solved;
+  int iterations = 0;       // pivots (Lemke) or sweeps (PGS)
+  bool degenerate = false;  // Lemke met a tie in a ratio test (resolved lexicographically)
+};
+
+// What is known about M without solving.
+struct LcpMatrixClass {
+  bool p_matrix = false;  // all principal minors > 0: a unique solution for every q
+  bool checked = false;   // false when n is too large for the test (non-symmetric n > 16)
+};
+// Symmetric M: P-matrix <=> positive definite (Cholesky). Otherwise every
+// principal minor is checked (2^n of them), for n <= 16.
+LcpMatrixClass classify_lcp_matrix(const Eigen::MatrixXd& M);
+
+LcpSolution solve_lcp_lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, int max_pivots = 0);
+LcpSolution solve_lcp_pgs(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, double tolerance = 1e-12,
+                          int max_sweeps = 100000);
+
+// Largest violation of z >= 0, w >= 0, z_i w_i = 0 (as min(z_i, w_i) for each i).
+double lcp_error(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& z);
+
+}  // namespace luztar
