@@ -8,6 +8,7 @@
 #include "core/projections.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
+#include "solvers/filed_entries.hpp"
 
 namespace luztar {
 
@@ -23,23 +24,12 @@ namespace {
 // The split for cluster `cluster` with stuck links `links` (ascending): the
 // one filed for the same composition, else a recycled or new entry.
 StaticSplit& filed_split(ModeStructure& ms, const LockedClusters& c, int cluster, const std::vector<int>& links) {
-  constexpr std::size_t kPerLink = 4;
-  std::vector<ModeStructure::Filed>& shelf = ms.filed[links.front()];
   const IndexRange bodies = c.members(cluster);
-  ModeStructure::Filed* oldest = nullptr;
-  for (ModeStructure::Filed& f : shelf) {
-    if (f.split.links == links && std::equal(bodies.begin(), bodies.end(), f.split.bodies.begin(), f.split.bodies.end())) {
-      f.built = ms.builds;
-      return f.split;
-    }
-    if (!oldest || f.built < oldest->built) oldest = &f;
-  }
-  if (!oldest || shelf.size() < kPerLink) {
-    shelf.emplace_back();
-    oldest = &shelf.back();
-  }
-  oldest->built = ms.builds;
-  return oldest->split;
+  bool found = false;
+  return file_lookup(ms.filed[links.front()], ms.builds, [&](const ModeStructure::Filed& f) {
+           return f.split.links == links &&
+                  std::equal(bodies.begin(), bodies.end(), f.split.bodies.begin(), f.split.bodies.end());
+         }, found).split;
 }
 
 }  // namespace

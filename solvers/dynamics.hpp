@@ -55,7 +55,7 @@ struct ModeStructure {
   // compositions per link, least recently built replaced first.
   struct Filed {
     StaticSplit split;
-    long built = 0;
+    long used = 0;  // build number of the last use
   };
   std::vector<std::vector<Filed>> filed;  // (nf)
   std::vector<const StaticSplit*> active;

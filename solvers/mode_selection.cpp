@@ -6,6 +6,7 @@
 #include "bodies/clusters.hpp"
 #include "elements/friction.hpp"
 #include "solvers/box_qp.hpp"
+#include "solvers/filed_entries.hpp"
 
 namespace luztar {
 
@@ -14,22 +15,11 @@ namespace {
 // The cached group of exactly these elements, or a new (or recycled) one
 // prepared for them: bodies, F M^-1 and the Delassus matrix.
 ModeSelectionScratch::Group& group_for(const Model& m, ModeSelectionScratch& sc, const int* first, const int* last) {
-  constexpr std::size_t kPerElement = 4;
-  std::vector<ModeSelectionScratch::Group>& shelf = sc.filed[*first];
-  ModeSelectionScratch::Group* slot = nullptr;
-  for (ModeSelectionScratch::Group& g : shelf) {
-    if (std::equal(first, last, g.elements.begin(), g.elements.end())) {
-      g.used = sc.selections;
-      return g;
-    }
-    if (!slot || g.used < slot->used) slot = &g;
-  }
-  if (!slot || shelf.size() < kPerElement) {
-    shelf.emplace_back();
-    slot = &shelf.back();
-  }
-  ModeSelectionScratch::Group& g = *slot;
-  g.used = sc.selections;
+  bool found = false;
+  ModeSelectionScratch::Group& g = file_lookup(sc.filed[*first], sc.selections, [&](const ModeSelectionScratch::Group& e) {
+    return std::equal(first, last, e.elements.begin(), e.elements.end());
+  }, found);
+  if (found) return g;
   g.elements.assign(first, last);
   g.bodies.clear();
   for (int i : g.elements) {
