@@ -28,7 +28,8 @@ struct RunOptions {
   std::string model;
   std::string output;
   std::string csv;
-  std::optional<double> t_end, output_step, rtol, atol;
+  std::optional<double> t_end, output_step, rtol, atol, step, theta;
+  std::optional<std::string> solver;
   bool quiet = false;
 };
 
@@ -40,6 +41,9 @@ luztar::Model load(const std::string& path, const RunOptions* overrides) {
     if (overrides->output_step) s.output_step = *overrides->output_step;
     if (overrides->rtol) s.rtol = *overrides->rtol;
     if (overrides->atol) s.atol = *overrides->atol;
+    if (overrides->solver) s.solver = *overrides->solver;
+    if (overrides->step) s.step = *overrides->step;
+    if (overrides->theta) s.theta = *overrides->theta;
   }
   try {
     return luztar::assemble(spec);
@@ -104,6 +108,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--output-step", ro.output_step, "Output sampling step [s] (overrides simulation.output_step)");
   run_cmd->add_option("--rtol", ro.rtol, "Relative tolerance (overrides simulation.rtol)");
   run_cmd->add_option("--atol", ro.atol, "Absolute tolerance (overrides simulation.atol)");
+  run_cmd->add_option("--solver", ro.solver, "event_driven or time_stepping (overrides simulation.solver)");
+  run_cmd->add_option("--step", ro.step, "Time-stepping step h [s] (overrides simulation.step)");
+  run_cmd->add_option("--theta", ro.theta, "Time-stepping theta in [0.5, 1] (overrides simulation.theta)");
   run_cmd->add_flag("-q,--quiet", ro.quiet, "Print nothing on success");
 
   std::string validate_path;

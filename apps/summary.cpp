@@ -56,8 +56,15 @@ void print_summary(std::ostream& out, const Model& model, const SimulationSettin
         << " + elastic " << format("%.6g", b.elastic_change) << " + dissipated " << format("%.6g", b.dissipated)
         << "; residual " << format("%.2e", b.residual) << " J (relative " << format("%.2e", b.relative) << ")\n";
   }
-  out << "  solver     " << r.stats.steps << " steps, " << r.stats.rhs_evals << " RHS, " << r.stats.jac_evals
-      << " Jacobians, " << r.stats.reinits << " restarts (rtol " << s.rtol << ", atol " << s.atol << ")\n";
+  if (s.solver == "time_stepping") {
+    out << "  solver     Moreau-Jean time stepping: " << r.stats.steps << " steps (h " << s.step << ", theta " << s.theta
+        << ")\n";
+    if (r.stats.lcp_not_converged)
+      out << "  note       " << r.stats.lcp_not_converged << " steps whose impulse LCP missed its tolerance\n";
+  } else {
+    out << "  solver     " << r.stats.steps << " steps, " << r.stats.rhs_evals << " RHS, " << r.stats.jac_evals
+        << " Jacobians, " << r.stats.reinits << " restarts (rtol " << s.rtol << ", atol " << s.atol << ")\n";
+  }
   if (r.stats.redundant_splits)
     out << "  note       " << r.stats.redundant_splits
         << " stuck groups with a non-unique static torque split (minimum weighted norm reported)\n";

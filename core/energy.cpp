@@ -24,6 +24,7 @@ double kinetic_energy(const Model& m, const std::vector<double>& w) {
 double elastic_energy(const Model& m, const std::vector<double>& q) {
   double e = 0.0;
   for (const Spring& s : m.springs) {
+    if (s.rigid()) continue;  // a constraint stores no energy
     const double d = luz(spring_deflection(s, q), s.freeplay);
     e += 0.5 * s.stiffness * d * d;
   }

@@ -7,6 +7,7 @@
 //               - sum_frictions F_f,j mu tar(v_f, MT0_f(t)/mu)
 // with x_s = q_a - p q_b (G_s = e_a - p e_b) and v_f = q_a' - q_b' (F_f = e_a - e_b);
 // body index -1 stands for the fixed base.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct Spring {
   double stiffness = 0.0;        // k [N m/rad]
   double freeplay = 0.0;         // a [rad]
   double damping = 0.0;          // c [N m s/rad]
+  double restitution = 0.0;      // e, rigid freeplay only (stiffness inf)
+  // Rigid freeplay: the gap |x| <= a is a pair of unilateral constraints.
+  bool rigid() const { return stiffness == INFINITY; }
 };
 
 struct Friction {

@@ -29,6 +29,10 @@ struct SpringSpec {
   double stiffness = 0.0;      // k [N m/rad], >= 0
   double freeplay = 0.0;       // a = half of the total play [rad], >= 0
   double damping = 0.0;        // c [N m s/rad], >= 0, on x'
+  // Rigid freeplay (stiffness .inf, freeplay > 0): the gap is a pair of
+  // unilateral constraints |x| <= a, and closing it is an impact with Newton's
+  // restitution coefficient e (relative normal velocity after = -e * before).
+  double restitution = 0.0;    // e in [0, 1]; only for rigid freeplay
 };
 
 // Coulomb + viscous friction on the relative velocity v = q_a' - q_b' (Part 2,
@@ -63,6 +67,11 @@ struct SimulationSettings {
   int storm_events = 200;     // an event storm is this many events ...
   double storm_span = 1e-9;   // ... within this span of time [s]
   std::string linear_solver = "auto";  // auto | dense | band
+  // event_driven: CVODE with exact events (S-S procedure); time_stepping:
+  // Moreau-Jean (solvers/time_stepping.hpp), fixed step, no event location.
+  std::string solver = "event_driven";
+  double step = 0.0;          // time_stepping: step h [s], > 0 (required there)
+  double theta = 0.5;         // time_stepping: theta in [0.5, 1] (0.5: no numerical damping)
 };
 
 struct ModelSpec {

@@ -125,12 +125,9 @@ class Reducer {
   bool merge_rigid() {
     for (std::size_t i = 0; i < spec_.elements.size(); ++i) {
       const auto* s = std::get_if<SpringSpec>(&spec_.elements[i]);
-      if (!s || !std::isinf(s->stiffness)) continue;
+      // with freeplay it is an impact pair (rigid freeplay), kept as it is
+      if (!s || !std::isinf(s->stiffness) || s->freeplay != 0.0) continue;
       const SpringSpec rigid = *s;
-      const std::string field = "elements." + rigid.name;
-      if (rigid.freeplay != 0.0)
-        throw ModelError(field + ".freeplay",
-                         "a rigid spring (stiffness .inf) cannot have freeplay: that is an impact pair");
       spec_.elements.erase(spec_.elements.begin() + static_cast<long>(i));
       // q_a = p q_b. Keep the heavier body; the other is expressed through it.
       std::string gone = rigid.body_a, kept = rigid.body_b;
@@ -167,9 +164,13 @@ class Reducer {
     for (std::size_t i : elements_on(gone)) {
       ElementSpec& e = spec_.elements[i];
       if (auto* s = std::get_if<SpringSpec>(&e)) {
+        const double restitution = s->restitution;
         const auto ns = spring_from(s->name, s->stiffness, s->freeplay, s->damping,
                                     substitute(spring_terms(*s), gone, kept, factor));
-        if (ns) *s = *ns;
+        if (ns) {
+          *s = *ns;
+          s->restitution = restitution;
+        }
         else drop.push_back(i);
       } else if (auto* f = std::get_if<FrictionSpec>(&e)) {
         const std::vector<Term> t = substitute(friction_terms(*f), gone, kept, factor);

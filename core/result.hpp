@@ -32,7 +32,7 @@ struct EventRecord {
 };
 
 struct RunStats {
-  long steps = 0;                // CVODE steps
+  long steps = 0;                // CVODE steps (time stepping: steps of size h)
   long rhs_evals = 0;            // right-hand side evaluations
   long jac_evals = 0;            // Jacobian evaluations
   long root_evals = 0;           // root function evaluations
@@ -43,6 +43,7 @@ struct RunStats {
   long redundant_splits = 0;     // mode segments whose static friction split was not unique
   double velocity_projection_loss = 0.0;  // kinetic energy removed when zeroing relative
                                           // velocities at events (counted as dissipated) [J]
+  long lcp_not_converged = 0;    // time stepping: steps whose box-LCP missed its tolerance
   double wall_time = 0.0;        // [s]
 };
 

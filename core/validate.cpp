@@ -148,6 +148,31 @@ void validate_signal(const Signal& s, const std::string& path, const std::map<st
   validate_signal(s, path, named, chain);
 }
 
+const BodySpec* find_body(const ModelSpec& spec, const std::string& name) {
+  for (const BodySpec& b : spec.bodies)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+// A rigid freeplay (stiffness .inf, freeplay a > 0) is a pair of unilateral
+// constraints -a <= q_a - p q_b <= a between inertial bodies.
+void rigid_freeplay_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p) {
+  const BodySpec* a = find_body(spec, s.body_a);
+  const BodySpec* b = s.body_b.empty() ? nullptr : find_body(spec, s.body_b);
+  for (const BodySpec* body : {a, b})
+    if (body && body->inertia == 0.0)
+      throw ModelError(p + ".bodies", "a rigid freeplay (stiffness .inf) needs inertial bodies; '" + body->name +
+                                          "' is massless (inertia 0)");
+  const double x = (a ? a->angle : 0.0) - s.ratio * (b ? b->angle : 0.0);
+  if (std::abs(x) > s.freeplay * (1.0 + 1e-12))
+    throw ModelError(p + ".freeplay", "the initial relative angle " + show(x) +
+                                          " rad lies outside the rigid freeplay [-" + show(s.freeplay) + ", " +
+                                          show(s.freeplay) + "]");
+  if (spec.simulation.solver != "time_stepping")
+    throw ModelError(p + ".stiffness", "a rigid freeplay (stiffness .inf with freeplay) is an impact pair, which "
+                                       "needs simulation.solver: time_stepping");
+}
+
 }  // namespace
 
 void validate(const ModelSpec& spec) {
@@ -166,6 +191,16 @@ void validate(const ModelSpec& spec) {
   if (sim.linear_solver != "auto" && sim.linear_solver != "dense" && sim.linear_solver != "band")
     throw ModelError("simulation.linear_solver",
                      "must be one of auto, dense, band (got '" + sim.linear_solver + "')");
+  if (sim.solver != "event_driven" && sim.solver != "time_stepping")
+    throw ModelError("simulation.solver", "must be event_driven or time_stepping (got '" + sim.solver + "')");
+  if (sim.solver == "time_stepping") {
+    if (sim.step == 0.0)
+      throw ModelError("simulation.step", "solver time_stepping needs a step h [s] (e.g. step: 1.0e-4)");
+    require_positive(sim.step, "simulation.step");
+    require_finite(sim.theta, "simulation.theta");
+    if (sim.theta < 0.5 || sim.theta > 1.0)
+      throw ModelError("simulation.theta", "must be in [0.5, 1] (got " + show(sim.theta) + ")");
+  }
 
   if (spec.bodies.empty()) throw ModelError("bodies", "the model has no bodies");
   std::set<std::string> names;
@@ -193,13 +228,20 @@ void validate(const ModelSpec& spec) {
       if (s->body_a == s->body_b) throw ModelError(p + ".bodies", "a spring needs two different bodies");
       require_finite(s->ratio, p + ".ratio");
       if (s->ratio == 0.0) throw ModelError(p + ".ratio", "must not be 0");
-      // .inf: a rigid connection, merged by reduce()
+      // .inf: a rigid connection (merged by reduce()), or with freeplay an impact pair
       if (std::isnan(s->stiffness) || s->stiffness < 0.0)
         throw ModelError(p + ".stiffness", "must be >= 0 or .inf (got " + show(s->stiffness) + ")");
-      if (std::isinf(s->stiffness) && s->freeplay != 0.0)
-        throw ModelError(p + ".freeplay", "a rigid spring (stiffness .inf) cannot have freeplay");
       require_nonnegative(s->freeplay, p + ".freeplay");
       require_nonnegative(s->damping, p + ".damping");
+      require_finite(s->restitution, p + ".restitution");
+      const bool rigid_freeplay = std::isinf(s->stiffness) && s->freeplay > 0.0;
+      if (s->restitution != 0.0 && !rigid_freeplay)
+        throw ModelError(p + ".restitution",
+                         "applies to rigid freeplay only (stiffness .inf with freeplay > 0): an elastic "
+                         "spring's impacts follow from its stiffness and damping");
+      if (s->restitution < 0.0 || s->restitution > 1.0)
+        throw ModelError(p + ".restitution", "must be in [0, 1] (got " + show(s->restitution) + ")");
+      if (rigid_freeplay) rigid_freeplay_rules(spec, *s, p);
     } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
       require_body(f->body_a, p + ".bodies");
       if (!f->body_b.empty()) require_body(f->body_b, p + ".bodies");

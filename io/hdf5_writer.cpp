@@ -106,6 +106,9 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
     attribute(run, "atol", s.atol);
     attribute(run, "max_step", s.max_step);
     attribute(run, "linear_solver", s.linear_solver);
+    attribute(run, "solver", s.solver);
+    attribute(run, "step", s.step);
+    attribute(run, "theta", s.theta);
     attribute(run, "steps", r.stats.steps);
     attribute(run, "rhs_evals", r.stats.rhs_evals);
     attribute(run, "jac_evals", r.stats.jac_evals);
@@ -116,6 +119,7 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
     attribute(run, "reinits", r.stats.reinits);
     attribute(run, "redundant_splits", r.stats.redundant_splits);
     attribute(run, "velocity_projection_loss", r.stats.velocity_projection_loss);
+    attribute(run, "lcp_not_converged", r.stats.lcp_not_converged);
     attribute(run, "wall_time", r.stats.wall_time);
   }
 }

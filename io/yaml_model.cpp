@@ -220,7 +220,7 @@ class Reader {
     require_map(e, field);
     const std::string type = text(required(e, "type", field), field + ".type");
     if (type == "spring") {
-      check_keys(e, field, {"type", "body", "bodies", "ratio", "stiffness", "freeplay", "damping"});
+      check_keys(e, field, {"type", "body", "bodies", "ratio", "stiffness", "freeplay", "damping", "restitution"});
       SpringSpec s;
       s.name = name;
       attachment(e, field, s.body_a, s.body_b);
@@ -228,6 +228,7 @@ class Reader {
       s.stiffness = number(required(e, "stiffness", field), field + ".stiffness");
       s.freeplay = number_or(e, "freeplay", field, 0.0);
       s.damping = number_or(e, "damping", field, 0.0);
+      s.restitution = number_or(e, "restitution", field, 0.0);
       return s;
     }
     if (type == "friction") {
@@ -255,7 +256,7 @@ class Reader {
     const std::string f = "simulation";
     require_map(n, f);
     check_keys(n, f, {"t_start", "t_end", "output_step", "rtol", "atol", "max_step", "max_events", "event_storm",
-                      "linear_solver"});
+                      "linear_solver", "solver", "step", "theta"});
     s.t_start = number_or(n, "t_start", f, s.t_start);
     s.t_end = number(required(n, "t_end", f), f + ".t_end");
     s.output_step = number(required(n, "output_step", f), f + ".output_step");
@@ -271,6 +272,9 @@ class Reader {
       s.storm_span = number_or(st, "span", sf, s.storm_span);
     }
     if (n["linear_solver"]) s.linear_solver = text(n["linear_solver"], f + ".linear_solver");
+    if (n["solver"]) s.solver = text(n["solver"], f + ".solver");
+    s.step = number_or(n, "step", f, s.step);
+    s.theta = number_or(n, "theta", f, s.theta);
   }
 
   // Iterates a name -> entry mapping, rejecting repeated names.

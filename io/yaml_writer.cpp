@@ -91,6 +91,9 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
   out << YAML::Key << "event_storm" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "events"
       << YAML::Value << s.storm_events << YAML::Key << "span" << YAML::Value << s.storm_span << YAML::EndMap;
   out << YAML::Key << "linear_solver" << YAML::Value << s.linear_solver;
+  out << YAML::Key << "solver" << YAML::Value << s.solver;
+  if (s.solver == "time_stepping")
+    out << YAML::Key << "step" << YAML::Value << s.step << YAML::Key << "theta" << YAML::Value << s.theta;
   out << YAML::EndMap;
   if (!spec.signals.empty()) {
     out << YAML::Key << "signals" << YAML::Value << YAML::BeginMap;
@@ -117,6 +120,7 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
         if (!sp->body_b.empty()) out << YAML::Key << "ratio" << YAML::Value << sp->ratio;
         out << YAML::Key << "stiffness" << YAML::Value << sp->stiffness << YAML::Key << "freeplay" << YAML::Value
             << sp->freeplay << YAML::Key << "damping" << YAML::Value << sp->damping;
+        if (sp->restitution != 0.0) out << YAML::Key << "restitution" << YAML::Value << sp->restitution;
       } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
         out << YAML::Key << "type" << YAML::Value << "friction";
         emit_bodies(out, "bodies", f->body_a, f->body_b);

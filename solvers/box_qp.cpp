@@ -30,9 +30,10 @@ BoxQpSolution solve_box_qp(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, c
 }
 
 void solve_box_qp(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,
-                  const Eigen::VectorXd& hi, BoxQpWorkspace& ws, BoxQpSolution& s, int max_sweeps) {
+                  const Eigen::VectorXd& hi, BoxQpWorkspace& ws, BoxQpSolution& s, int max_sweeps, bool warm) {
   const int n = static_cast<int>(b.size());
   assert(A.rows() == n && A.cols() == n && lo.size() == n && hi.size() == n);
+  warm = warm && s.x.size() == n;
   s.x.resize(n);  // no allocation when the size is unchanged
   s.residual.resize(n);
   s.sweeps = 0;
@@ -40,10 +41,15 @@ void solve_box_qp(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eige
     s.converged = true;
     return;
   }
+  // Scale of the problem: the data and the finite bounds (an infinite bound
+  // says nothing about the size of the solution).
   double scale = b.cwiseAbs().maxCoeff();
-  for (int i = 0; i < n; ++i) scale = std::max(scale, A(i, i) * std::max(std::abs(lo[i]), std::abs(hi[i])));
+  for (int i = 0; i < n; ++i) {
+    if (std::isfinite(lo[i])) scale = std::max(scale, A(i, i) * std::abs(lo[i]));
+    if (std::isfinite(hi[i])) scale = std::max(scale, A(i, i) * std::abs(hi[i]));
+  }
   const double tol = 1e-13 * std::max(scale, 1e-300);
-  for (int i = 0; i < n; ++i) s.x[i] = std::clamp(0.0, lo[i], hi[i]);
+  for (int i = 0; i < n; ++i) s.x[i] = std::clamp(warm ? s.x[i] : 0.0, lo[i], hi[i]);
 
   // Projected Gauss-Seidel (cyclic coordinate descent on the convex QP).
   for (s.sweeps = 1; s.sweeps <= max_sweeps; ++s.sweeps) {
@@ -66,7 +72,8 @@ void solve_box_qp(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eige
   ws.rhs.setZero(n);
   bool any_free = false;
   for (int i = 0; i < n; ++i) {
-    const double width = hi[i] - lo[i];
+    // snapping distance: a fraction of the box, or of the problem's scale when the box is unbounded
+    const double width = std::isfinite(hi[i] - lo[i]) ? hi[i] - lo[i] : scale / A(i, i);
     if (s.x[i] <= lo[i] + margin * width) ws.polished[i] = lo[i];
     else if (s.x[i] >= hi[i] - margin * width) ws.polished[i] = hi[i];
     else any_free = true;

@@ -10,8 +10,12 @@
 // matrix, and r their relative accelerations: Gauss's principle of least
 // constraint. r is unique even when x is not (A singular).
 //
+// Bounds may be infinite (lo = 0, hi = inf: a unilateral contact impulse).
+//
 // Method: projected Gauss-Seidel until the iterate settles, then the active set
-// it found is polished by an exact solve of the free block.
+// it found is polished by an exact solve of the free block. `warm`: start from
+// out.x (clamped to the box) when it has the right size, e.g. the previous
+// step's impulses in time stepping.
 #include <Eigen/Dense>
 
 namespace luztar {
@@ -34,7 +38,8 @@ struct BoxQpWorkspace {
 BoxQpSolution solve_box_qp(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,
                            const Eigen::VectorXd& hi, int max_sweeps = 20000);
 void solve_box_qp(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,
-                  const Eigen::VectorXd& hi, BoxQpWorkspace& ws, BoxQpSolution& out, int max_sweeps = 20000);
+                  const Eigen::VectorXd& hi, BoxQpWorkspace& ws, BoxQpSolution& out, int max_sweeps = 20000,
+                  bool warm = false);
 
 // Largest KKT violation of x (0 for an exact solution), scaled like b.
 double box_qp_kkt_error(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,

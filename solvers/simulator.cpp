@@ -1,4 +1,5 @@
 #include "solvers/simulator.hpp"
+#include "solvers/time_stepping.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -426,8 +427,22 @@ class Simulator::Impl final : public OdeSystem {
 };
 
 Simulator::Simulator(const Model& model) : Simulator(model, model.simulation) {}
+namespace {
+// The stepping API runs the event-driven solver; refuse what it cannot do
+// before any state is built.
+const SimulationSettings& event_driven_settings(const Model& model, const SimulationSettings& settings) {
+  if (settings.solver == "time_stepping")
+    throw std::invalid_argument("Simulator runs the event-driven solver; solver time_stepping runs through simulate()");
+  for (std::size_t i = 0; i < model.springs.size(); ++i)
+    if (model.springs[i].rigid())
+      throw std::invalid_argument("spring '" + model.element_names[model.spring_element[i]] +
+                                  "' is a rigid freeplay (an impact pair): it needs solver time_stepping");
+  return settings;
+}
+}  // namespace
+
 Simulator::Simulator(const Model& model, const SimulationSettings& settings)
-    : impl_(std::make_unique<Impl>(model, settings)) {}
+    : impl_(std::make_unique<Impl>(model, event_driven_settings(model, settings))) {}
 Simulator::~Simulator() = default;
 
 StepStatus Simulator::advance_to(double t) { return impl_->advance_to(t); }
@@ -567,6 +582,7 @@ void Simulator::restore(const Snapshot& snap) {
 Result simulate(const Model& model) { return simulate(model, model.simulation); }
 
 Result simulate(const Model& model, const SimulationSettings& settings) {
+  if (settings.solver == "time_stepping") return simulate_time_stepping(model, settings);
   const auto wall0 = std::chrono::steady_clock::now();
   Result r;
   r.body_names = model.body_names;

@@ -79,7 +79,9 @@ struct Snapshot {
 class Simulator {
  public:
   // Uses model.simulation for tolerances and limits; starts at t_start in a
-  // consistent mode (the S-S selection runs at t_start too).
+  // consistent mode (the S-S selection runs at t_start too). Event-driven
+  // only: throws std::invalid_argument for solver time_stepping or a model
+  // with rigid freeplay (run those through simulate()).
   explicit Simulator(const Model& model);
   Simulator(const Model& model, const SimulationSettings& settings);
   ~Simulator();
@@ -129,7 +131,8 @@ class Simulator {
   std::unique_ptr<Impl> impl_;
 };
 
-// Runs t_start -> t_end and samples every output_step.
+// Runs t_start -> t_end and samples every output_step, with the solver that
+// settings.solver names (time_stepping: solvers/time_stepping.hpp).
 Result simulate(const Model& model);
 Result simulate(const Model& model, const SimulationSettings& settings);
 

@@ -52,6 +52,19 @@ TEST_F(Cli, BadModelExitsWithLocationAndWritesNothing) {
   EXPECT_EQ(run("validate " + model).code, 1);
 }
 
+// The time stepper from the command line: same result format, read back.
+TEST_F(Cli, TimeSteppingFromTheCommandLine) {
+  const std::string h5 = path("block_ts.h5");
+  const Outcome o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/block.yaml -o " + h5 +
+                        " --solver time_stepping --step 1e-4 --theta 0.5");
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("Moreau-Jean time stepping: 40000 steps (h 0.0001, theta 0.5)"), std::string::npos) << o.out;
+  const io::StoredRun back = io::read_hdf5(h5);
+  EXPECT_EQ(back.result.num_samples(), 4001);
+  EXPECT_EQ(back.result.stats.steps, 40000);
+  EXPECT_EQ(back.result.events.size(), 7u);  // 4 break-aways and 3 sticks, as event-driven
+}
+
 TEST_F(Cli, MissingFileAndBadOptions) {
   Outcome o = run("run " + path("nothere.yaml"));
   EXPECT_EQ(o.code, 1);
@@ -59,6 +72,13 @@ TEST_F(Cli, MissingFileAndBadOptions) {
   o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/block.yaml -o " + path("x.h5") + " --t-end -3");
   EXPECT_EQ(o.code, 1);
   EXPECT_NE(o.out.find("simulation.t_end: must be later than t_start (got -3) (set on the command line)"),
+            std::string::npos)
+      << o.out;
+  EXPECT_FALSE(fs::exists(path("x.h5")));
+  o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/block.yaml -o " + path("x.h5") + " --solver time_stepping");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find("simulation.step: solver time_stepping needs a step h [s] (e.g. step: 1.0e-4) (set on the "
+                       "command line)"),
             std::string::npos)
       << o.out;
   EXPECT_FALSE(fs::exists(path("x.h5")));

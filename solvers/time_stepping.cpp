@@ -1,0 +1,474 @@
+#include "solvers/time_stepping.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "core/energy.hpp"
+#include "core/errors.hpp"
+#include "core/projections.hpp"
+#include "elements/freeplay_spring.hpp"
+#include "elements/friction.hpp"
+#include "solvers/box_qp.hpp"
+
+namespace luztar {
+
+namespace {
+
+// A constraint row e_a + cb e_b (b may be the base): dry friction (cb = -1)
+// or the +G_s direction of a rigid freeplay (cb = -p).
+struct Row {
+  int a = kGround, b = kGround;
+  double cb = 0.0;
+  int element = -1;  // friction index (friction rows) or spring index (rigid freeplay rows)
+  double dot(const Eigen::VectorXd& v) const { return v[a] + (b == kGround ? 0.0 : cb * v[b]); }
+  void add_to(Eigen::VectorXd& v, double s) const {
+    v[a] += s;
+    if (b != kGround) v[b] += cb * s;
+  }
+};
+
+// W = M + h theta C + h^2 theta^2 K factorised, with W^-1 G^T and D = G W^-1 G^T
+// over all potential rows, for one set of springs outside their gap and one h.
+struct Iteration {
+  std::vector<char> outside;  // (ns) tangent stiffness pattern
+  double h = 0.0;
+  Eigen::LDLT<Eigen::MatrixXd> W;
+  Eigen::MatrixXd WinvGt;  // (nb x rows)
+  Eigen::MatrixXd D;       // (rows x rows)
+};
+
+class MoreauJean {
+ public:
+  MoreauJean(const Model& m, const SimulationSettings& s) : m_(m), theta_(s.theta) {
+    const int nb = m.num_bodies();
+    for (int j = 0; j < nb; ++j)
+      if (!(m.inertia[j] > 0.0))
+        throw ModelError("simulation.solver", "time_stepping needs every body to have inertia > 0; body '" +
+                                                  m.body_names[j] +
+                                                  "' is massless (use solver: event_driven for massless bodies)");
+    if (!(s.step > 0.0) || !std::isfinite(s.step))
+      throw std::invalid_argument("time stepping: the step h must be > 0 (simulation.step)");
+    if (!(s.theta >= 0.5 && s.theta <= 1.0))
+      throw std::invalid_argument("time stepping: theta must be in [0.5, 1] (simulation.theta)");
+    for (std::size_t i = 0; i < m.frictions.size(); ++i) {
+      const Friction& f = m.frictions[i];
+      if (!can_have_dry_friction(m, f)) continue;
+      friction_row_[i] = static_cast<int>(rows_.size());
+      rows_.push_back({f.a, f.b, -1.0, static_cast<int>(i)});
+    }
+    num_friction_rows_ = static_cast<int>(rows_.size());  // friction rows first, always in the LCP
+    for (std::size_t i = 0; i < m.springs.size(); ++i) {
+      const Spring& sp = m.springs[i];
+      if (!sp.rigid()) continue;
+      spring_row_[i] = static_cast<int>(rows_.size());
+      rows_.push_back({sp.a, sp.b, -sp.ratio, static_cast<int>(i)});
+    }
+    q_ = Eigen::Map<const Eigen::VectorXd>(m.angle0.data(), nb);
+    v_ = Eigen::Map<const Eigen::VectorXd>(m.velocity0.data(), nb);
+    t_ = s.t_start;
+    force_.resize(nb);
+    rhs_.resize(nb);
+    v_free_.resize(nb);
+    v_new_.resize(nb);
+    impulse_.assign(rows_.size(), 0.0);
+    contact_upper_.assign(m.springs.size(), 0.0);
+    contact_lower_.assign(m.springs.size(), 0.0);
+    v_mid_.resize(nb);
+    v_theta_.resize(nb);
+    stuck_.assign(m.frictions.size(), 0);
+    torque_.assign(m.num_elements(), 0.0);
+    state_.assign(m.num_elements(), 0);
+  }
+
+  double t() const { return t_; }
+  const Eigen::VectorXd& q() const { return q_; }
+  const Eigen::VectorXd& v() const { return v_; }
+  double input_work() const { return input_work_; }
+  double dissipated() const { return dissipated_; }
+  // Element torques and states of the last step (Result conventions).
+  const std::vector<double>& torque() const { return torque_; }
+  const std::vector<std::int8_t>& state() const { return state_; }
+  long lcp_not_converged() const { return lcp_not_converged_; }
+
+  // One step of size h from t().
+  void step(double h) {
+    const double t1 = t_ + h;
+    const Iteration& it = iteration(h);
+    free_velocity(h, t1, it);
+    impulses(h, t1, it);
+    advance(h, t1, it);
+  }
+
+ private:
+  const Model& m_;
+  double theta_;
+  std::vector<Row> rows_;
+  int num_friction_rows_ = 0;
+  std::vector<int> friction_row_ = std::vector<int>(m_.frictions.size(), -1);
+  std::vector<int> spring_row_ = std::vector<int>(m_.springs.size(), -1);
+  std::vector<Iteration> iterations_;  // the patterns met so far
+  std::vector<char> outside_;
+
+  double t_ = 0.0;
+  Eigen::VectorXd q_, v_, force_, rhs_, v_free_, v_new_, v_mid_, v_theta_;
+  std::vector<double> contact_upper_, contact_lower_;  // (ns) rigid freeplay impulses of the step [N m s]
+  double input_work_ = 0.0, dissipated_ = 0.0;
+
+  // The step's box-LCP: active rows (index into rows_, sign), bounds, data.
+  std::vector<int> active_, sign_;
+  Eigen::MatrixXd A_;
+  Eigen::VectorXd b_, lo_, hi_;
+  BoxQpWorkspace qp_ws_;
+  BoxQpSolution qp_;
+  Eigen::VectorXd kinetic_x_;     // first solution, warm start after narrowing
+  std::vector<char> widened_;     // (friction rows) given the static limit on arrival
+  std::vector<double> impulse_;  // (rows) impulse of each row in the last step [N m s]
+  std::vector<char> stuck_;      // (nf) ended the last step stuck
+  long lcp_not_converged_ = 0;
+
+  std::vector<double> torque_;
+  std::vector<std::int8_t> state_;
+
+  static double deflection_rate(const Spring& s, const Eigen::VectorXd& v) {
+    return v[s.a] - (s.b == kGround ? 0.0 : s.ratio * v[s.b]);
+  }
+  static double deflection(const Spring& s, const Eigen::VectorXd& q) {
+    return q[s.a] - (s.b == kGround ? 0.0 : s.ratio * q[s.b]);
+  }
+  static double relative_velocity(const Friction& f, const Eigen::VectorXd& v) {
+    return v[f.a] - (f.b == kGround ? 0.0 : v[f.b]);
+  }
+  // Elastic springs on the stiff side of luz at q (a linear spring always is).
+  bool outside_gap(const Spring& s) const { return std::abs(deflection(s, q_)) > s.freeplay; }
+
+  const Iteration& iteration(double h) {
+    const int ns = static_cast<int>(m_.springs.size());
+    outside_.assign(ns, 0);
+    for (int i = 0; i < ns; ++i)
+      if (!m_.springs[i].rigid() && m_.springs[i].stiffness > 0.0) outside_[i] = outside_gap(m_.springs[i]);
+    for (const Iteration& it : iterations_)
+      if (it.h == h && it.outside == outside_) return it;
+    const int nb = m_.num_bodies();
+    Eigen::MatrixXd W = Eigen::MatrixXd::Zero(nb, nb);
+    for (int j = 0; j < nb; ++j) W(j, j) = m_.inertia[j];
+    auto add_pair = [&](int a, int b, double cb, double value) {  // value * g^T g with g = e_a + cb e_b
+      W(a, a) += value;
+      if (b == kGround) return;
+      W(a, b) += cb * value;
+      W(b, a) += cb * value;
+      W(b, b) += cb * cb * value;
+    };
+    const double ht = h * theta_;
+    for (int i = 0; i < ns; ++i) {
+      const Spring& s = m_.springs[i];
+      const double k = outside_[i] ? s.stiffness : 0.0;
+      add_pair(s.a, s.b, -s.ratio, ht * s.damping + ht * ht * k);
+    }
+    for (const Friction& f : m_.frictions) add_pair(f.a, f.b, -1.0, ht * f.viscous);
+    if (iterations_.size() >= 32) iterations_.erase(iterations_.begin());  // keep the recent ones
+    Iteration& it = iterations_.emplace_back();
+    it.outside = outside_;
+    it.h = h;
+    it.W.compute(W);
+    const int nr = static_cast<int>(rows_.size());
+    Eigen::MatrixXd Gt = Eigen::MatrixXd::Zero(nb, nr);
+    for (int r = 0; r < nr; ++r) {
+      Gt(rows_[r].a, r) = 1.0;
+      if (rows_[r].b != kGround) Gt(rows_[r].b, r) = rows_[r].cb;
+    }
+    it.WinvGt = it.W.solve(Gt);
+    it.D = Gt.transpose() * it.WinvGt;
+    return it;
+  }
+
+  // v_free = v_k + W^-1 h (F_theta + f(q_k, v_k) - h theta K v_k); also the load power.
+  void free_velocity(double h, double t1, const Iteration& it) {
+    force_.setZero();
+    const double* inputs = nullptr;  // inputs keep their declared values
+    for (const Load& l : m_.loads) {
+      const Signal& sig = m_.signals[l.signal];
+      force_[l.body] += (1.0 - theta_) * evaluate(sig, t_, inputs) + theta_ * evaluate(sig, t1, inputs);
+    }
+    rhs_ = force_;
+    for (std::size_t i = 0; i < m_.springs.size(); ++i) {
+      const Spring& s = m_.springs[i];
+      const double rate = deflection_rate(s, v_);
+      double T = s.damping * rate;
+      if (!s.rigid()) {
+        T += s.stiffness * luz(deflection(s, q_), s.freeplay);
+        if (outside_[i]) T += h * theta_ * s.stiffness * rate;  // - h theta K v_k
+      }
+      rhs_[s.a] -= T;
+      if (s.b != kGround) rhs_[s.b] += s.ratio * T;
+    }
+    for (const Friction& f : m_.frictions) {
+      const double T = f.viscous * relative_velocity(f, v_);
+      rhs_[f.a] -= T;
+      if (f.b != kGround) rhs_[f.b] += T;
+    }
+    rhs_ *= h;
+    v_free_ = v_ + it.W.solve(rhs_);
+  }
+
+  // Box-LCP over the dry friction rows and the rigid freeplay sides in the index set.
+  void impulses(double h, double t1, const Iteration& it) {
+    active_.clear();
+    sign_.clear();
+    for (std::size_t i = 0; i < m_.frictions.size(); ++i)
+      if (friction_row_[i] >= 0) {
+        active_.push_back(friction_row_[i]);
+        sign_.push_back(1);
+      }
+    for (std::size_t i = 0; i < m_.springs.size(); ++i) {
+      const int r = spring_row_[i];
+      if (r < 0) continue;
+      const Spring& s = m_.springs[i];
+      const double x = deflection(s, q_), rate = deflection_rate(s, v_);
+      if (s.freeplay - x - 0.5 * h * rate <= 0.0) {  // g+ = a - x closing (row -G_s)
+        active_.push_back(r);
+        sign_.push_back(-1);
+      }
+      if (s.freeplay + x + 0.5 * h * rate <= 0.0) {  // g- = a + x closing (row +G_s)
+        active_.push_back(r);
+        sign_.push_back(1);
+      }
+    }
+    const int n = static_cast<int>(active_.size());
+    A_.resize(n, n);
+    b_.resize(n);
+    lo_.resize(n);
+    hi_.resize(n);
+    qp_.x.resize(n);
+    for (int i = 0; i < n; ++i) {
+      const int r = active_[i];
+      for (int j = 0; j < n; ++j) A_(i, j) = sign_[i] * sign_[j] * it.D(r, active_[j]);
+      const double u_free = sign_[i] * rows_[r].dot(v_free_);
+      if (r < num_friction_rows_) {
+        const int f = rows_[r].element;
+        const Friction& fr = m_.frictions[f];
+        const double mt0 = evaluate(m_.signals[fr.coulomb], t1, nullptr);
+        const double L = stuck_[f] ? static_friction_limit(fr, mt0) : mt0;
+        lo_[i] = -h * L;
+        hi_[i] = h * L;
+        b_[i] = -u_free;
+        qp_.x[i] = impulse_[r];
+      } else {
+        const Spring& s = m_.springs[rows_[r].element];
+        const double u_before = sign_[i] * rows_[r].dot(v_);
+        lo_[i] = 0.0;
+        hi_[i] = INFINITY;
+        b_[i] = -(u_free + s.restitution * u_before);
+        qp_.x[i] = 0.0;
+      }
+    }
+    solve_box_qp(A_, b_, lo_, hi_, qp_ws_, qp_, 20000, true);
+    if (static_limit_on_arrival()) solve_box_qp(A_, b_, lo_, hi_, qp_ws_, qp_, 20000, true);
+    if (!qp_.converged) ++lcp_not_converged_;
+  }
+
+  // A slipping element that comes to rest within the step (its velocity ends
+  // at 0 or reversed) meets the static limit static_ratio MT0, as in the
+  // event-driven S-S selection: widen its box and solve again; an element that
+  // still ends at the wider bound was not held, and keeps the kinetic box.
+  bool static_limit_on_arrival() {
+    bool any = false;
+    widened_.assign(num_friction_rows_, 0);
+    for (int i = 0; i < num_friction_rows_; ++i) {
+      const int f = rows_[i].element;
+      const Friction& fr = m_.frictions[f];
+      if (stuck_[f] || fr.static_ratio == 1.0 || hi_[i] == 0.0) continue;
+      const double u0 = rows_[i].dot(v_);
+      const double u1 = rows_[i].dot(v_free_) + A_.row(i).dot(qp_.x);
+      if (u0 * u1 > 0.0) continue;  // still slipping the same way
+      lo_[i] *= fr.static_ratio;
+      hi_[i] *= fr.static_ratio;
+      widened_[i] = any = true;
+    }
+    if (!any) return false;
+    kinetic_x_ = qp_.x;
+    solve_box_qp(A_, b_, lo_, hi_, qp_ws_, qp_, 20000, true);
+    bool narrowed = false;
+    for (int i = 0; i < num_friction_rows_; ++i) {
+      if (!widened_[i] || std::abs(qp_.x[i]) < hi_[i] * (1.0 - 1e-9)) continue;
+      const double r = m_.frictions[rows_[i].element].static_ratio;
+      lo_[i] /= r;
+      hi_[i] /= r;
+      narrowed = true;
+    }
+    if (!narrowed) return false;
+    qp_.x = kinetic_x_;
+    return true;
+  }
+
+  // v_k+1, q_k+1, energies, element outputs.
+  void advance(double h, double t1, const Iteration& it) {
+    v_new_ = v_free_;
+    std::fill(impulse_.begin(), impulse_.end(), 0.0);
+    std::fill(contact_upper_.begin(), contact_upper_.end(), 0.0);
+    std::fill(contact_lower_.begin(), contact_lower_.end(), 0.0);
+    for (std::size_t i = 0; i < active_.size(); ++i) {
+      const int r = active_[i];
+      const double P = qp_.x[static_cast<int>(i)];
+      v_new_ += (sign_[i] * P) * it.WinvGt.col(r);
+      if (r < num_friction_rows_) impulse_[r] = P;
+      else (sign_[i] < 0 ? contact_upper_ : contact_lower_)[rows_[r].element] += P;
+    }
+    v_mid_ = 0.5 * (v_ + v_new_);
+    v_theta_ = (1.0 - theta_) * v_ + theta_ * v_new_;
+    // Energy booked with the mean velocity (see the header).
+    input_work_ += h * force_.dot(v_mid_);
+    double diss = 0.0;
+    for (const Spring& s : m_.springs) diss += s.damping * deflection_rate(s, v_theta_) * deflection_rate(s, v_mid_);
+    for (const Friction& f : m_.frictions) diss += f.viscous * relative_velocity(f, v_theta_) * relative_velocity(f, v_mid_);
+    diss *= h;
+    for (std::size_t i = 0; i < active_.size(); ++i)
+      diss -= sign_[i] * qp_.x[static_cast<int>(i)] * rows_[active_[i]].dot(v_mid_);
+    dissipated_ += diss;
+
+    q_ += h * v_theta_;
+    v_.swap(v_new_);
+    t_ = t1;
+    outputs(h);
+  }
+
+  void outputs(double h) {
+    for (int e = 0; e < m_.num_elements(); ++e) {
+      const int i = m_.element_index[e];
+      switch (m_.element_kind[e]) {
+        case ElementKind::spring: {
+          const Spring& s = m_.springs[i];
+          const double x = deflection(s, q_), rate = deflection_rate(s, v_);
+          if (s.rigid()) {
+            torque_[e] = (contact_upper_[i] - contact_lower_[i]) / h + s.damping * rate;
+            state_[e] = contact_upper_[i] > 0.0 ? 1 : contact_lower_[i] > 0.0 ? -1 : 0;
+          } else {
+            torque_[e] = s.stiffness * luz(x, s.freeplay) + s.damping * rate;
+            state_[e] = has_freeplay_events(s) ? freeplay_side(x, s.freeplay, rate) : 0;
+          }
+          break;
+        }
+        case ElementKind::friction: {
+          const Friction& f = m_.frictions[i];
+          const double u = relative_velocity(f, v_);
+          const int r = friction_row_[i];
+          const double P = r >= 0 ? impulse_[r] : 0.0;
+          torque_[e] = f.viscous * u - P / h;
+          bool stuck = false;
+          if (r >= 0) {
+            const double bound = hi_[r];  // friction rows lead the LCP in row order
+            stuck = bound > 0.0 && std::abs(P) < bound * (1.0 - 1e-9);
+          }
+          stuck_[i] = stuck;
+          state_[e] = stuck ? 0 : u > 0.0 ? 1 : u < 0.0 ? -1 : P > 0.0 ? -1 : 1;
+          break;
+        }
+        case ElementKind::torque:
+          torque_[e] = evaluate(m_.signals[m_.loads[i].signal], t_, nullptr);
+          state_[e] = 0;
+          break;
+      }
+    }
+  }
+};
+
+EventKind event_kind(ElementKind kind, std::int8_t before, std::int8_t after) {
+  if (kind == ElementKind::spring) return after == 0 ? EventKind::separation : EventKind::contact;
+  if (after == 0) return EventKind::stick;
+  return before == 0 ? EventKind::break_away : EventKind::reversal;
+}
+
+}  // namespace
+
+Result simulate_time_stepping(const Model& model, const SimulationSettings& settings) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  MoreauJean mj(model, settings);
+  const int nb = model.num_bodies(), ne = model.num_elements();
+  Result r;
+  r.body_names = model.body_names;
+  r.element_names = model.element_names;
+  for (ElementKind k : model.element_kind)
+    r.element_kinds.push_back(k == ElementKind::spring ? "spring" : k == ElementKind::friction ? "friction" : "torque");
+  r.time_stuck.assign(ne, 0.0);
+
+  // Output grid as in the event-driven simulate().
+  const double dt = settings.output_step;
+  const long n_out = static_cast<long>(std::floor((settings.t_end - settings.t_start) / dt * (1.0 + 1e-12)));
+  std::vector<double> grid;
+  for (long k = 0; k <= n_out; ++k) grid.push_back(settings.t_start + static_cast<double>(k) * dt);
+  if (settings.t_end - grid.back() > 1e-9 * dt) grid.push_back(settings.t_end);
+
+  std::vector<double> q(nb), w(nb);
+  auto sample = [&](double ts, const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, double t0, double W0,
+                    double D0) {
+    const double h = mj.t() - t0;
+    const double a = h > 0.0 ? (ts - t0) / h : 1.0;
+    for (int j = 0; j < nb; ++j) {
+      q[j] = q0[j] + a * (mj.q()[j] - q0[j]);
+      w[j] = v0[j] + a * (mj.v()[j] - v0[j]);
+    }
+    r.time.push_back(ts);
+    r.angle.insert(r.angle.end(), q.begin(), q.end());
+    r.velocity.insert(r.velocity.end(), w.begin(), w.end());
+    r.element_torque.insert(r.element_torque.end(), mj.torque().begin(), mj.torque().end());
+    r.element_state.insert(r.element_state.end(), mj.state().begin(), mj.state().end());
+    r.input_work.push_back(W0 + a * (mj.input_work() - W0));
+    r.kinetic.push_back(kinetic_energy(model, w));
+    r.elastic.push_back(elastic_energy(model, q));
+    r.dissipated.push_back(D0 + a * (mj.dissipated() - D0));
+  };
+
+  const double h = settings.step;
+  const double span = settings.t_end - settings.t_start;
+  const long n_full = static_cast<long>(std::floor(span / h * (1.0 + 1e-12)));
+  const bool partial = span - static_cast<double>(n_full) * h > 1e-9 * h;
+  const long n_steps = n_full + (partial ? 1 : 0);
+  std::size_t next = 0;  // next output sample
+  Eigen::VectorXd q0(nb), v0(nb);  // state at the start of the step
+  std::vector<std::int8_t> before(ne);
+  for (long k = 0; k < n_steps; ++k) {
+    q0 = mj.q();
+    v0 = mj.v();
+    const double t0 = mj.t(), W0 = mj.input_work(), D0 = mj.dissipated();
+    before = mj.state();
+    const double t1 = k + 1 == n_steps ? settings.t_end : settings.t_start + static_cast<double>(k + 1) * h;
+    mj.step(t1 - t0);
+    ++r.stats.steps;
+    if (!mj.v().allFinite() || !mj.q().allFinite()) {
+      r.status = StepStatus::solver_failure;
+      std::ostringstream os;
+      os << "time stepping: the state is not finite at t = " << mj.t() << " s";
+      r.message = os.str();
+      break;
+    }
+    // Mode changes between steps, logged at the step's end.
+    bool changed = false;
+    for (int e = 0; e < ne && k > 0; ++e) {
+      const std::int8_t a = before[e], b = mj.state()[e];
+      if (a == b || model.element_kind[e] == ElementKind::torque) continue;
+      r.events.push_back({mj.t(), e, event_kind(model.element_kind[e], a, b), a, b});
+      changed = true;
+    }
+    r.stats.events += changed;
+    for (int e = 0; e < ne; ++e)
+      if (model.element_kind[e] == ElementKind::friction && mj.state()[e] == 0) r.time_stuck[e] += t1 - t0;
+    while (next < grid.size() && grid[next] <= mj.t() + 1e-9 * h) {
+      sample(grid[next], q0, v0, t0, W0, D0);
+      ++next;
+    }
+    if (r.stats.events > settings.max_events) {
+      r.status = StepStatus::event_limit;
+      r.message = "time stepping: more than simulation.max_events steps with mode changes";
+      break;
+    }
+  }
+  r.stats.lcp_not_converged = mj.lcp_not_converged();
+  r.stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+}  // namespace luztar

@@ -1,0 +1,55 @@
+#pragma once
+// Moreau-Jean time stepping: the second solver, independent of event location
+// (seed 003, Moreau's catching-up at the velocity level; Jean's theta scheme).
+// It takes the same Model and writes the same Result as the event-driven
+// solver, so the two are compared with the same tools. Selected by
+// `simulation.solver: time_stepping` with `step` (h) and `theta`.
+//
+// One step t_k -> t_k+1 = t_k + h, with velocities v (nb) and impulses P on
+// constraint rows G (one row per dry friction element, one per closing rigid
+// freeplay):
+//   W (v_k+1 - v_k) = h (F_theta + f(q_k, v_k) - h theta K v_k) + G^T P
+//   W = M + h theta C + h^2 theta^2 K
+//   q_k+1 = q_k + h ((1 - theta) v_k + theta v_k+1)
+// f: spring torques k luz(x, a) + c x' and viscous bearing torques mu v at the
+// start of the step; K: the springs' tangent stiffness on their side of luz at
+// q_k (0 inside the gap, k outside: elastic freeplay stays in this smooth
+// part); C: spring damping and bearing viscosity; F_theta: the loads at
+// (1 - theta) t_k + theta t_k+1 (as a theta-weighted mean).
+//
+// The impulses solve one box-LCP per step (solvers/box_qp) on the Delassus
+// matrix D = G W^-1 G^T, with u = G v_k+1:
+//   dry friction (row e_a - e_b): P in h [-L, L]; u > 0 => P = -h L,
+//     u < 0 => P = h L, |P| < h L => u = 0 (stuck). L = MT0(t_k+1), or
+//     static_ratio MT0 when the element ended the previous step stuck.
+//   rigid freeplay (stiffness .inf): gap functions g+ = a - x (row -G_s) and
+//     g- = a + x (row G_s). A side is in the index set when its gap predicted
+//     half a step ahead, g + h/2 g', is <= 0; then Newton's impact law at
+//     velocity level holds: 0 <= u_k+1 + e u_k  complementary to  P >= 0.
+// Accumulating impacts (e < 1 bouncing to rest in the gap) need no special
+// treatment: once the rebound is too small to open the gap within a step,
+// the law keeps the contact closed (persistent contact).
+//
+// Results: states on the output grid are interpolated linearly between steps;
+// element torques are the step's mean (impulse / h for friction and rigid
+// contacts) and states those of the step that contains the sample. Element
+// state changes between steps are logged as events at the step's end time
+// (resolution h). Energy: input work and dissipation (spring and bearing
+// viscosity, friction and impact impulses) are booked with the step's mean
+// velocity; with theta = 1/2 the balance closes up to the steps in which a
+// spring crosses a kink of luz, theta > 1/2 adds numerical damping that the
+// balance shows as its residual.
+//
+// Requirements: every body inertial (no massless bodies: their first-order
+// dynamics belongs to the event-driven solver); h > 0, theta in [0.5, 1].
+#include "core/model.hpp"
+#include "core/result.hpp"
+
+namespace luztar {
+
+// Runs settings.t_start -> t_end with step settings.step and samples every
+// output_step. Throws ModelError (field simulation.solver) when the model has
+// massless bodies, std::invalid_argument for settings out of range.
+Result simulate_time_stepping(const Model& model, const SimulationSettings& settings);
+
+}  // namespace luztar
