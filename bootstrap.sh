@@ -56,6 +56,7 @@ case "${1:-}" in
     install_missing
     build build -DCMAKE_BUILD_TYPE=Release
     ./build/luztar_bench
+    ./build/luztar_solver_bench
     ./build/luztar_steering_bench
     ./build/luztar_sweep_bench
     ;;
