@@ -40,6 +40,28 @@ LcpMatrixClass classify_lcp_matrix(const Eigen::MatrixXd& M) {
   return c;
 }
 
+LcpSolution solve_box_lcp_lemke(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,
+                                const Eigen::VectorXd& hi) {
+  const int n = static_cast<int>(b.size());
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(2 * n, 2 * n);
+  M.topLeftCorner(n, n) = A;
+  M.topRightCorner(n, n).setIdentity();
+  M.bottomLeftCorner(n, n) = -Eigen::MatrixXd::Identity(n, n);
+  Eigen::VectorXd q(2 * n);
+  q.head(n) = A * lo - b;
+  q.tail(n) = hi - lo;
+  LcpSolution big = solve_lcp_lemke(M, q);
+  LcpSolution s;
+  s.status = big.status;
+  s.iterations = big.iterations;
+  s.degenerate = big.degenerate;
+  // x = lo + z1, but exactly hi where w- = z2 > 0 (lo + (hi - lo) may miss hi by roundoff)
+  s.z = lo + big.z.head(n);
+  for (int i = 0; i < n; ++i) s.z[i] = big.z[n + i] > 0.0 ? hi[i] : std::clamp(s.z[i], lo[i], hi[i]);
+  s.w = A * s.z - b;
+  return s;
+}
+
 double lcp_error(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& z) {
   const Eigen::VectorXd w = M * z + q;
   double err = 0.0;

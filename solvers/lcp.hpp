@@ -11,7 +11,8 @@
 //  - Projected Gauss-Seidel, for larger problems with symmetric positive
 //    semi-definite M and a positive diagonal (Delassus matrices): cheap
 //    sweeps, converges to a solution when one exists.
-// The box-constrained form (MLCP, bounds lo <= x <= hi) is solvers/box_qp.
+// The box-constrained form (MLCP, bounds lo <= x <= hi): solve_box_lcp_lemke
+// below, and the PGS + polish solver of solvers/box_qp.
 #include <Eigen/Dense>
 
 namespace luztar {
@@ -44,6 +45,18 @@ LcpMatrixClass classify_lcp_matrix(const Eigen::MatrixXd& M);
 LcpSolution solve_lcp_lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, int max_pivots = 0);
 LcpSolution solve_lcp_pgs(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, double tolerance = 1e-12,
                           int max_sweeps = 100000);
+
+// Box-LCP (MLCP) by Lemke: find lo <= x <= hi with w = A x - b, w >= 0 where
+// x = lo, w <= 0 where x = hi, w = 0 between (the KKT conditions of the box QP
+// of solvers/box_qp.hpp, which the event-time S-S selection and the time
+// stepper solve by PGS and an exact polish; this exact pivoting solver is the
+// cross-check). Finite bounds only. Splitting w = w+ - w- with
+// z1 = x - lo perp w+ and z2 = w- perp hi - x gives the standard LCP
+//   M = [A  I; -I  0],  q = [A lo - b; hi - lo]   (size 2n),
+// copositive-plus for positive semi-definite A, so a ray means no solution.
+// The returned z holds x (size n), w holds A x - b.
+LcpSolution solve_box_lcp_lemke(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,
+                                const Eigen::VectorXd& hi);
 
 // Largest violation of z >= 0, w >= 0, z_i w_i = 0 (as min(z_i, w_i) for each i).
 double lcp_error(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& z);

@@ -7,6 +7,7 @@
 #include "elements/friction.hpp"
 #include "solvers/box_qp.hpp"
 #include "solvers/filed_entries.hpp"
+#include "solvers/lcp.hpp"
 
 namespace luztar {
 
@@ -65,6 +66,19 @@ void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, 
     g.lo[r] = -g.hi[r];
   }
   solve_box_qp(g.delassus, g.b, g.lo, g.hi, g.qp_workspace, g.qp);
+  if (!g.qp.converged) {
+    // PGS and its polish missed the tolerance (an ill-conditioned group):
+    // Lemke's pivoting on the same box-LCP is exact up to roundoff.
+    const LcpSolution exact = solve_box_lcp_lemke(g.delassus, g.b, g.lo, g.hi);
+    ++report.lemke_solves;
+    if (exact.status == LcpStatus::solved &&
+        box_qp_kkt_error(g.delassus, g.b, g.lo, g.hi, exact.z) <
+            box_qp_kkt_error(g.delassus, g.b, g.lo, g.hi, g.qp.x)) {
+      g.qp.x = exact.z;
+      g.qp.residual = -exact.w;
+      g.qp.converged = true;
+    }
+  }
   const BoxQpSolution& qp = g.qp;
   const Eigen::VectorXd& hi = g.hi;
   const Eigen::MatrixXd& A = g.delassus;

@@ -7,7 +7,9 @@
 // velocities held at zero, the friction torques lambda (|lambda_i| <= r_i MT0_i)
 // that Gauss's principle selects minimise the acceleration energy
 // 1/2 (f - F^T lambda)^T M^-1 (f - F^T lambda): a box-constrained QP / box-LCP
-// with the Delassus matrix A = F M^-1 F^T (solvers/box_qp). An element whose
+// with the Delassus matrix A = F M^-1 F^T, solved by projected Gauss-Seidel
+// with an exact polish (solvers/box_qp); a group where that misses its
+// tolerance is solved again by Lemke's pivoting (solvers/lcp). An element whose
 // relative acceleration comes out zero stays (or becomes) stuck; one with a
 // non-zero relative acceleration slips in its direction, with kinetic friction.
 // When static and kinetic limits differ (static_ratio > 1) the choice is
@@ -31,7 +33,8 @@ struct BreakAway {
 
 struct ModeSelectionReport {
   int qp_solves = 0;
-  bool converged = true;  // every box QP met its KKT tolerance
+  int lemke_solves = 0;   // groups re-solved by Lemke (solvers/lcp.hpp) after the box QP missed its tolerance
+  bool converged = true;  // every group's box-LCP met its KKT tolerance
 };
 
 // Storage kept between selections (the simulator owns one): the groups'

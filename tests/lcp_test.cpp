@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "solvers/box_qp.hpp"
 #include "solvers/lcp.hpp"
 
 namespace luztar {
@@ -109,6 +110,63 @@ TEST(Lcp, LemkeAndPgsAgreeOnDelassusProblems) {
     ASSERT_EQ(pgs.status, LcpStatus::solved) << n;
     EXPECT_LT(lcp_error(A, q, lemke.z), 1e-10 * q.cwiseAbs().maxCoeff());
     EXPECT_LT((lemke.z - pgs.z).cwiseAbs().maxCoeff(), 1e-8 * (1.0 + lemke.z.cwiseAbs().maxCoeff())) << n;
+  }
+}
+
+}  // namespace
+}  // namespace luztar
+
+namespace luztar {
+namespace {
+
+// Box-LCP by Lemke against the closed form and against the box QP solver
+// that the event-time S-S selection uses.
+TEST(BoxLcp, ClosedFormOnTwoFrictionElements) {
+  // A = [2 1; 1 2], b = (5, 0), |x_i| <= 1: the unconstrained minimiser
+  // (10/3, -5/3) leaves the box. With x1 = 1 at its upper bound, row 2 gives
+  // 1 + 2 x2 = 0, x2 = -1/2 (interior, w2 = 0), and w1 = 2 - 0.5 - 5 = -3.5 <= 0
+  // as the upper bound requires.
+  const Eigen::MatrixXd A = mat({{2, 1}, {1, 2}});
+  const Eigen::VectorXd b = vec({5, 0}), lo = vec({-1, -1}), hi = vec({1, 1});
+  const LcpSolution s = solve_box_lcp_lemke(A, b, lo, hi);
+  ASSERT_EQ(s.status, LcpStatus::solved);
+  EXPECT_NEAR(s.z[0], 1.0, 1e-12);
+  EXPECT_NEAR(s.z[1], -0.5, 1e-12);
+  EXPECT_NEAR(s.w[0], -3.5, 1e-12);
+  EXPECT_NEAR(s.w[1], 0.0, 1e-12);
+}
+
+TEST(BoxLcp, LemkeAgreesWithTheEventTimeBoxQp) {
+  // Friction elements on random chains: F has bearings (rows e_i) and clutches
+  // (rows e_i - e_i+1); with both on every body A = F M^-1 F^T is singular
+  // (redundant), so the torques x may differ while the accelerations
+  // w = A x - b may not.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int nb = 2 + trial % 6;
+    const int n = 2 * nb - 1;
+    Eigen::MatrixXd F = Eigen::MatrixXd::Zero(n, nb);
+    for (int i = 0; i < nb; ++i) F(i, i) = 1.0;
+    for (int i = 0; i + 1 < nb; ++i) {
+      F(nb + i, i) = 1.0;
+      F(nb + i, i + 1) = -1.0;
+    }
+    Eigen::VectorXd minv(nb);
+    for (int i = 0; i < nb; ++i) minv[i] = 1.0 / (0.2 + std::abs(u(rng)));
+    const Eigen::MatrixXd A = F * minv.asDiagonal() * F.transpose();
+    Eigen::VectorXd b(n), lo(n), hi(n);
+    for (int i = 0; i < n; ++i) {
+      b[i] = 3.0 * u(rng);
+      hi[i] = 0.1 + std::abs(u(rng));
+      lo[i] = -hi[i];
+    }
+    const LcpSolution lemke = solve_box_lcp_lemke(A, b, lo, hi);
+    ASSERT_EQ(lemke.status, LcpStatus::solved) << trial;
+    const BoxQpSolution qp = solve_box_qp(A, b, lo, hi);
+    ASSERT_TRUE(qp.converged) << trial;
+    EXPECT_LT(box_qp_kkt_error(A, b, lo, hi, lemke.z), 1e-10) << trial;
+    EXPECT_LT((lemke.w + qp.residual).cwiseAbs().maxCoeff(), 1e-9) << trial;  // residual = b - A x = -w
   }
 }
 
