@@ -13,6 +13,9 @@
 // conditions at that sample, so they are exact at sample instants for the
 // inputs named below.
 //
+// They live in solvers/ because evaluating them is solving an LCP
+// (solvers/lcp.hpp); elements/ holds the laws of the mechanical elements.
+//
 // A block whose LCP Lemke cannot solve would be a bug (every M here is
 // positive semi-definite with a solution): it throws std::logic_error.
 namespace luztar {

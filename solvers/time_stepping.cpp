@@ -144,7 +144,7 @@ class MoreauJean {
     return v[f.a] - (f.b == kGround ? 0.0 : v[f.b]);
   }
   // Elastic springs on the stiff side of luz at q (a linear spring always is).
-  bool outside_gap(const Spring& s) const { return std::abs(deflection(s, q_)) > s.freeplay; }
+  bool outside_gap(const Spring& s) const { return s.freeplay == 0.0 || std::abs(deflection(s, q_)) > s.freeplay; }
 
   const Iteration& iteration(double h) {
     const int ns = static_cast<int>(m_.springs.size());
