@@ -181,8 +181,10 @@ class MoreauJean {
       Gt(rows_[r].a, r) = 1.0;
       if (rows_[r].b != kGround) Gt(rows_[r].b, r) = rows_[r].cb;
     }
-    it.WinvGt = it.W.solve(Gt);
-    it.D = Gt.transpose() * it.WinvGt;
+    if (nr > 0) {  // (Eigen's triangular solve does not take zero right-hand sides)
+      it.WinvGt = it.W.solve(Gt);
+      it.D = Gt.transpose() * it.WinvGt;
+    }
     return it;
   }
 
