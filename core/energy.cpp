@@ -7,11 +7,11 @@
 
 namespace luztar {
 
-double spring_deflection(const Spring& s, const std::vector<double>& q) {
+double spring_deflection(const Spring& s, const double* q) {
   return q[s.a] - (s.b == kGround ? 0.0 : s.ratio * q[s.b]);
 }
 
-double slip_velocity(const Friction& f, const std::vector<double>& w) {
+double slip_velocity(const Friction& f, const double* w) {
   return w[f.a] - (f.b == kGround ? 0.0 : w[f.b]);
 }
 

@@ -10,10 +10,13 @@ namespace luztar {
 double kinetic_energy(const Model& m, const std::vector<double>& w);
 // Elastic energy 1/2 sum k luz(x, a)^2 over springs [J] (rigid freeplay: 0).
 double elastic_energy(const Model& m, const std::vector<double>& q);
-// Relative angle x = q_a - p q_b of a spring (q_b = 0 for the base).
-double spring_deflection(const Spring& s, const std::vector<double>& q);
+// Relative angle x = q_a - p q_b of a spring (q_b = 0 for the base); given
+// velocities instead of angles, its rate x'.
+double spring_deflection(const Spring& s, const double* q);
+inline double spring_deflection(const Spring& s, const std::vector<double>& q) { return spring_deflection(s, q.data()); }
 // Relative velocity q_a' - q_b' of a friction element.
-double slip_velocity(const Friction& f, const std::vector<double>& w);
+double slip_velocity(const Friction& f, const double* w);
+inline double slip_velocity(const Friction& f, const std::vector<double>& w) { return slip_velocity(f, w.data()); }
 
 }  // namespace luztar
 

@@ -9,6 +9,7 @@
 
 #include "bodies/clusters.hpp"
 #include "core/energy.hpp"
+#include "core/run_frame.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "solvers/cvode_integrator.hpp"
@@ -584,17 +585,9 @@ Result simulate(const Model& model) { return simulate(model, model.simulation); 
 Result simulate(const Model& model, const SimulationSettings& settings) {
   if (settings.solver == "time_stepping") return simulate_time_stepping(model, settings);
   const auto wall0 = std::chrono::steady_clock::now();
-  Result r;
-  r.body_names = model.body_names;
-  r.element_names = model.element_names;
-  for (ElementKind k : model.element_kind)
-    r.element_kinds.push_back(k == ElementKind::spring ? "spring" : k == ElementKind::friction ? "friction" : "torque");
+  Result r = labelled_result(model);
   Simulator sim(model, settings);
-  const double dt = settings.output_step;
-  const long n_steps = static_cast<long>(std::floor((settings.t_end - settings.t_start) / dt * (1.0 + 1e-12)));
-  std::vector<double> grid;
-  for (long k = 0; k <= n_steps; ++k) grid.push_back(settings.t_start + static_cast<double>(k) * dt);
-  if (settings.t_end - grid.back() > 1e-9 * dt) grid.push_back(settings.t_end);
+  const std::vector<double> grid = output_times(settings);
   std::vector<double> torque;
   std::vector<std::int8_t> est;
   auto sample = [&] {

@@ -11,6 +11,7 @@
 #include "core/energy.hpp"
 #include "core/errors.hpp"
 #include "core/projections.hpp"
+#include "core/run_frame.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "solvers/box_qp.hpp"
@@ -26,10 +27,6 @@ struct Row {
   double cb = 0.0;
   int element = -1;  // friction index (friction rows) or spring index (rigid freeplay rows)
   double dot(const Eigen::VectorXd& v) const { return v[a] + (b == kGround ? 0.0 : cb * v[b]); }
-  void add_to(Eigen::VectorXd& v, double s) const {
-    v[a] += s;
-    if (b != kGround) v[b] += cb * s;
-  }
 };
 
 // W = M + h theta C + h^2 theta^2 K factorised, with W^-1 G^T and D = G W^-1 G^T
@@ -134,15 +131,10 @@ class MoreauJean {
   std::vector<double> torque_;
   std::vector<std::int8_t> state_;
 
-  static double deflection_rate(const Spring& s, const Eigen::VectorXd& v) {
-    return v[s.a] - (s.b == kGround ? 0.0 : s.ratio * v[s.b]);
-  }
-  static double deflection(const Spring& s, const Eigen::VectorXd& q) {
-    return q[s.a] - (s.b == kGround ? 0.0 : s.ratio * q[s.b]);
-  }
-  static double relative_velocity(const Friction& f, const Eigen::VectorXd& v) {
-    return v[f.a] - (f.b == kGround ? 0.0 : v[f.b]);
-  }
+  // Kinematics of core/energy on Eigen vectors (a spring's rate is its deflection of the velocities).
+  static double deflection(const Spring& s, const Eigen::VectorXd& q) { return spring_deflection(s, q.data()); }
+  static double deflection_rate(const Spring& s, const Eigen::VectorXd& v) { return spring_deflection(s, v.data()); }
+  static double relative_velocity(const Friction& f, const Eigen::VectorXd& v) { return slip_velocity(f, v.data()); }
   // Elastic springs on the stiff side of luz at q (a linear spring always is).
   bool outside_gap(const Spring& s) const { return s.freeplay == 0.0 || std::abs(deflection(s, q_)) > s.freeplay; }
 
@@ -188,7 +180,7 @@ class MoreauJean {
     return it;
   }
 
-  // v_free = v_k + W^-1 h (F_theta + f(q_k, v_k) - h theta K v_k); also the load power.
+  // v_free = v_k + W^-1 h (F_theta + f(q_k, v_k) - h theta K v_k); F_theta stays in force_ for the work.
   void free_velocity(double h, double t1, const Iteration& it) {
     force_.setZero();
     const double* inputs = nullptr;  // inputs keep their declared values
@@ -390,19 +382,9 @@ Result simulate_time_stepping(const Model& model, const SimulationSettings& sett
   const auto wall0 = std::chrono::steady_clock::now();
   MoreauJean mj(model, settings);
   const int nb = model.num_bodies(), ne = model.num_elements();
-  Result r;
-  r.body_names = model.body_names;
-  r.element_names = model.element_names;
-  for (ElementKind k : model.element_kind)
-    r.element_kinds.push_back(k == ElementKind::spring ? "spring" : k == ElementKind::friction ? "friction" : "torque");
+  Result r = labelled_result(model);
   r.time_stuck.assign(ne, 0.0);
-
-  // Output grid as in the event-driven simulate().
-  const double dt = settings.output_step;
-  const long n_out = static_cast<long>(std::floor((settings.t_end - settings.t_start) / dt * (1.0 + 1e-12)));
-  std::vector<double> grid;
-  for (long k = 0; k <= n_out; ++k) grid.push_back(settings.t_start + static_cast<double>(k) * dt);
-  if (settings.t_end - grid.back() > 1e-9 * dt) grid.push_back(settings.t_end);
+  const std::vector<double> grid = output_times(settings);
 
   std::vector<double> q(nb), w(nb);
   auto sample = [&](double ts, const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, double t0, double W0,

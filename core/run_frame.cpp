@@ -1,0 +1,26 @@
+#include "core/run_frame.hpp"
+
+#include <cmath>
+
+namespace luztar {
+
+std::vector<double> output_times(const SimulationSettings& s) {
+  const double dt = s.output_step;
+  const long n = static_cast<long>(std::floor((s.t_end - s.t_start) / dt * (1.0 + 1e-12)));
+  std::vector<double> grid;
+  grid.reserve(static_cast<std::size_t>(n) + 2);
+  for (long k = 0; k <= n; ++k) grid.push_back(s.t_start + static_cast<double>(k) * dt);
+  if (s.t_end - grid.back() > 1e-9 * dt) grid.push_back(s.t_end);
+  return grid;
+}
+
+Result labelled_result(const Model& m) {
+  Result r;
+  r.body_names = m.body_names;
+  r.element_names = m.element_names;
+  for (ElementKind k : m.element_kind)
+    r.element_kinds.push_back(k == ElementKind::spring ? "spring" : k == ElementKind::friction ? "friction" : "torque");
+  return r;
+}
+
+}  // namespace luztar
