@@ -1,5 +1,6 @@
 // ModelSpec -> Model: validate, resolve names to indices, inline signal references.
 #include <algorithm>
+#include <cassert>
 
 #include "core/errors.hpp"
 #include "core/model.hpp"
@@ -9,14 +10,50 @@ namespace luztar {
 
 namespace {
 
-Signal resolve(const Signal& s, const std::map<std::string, Signal>& named) {
-  if (s.kind == Signal::Kind::reference) return resolve(named.at(s.reference), named);
-  Signal out = s;
-  for (Signal& t : out.terms) t = resolve(t, named);
-  return out;
-}
+// Inlines signal references and numbers what the solvers index: each sampled
+// block gets the slot of its held output (a named block once, whatever the
+// number of its uses), each measurement its body.
+class SignalResolver {
+ public:
+  SignalResolver(Model& m, const std::map<std::string, Signal>& named) : m_(m), named_(named) {}
+
+  Signal resolve(const Signal& s, const std::string& field) {
+    if (s.kind == Signal::Kind::reference) {
+      auto it = done_.find(s.reference);
+      if (it == done_.end()) it = done_.emplace(s.reference, resolve(named_.at(s.reference), "signals." + s.reference)).first;
+      return it->second;
+    }
+    Signal out = s;
+    for (std::size_t i = 0; i < out.terms.size(); ++i) out.terms[i] = resolve(out.terms[i], term_field(field, s, i));
+    if (is_sampled_block(s.kind)) {
+      out.input = static_cast<int>(m_.inputs.size() + m_.sampled.size());
+      m_.sampled.push_back(out);
+      // A named block answers to its name (Simulator::output), an inline one to its field.
+      m_.sampled_names.push_back(field.rfind("signals.", 0) == 0 && field.find('.', 8) == std::string::npos
+                                     ? field.substr(8)
+                                     : field);
+    } else if (is_measurement(s.kind)) {
+      out.input = m_.body_index(s.reference);  // kept: reduce() checks it
+      assert(out.input >= 0);
+    }
+    return out;
+  }
+
+ private:
+  Model& m_;
+  const std::map<std::string, Signal>& named_;
+  std::map<std::string, Signal> done_;
+};
 
 }  // namespace
+
+std::vector<double> Model::initial_input_values() const {
+  std::vector<double> v;
+  v.reserve(static_cast<std::size_t>(num_input_values()));
+  for (const Signal& in : inputs) v.push_back(in.value);
+  for (const Signal& b : sampled) v.push_back(initial_output(b));
+  return v;
+}
 
 int Model::body_index(const std::string& name) const {
   const auto it = std::find(body_names.begin(), body_names.end(), name);
@@ -61,8 +98,9 @@ Model assemble(const ModelSpec& full) {
       m.input_names.push_back(name);
       m.inputs.push_back(sig);
     }
-  auto add_signal = [&](const Signal& s) {
-    m.signals.push_back(resolve(s, named));
+  SignalResolver resolver(m, named);
+  auto add_signal = [&](const Signal& s, const std::string& field) {
+    m.signals.push_back(resolver.resolve(s, field));
     return static_cast<int>(m.signals.size()) - 1;
   };
   for (const ElementSpec& e : spec.elements) {
@@ -78,12 +116,13 @@ Model assemble(const ModelSpec& full) {
       m.element_kind.push_back(ElementKind::friction);
       m.element_index.push_back(static_cast<int>(m.frictions.size()));
       m.friction_element.push_back(id);
-      m.frictions.push_back({body(f->body_a), body(f->body_b), f->viscous, f->static_ratio, add_signal(f->coulomb)});
+      m.frictions.push_back({body(f->body_a), body(f->body_b), f->viscous, f->static_ratio,
+                             add_signal(f->coulomb, "elements." + f->name + ".coulomb")});
     } else if (const auto* t = std::get_if<TorqueSpec>(&e)) {
       m.element_kind.push_back(ElementKind::torque);
       m.element_index.push_back(static_cast<int>(m.loads.size()));
       m.load_element.push_back(id);
-      m.loads.push_back({body(t->body), add_signal(t->torque)});
+      m.loads.push_back({body(t->body), add_signal(t->torque, "elements." + t->name + ".torque")});
     }
   }
   m.massless_viscous.assign(m.inertia.size(), 0.0);

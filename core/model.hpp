@@ -75,6 +75,13 @@ struct Model {
   // outside while running (Simulator::set_input); Signal::input indexes these.
   std::vector<std::string> input_names;
   std::vector<Signal> inputs;       // declarations: initial value, lower, upper
+  // Sampled blocks (core/signal.hpp: hold, play, saturated_integrator, relay),
+  // each block before the blocks that read it; a named block is one block
+  // however often it is used. The input values that evaluate() reads are the
+  // named inputs followed by the blocks' held outputs: block k holds
+  // values[inputs.size() + k] (its Signal::input).
+  std::vector<Signal> sampled;              // (nsb)
+  std::vector<std::string> sampled_names;   // (nsb) the named signal, or the field of an inline block
 
   // Elements in the order of the model file (ne = ns + nf + nl)
   std::vector<std::string> element_names;   // (ne x 1)
@@ -90,6 +97,10 @@ struct Model {
 
   int num_bodies() const { return static_cast<int>(inertia.size()); }
   int num_elements() const { return static_cast<int>(element_names.size()); }
+  // Length of the input values array: named inputs, then held block outputs.
+  int num_input_values() const { return static_cast<int>(inputs.size() + sampled.size()); }
+  // The input values at the start of a run: declared inputs, initial block outputs.
+  std::vector<double> initial_input_values() const;
   bool massless(int body) const { return inertia[body] == 0.0; }
   // -1 when absent.
   int body_index(const std::string& name) const;

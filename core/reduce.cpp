@@ -373,6 +373,38 @@ class Reducer {
 
 }  // namespace
 
-Reduction reduce(const ModelSpec& spec) { return Reducer(spec).run(); }
+namespace {
+
+// A measurement of a body that the reduction merged into another is an error
+// of the model, said in its terms (rather than "no body" from the reduced one).
+void require_measured_bodies_kept(const ModelSpec& full, const Reduction& reduction) {
+  auto kept = [&](const std::string& name) {
+    for (const BodySpec& b : reduction.spec.bodies)
+      if (b.name == name) return true;
+    return false;
+  };
+  std::string steps;
+  for (const std::string& step : reduction.steps) steps += (steps.empty() ? "" : "; ") + step;
+  auto check = [&](auto&& self, const Signal& s, const std::string& field) -> void {
+    if (is_measurement(s.kind) && !kept(s.reference))
+      throw ModelError(field + "." + kind_name(s.kind), "body '" + s.reference +
+                                                            "' is merged away by the model reduction (" + steps +
+                                                            "): measure a body that stays");
+    for (std::size_t i = 0; i < s.terms.size(); ++i) self(self, s.terms[i], term_field(field, s, i));
+  };
+  for (const auto& [name, s] : full.signals) check(check, s, "signals." + name);
+  for (const ElementSpec& e : full.elements) {
+    if (const auto* f = std::get_if<FrictionSpec>(&e)) check(check, f->coulomb, "elements." + f->name + ".coulomb");
+    if (const auto* t = std::get_if<TorqueSpec>(&e)) check(check, t->torque, "elements." + t->name + ".torque");
+  }
+}
+
+}  // namespace
+
+Reduction reduce(const ModelSpec& spec) {
+  Reduction r = Reducer(spec).run();
+  require_measured_bodies_kept(spec, r);
+  return r;
+}
 
 }  // namespace luztar

@@ -22,7 +22,8 @@
 //     the solver integrates without stick events.
 // Anything else massless (a clutch on it, Coulomb friction without a viscous
 // part, a torque on a frictionless one, three or more springs on a frictionless
-// one, damped springs on it) is a ModelError naming the body.
+// one, damped springs on it) is a ModelError naming the body. So is a
+// measurement (signal kinds angle, velocity) of a body a reduction merges away.
 #include <string>
 #include <vector>
 

@@ -17,7 +17,64 @@ double interpolate(const std::vector<double>& t, const std::vector<double>& v, d
   return v[i - 1] + w * (v[i] - v[i - 1]);
 }
 
-double evaluate(const Signal& s, double t, const double* inputs) {
+double initial_output(const Signal& s) {
+  switch (s.kind) {
+    case Signal::Kind::play:
+    case Signal::Kind::saturated_integrator:
+      return s.initial;
+    case Signal::Kind::relay:
+      return s.value * (s.initial < 0.0 ? -1.0 : 1.0);
+    default:
+      return 0.0;  // hold: sampled at t_start before any use
+  }
+}
+
+bool is_sampled_block(Signal::Kind k) {
+  return k == Signal::Kind::hold || k == Signal::Kind::play || k == Signal::Kind::saturated_integrator ||
+         k == Signal::Kind::relay;
+}
+
+bool is_measurement(Signal::Kind k) { return k == Signal::Kind::angle || k == Signal::Kind::velocity; }
+
+const char* kind_name(Signal::Kind k) {
+  switch (k) {
+    case Signal::Kind::constant: return "constant";
+    case Signal::Kind::sine: return "sine";
+    case Signal::Kind::step: return "step";
+    case Signal::Kind::ramp: return "ramp";
+    case Signal::Kind::table: return "table";
+    case Signal::Kind::sum: return "sum";
+    case Signal::Kind::product: return "product";
+    case Signal::Kind::input: return "input";
+    case Signal::Kind::reference: return "reference";
+    case Signal::Kind::dead_zone: return "dead_zone";
+    case Signal::Kind::saturation: return "saturation";
+    case Signal::Kind::hold: return "hold";
+    case Signal::Kind::play: return "play";
+    case Signal::Kind::saturated_integrator: return "saturated_integrator";
+    case Signal::Kind::relay: return "relay";
+    case Signal::Kind::angle: return "angle";
+    case Signal::Kind::velocity: return "velocity";
+  }
+  return "?";
+}
+
+// Built by append: GCC 12 sees a false -Wrestrict in the concatenation of temporaries.
+std::string term_field(const std::string& field, const Signal& s, std::size_t i) {
+  std::string f = field;
+  f += '.';
+  f += kind_name(s.kind);
+  if (s.kind == Signal::Kind::sum || s.kind == Signal::Kind::product) {
+    f += '[';
+    f += std::to_string(i);
+    f += ']';
+  } else {
+    f += ".of";
+  }
+  return f;
+}
+
+double evaluate(const Signal& s, double t, const double* inputs, const double* q, const double* w) {
   switch (s.kind) {
     case Signal::Kind::constant:
       return s.value;
@@ -33,16 +90,31 @@ double evaluate(const Signal& s, double t, const double* inputs) {
       return interpolate(s.table_t, s.table_v, t);
     case Signal::Kind::sum: {
       double acc = 0.0;
-      for (const Signal& term : s.terms) acc += evaluate(term, t, inputs);
+      for (const Signal& term : s.terms) acc += evaluate(term, t, inputs, q, w);
       return acc;
     }
     case Signal::Kind::product: {
       double acc = 1.0;
-      for (const Signal& term : s.terms) acc *= evaluate(term, t, inputs);
+      for (const Signal& term : s.terms) acc *= evaluate(term, t, inputs, q, w);
       return acc;
     }
     case Signal::Kind::input:
       return inputs ? inputs[s.input] : s.value;
+    case Signal::Kind::dead_zone: {
+      const double x = evaluate(s.terms[0], t, inputs, q, w);
+      return x > s.upper ? x - s.upper : x < s.lower ? x - s.lower : 0.0;
+    }
+    case Signal::Kind::saturation:
+      return std::clamp(evaluate(s.terms[0], t, inputs, q, w), s.lower, s.upper);
+    case Signal::Kind::hold:
+    case Signal::Kind::play:
+    case Signal::Kind::saturated_integrator:
+    case Signal::Kind::relay:
+      return inputs ? inputs[s.input] : initial_output(s);
+    case Signal::Kind::angle:
+      return q ? q[s.input] : NAN;
+    case Signal::Kind::velocity:
+      return w ? w[s.input] : NAN;
     case Signal::Kind::reference:
       break;
   }
@@ -64,9 +136,17 @@ bool is_constant(const Signal& s) {
                          [&](double v) { return v == s.table_v.front(); });
     case Signal::Kind::sum:
     case Signal::Kind::product:
+    case Signal::Kind::dead_zone:
+    case Signal::Kind::saturation:
       return std::all_of(s.terms.begin(), s.terms.end(), [](const Signal& x) { return is_constant(x); });
     case Signal::Kind::input:
     case Signal::Kind::reference:
+    case Signal::Kind::hold:
+    case Signal::Kind::play:
+    case Signal::Kind::saturated_integrator:
+    case Signal::Kind::relay:
+    case Signal::Kind::angle:
+    case Signal::Kind::velocity:
       return false;
   }
   return false;
@@ -89,6 +169,8 @@ void collect_breakpoints(const Signal& s, double t0, double t1, std::vector<doub
       break;
     case Signal::Kind::sum:
     case Signal::Kind::product:
+    case Signal::Kind::dead_zone:
+    case Signal::Kind::saturation:
       for (const Signal& term : s.terms) collect_breakpoints(term, t0, t1, out);
       break;
     default:

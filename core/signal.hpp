@@ -11,6 +11,24 @@
 //             held until it is set again; declared by name in `signals:` with
 //             its initial value and optional bounds [lower, upper]
 //   reference to a named signal (resolved by assemble(); never evaluated)
+//
+// Complementarity blocks in a signal path (seed 001; their complementarity
+// forms and LCP evaluations are in solvers/complementarity_blocks.hpp):
+//   dead_zone   of signal `of`: of - upper above upper, of - lower below lower, 0 between
+//   saturation  of signal `of`: clamped to [lower, upper]
+// These are memoryless and act in continuous time. The blocks with memory are
+// sampled (digital) blocks: at the instants t_start + n period they read `of`
+// and set their output, which is held until the next instant (zero-order hold):
+//   hold                  the sampled value of `of`
+//   play                  backlash (play operator) of total width `width`, initial output `initial`
+//   saturated_integrator  integral of `of` (backward Euler over the period), kept in
+//                         [lower, upper], initial output `initial`
+//   relay                 +value once `of` exceeds +threshold, -value once it falls below
+//                         -threshold, unchanged between; initial state `initial` = +1 or -1
+// Inside the `of` of a sampled block (and only there) a signal may measure the
+// system at the sample instant:
+//   angle, velocity   of the body named in `reference` [rad], [rad/s]
+// so that a sampled block closes a control loop (a digital controller).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -18,20 +36,34 @@
 namespace luztar {
 
 struct Signal {
-  enum class Kind { constant, sine, step, ramp, table, sum, product, input, reference };
+  enum class Kind {
+    constant, sine, step, ramp, table, sum, product, input, reference,
+    dead_zone, saturation,                       // memoryless blocks: terms[0] is `of`
+    hold, play, saturated_integrator, relay,     // sampled blocks: terms[0] is `of`
+    angle, velocity                              // measurements (inside sampled blocks only)
+  };
   Kind kind = Kind::constant;
-  double value = 0.0;                        // constant
+  double value = 0.0;                        // constant; relay: output magnitude
   double amplitude = 0.0, frequency = 0.0;   // sine: [unit], [Hz]
   double phase = 0.0, offset = 0.0;          // sine: [rad], [unit]
   double time = 0.0;                         // step: switch time [s]
   double start = 0.0, end = 0.0;             // ramp: [s]
-  double initial = 0.0, final_value = 0.0;   // step, ramp: values before / after
+  // step, ramp: values before / after; play, saturated_integrator: output
+  // before the first sample; relay: state before the first sample (+1 or -1)
+  double initial = 0.0, final_value = 0.0;
   std::vector<double> table_t, table_v;      // table: strictly increasing times, values
   std::string table_file;                    // table: where the samples came from
-  std::vector<Signal> terms;                 // sum, product
-  std::string reference;                     // reference: name in ModelSpec::signals
-  int input = -1;                            // input: index in Model::inputs (value = initial value)
-  double lower = -INFINITY, upper = INFINITY;  // input: admissible values
+  std::vector<Signal> terms;                 // sum, product; the input `of` of a block (one term)
+  std::string reference;                     // reference: name in ModelSpec::signals; angle, velocity: body name
+  // input: index in Model::inputs (value = initial value); sampled block: index
+  // of its held output in the input values (after the named inputs, Model::sampled); angle,
+  // velocity: body index. Set by assemble().
+  int input = -1;
+  double lower = -INFINITY, upper = INFINITY;  // input: admissible values; dead_zone, saturation,
+                                               // saturated_integrator: the breakpoints / bounds
+  double period = 0.0;                       // sampled blocks: sample period [s]
+  double width = 0.0;                        // play: total width of the gap (2 a) [unit of of]
+  double threshold = 0.0;                    // relay: switching threshold [unit of of]
 
   static Signal make_constant(double v) {
     Signal s;
@@ -44,14 +76,31 @@ struct Signal {
 double interpolate(const std::vector<double>& t, const std::vector<double>& v, double x);
 
 // Value at time t (t at a step or corner takes the value after it). Inputs
-// take inputs[s.input], or their initial value when `inputs` is null.
-double evaluate(const Signal& s, double t, const double* inputs = nullptr);
+// and sampled blocks take inputs[s.input] (their held value), or their initial
+// value when `inputs` is null. Measurements read the body angles q and
+// velocities w; only the sampler passes them (a measurement outside a sampled
+// block is a validation error), without them they are NaN.
+double evaluate(const Signal& s, double t, const double* inputs = nullptr, const double* q = nullptr,
+                const double* w = nullptr);
+
+// The output a sampled block holds before its first sample.
+double initial_output(const Signal& s);
+
+bool is_sampled_block(Signal::Kind k);
+bool is_measurement(Signal::Kind k);
+// YAML name of a signal kind ("saturated_integrator").
+const char* kind_name(Signal::Kind k);
+// Field path of term i of s under `field`, as the reader names it:
+// field.sum[i], field.product[i], or field.<block>.of.
+std::string term_field(const std::string& field, const Signal& s, std::size_t i);
 
 // True when the signal is the same constant for all t.
 bool is_constant(const Signal& s);
 
 // Times in (t0, t1] where the signal or its slope jumps: step times, ramp
 // corners, table knots. The integrator stops there so that no step straddles one.
+// Sampled blocks contribute nothing here (the solvers stop at their instants,
+// solvers/sampled_blocks.hpp), nor does their input, which is read only there.
 void collect_breakpoints(const Signal& s, double t0, double t1, std::vector<double>& out);
 
 }  // namespace luztar

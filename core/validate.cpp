@@ -1,5 +1,6 @@
 // The rules a model description must satisfy, each reported with the dotted
 // path of the field (io adds file:line:col to it).
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -70,12 +71,56 @@ Range signal_range(const Signal& s, const std::map<std::string, Signal>& named, 
       return {s.lower, s.upper};
     case Signal::Kind::reference:
       return signal_range(named.at(s.reference), named, depth + 1);
+    case Signal::Kind::dead_zone: {  // monotone
+      const Range x = signal_range(s.terms[0], named, depth + 1);
+      auto dz = [&](double v) { return v > s.upper ? v - s.upper : v < s.lower ? v - s.lower : 0.0; };
+      return {dz(x.lo), dz(x.hi)};
+    }
+    case Signal::Kind::saturation: {
+      const Range x = signal_range(s.terms[0], named, depth + 1);
+      return {std::clamp(x.lo, s.lower, s.upper), std::clamp(x.hi, s.lower, s.upper)};
+    }
+    case Signal::Kind::hold:
+      return signal_range(s.terms[0], named, depth + 1);
+    case Signal::Kind::play: {  // within half the width of the input once sampled, or its initial output
+      const Range x = signal_range(s.terms[0], named, depth + 1);
+      return {std::min(s.initial, x.lo - 0.5 * s.width), std::max(s.initial, x.hi + 0.5 * s.width)};
+    }
+    case Signal::Kind::saturated_integrator:
+      return {s.lower, s.upper};
+    case Signal::Kind::relay:
+      return {-std::abs(s.value), std::abs(s.value)};
+    case Signal::Kind::angle:
+    case Signal::Kind::velocity:
+      return {-INFINITY, INFINITY};
   }
   return {0.0, 0.0};
 }
 
-void validate_signal(const Signal& s, const std::string& path, const std::map<std::string, Signal>& named,
-                     std::vector<std::string>& chain) {
+// Where a signal is read: in continuous time (a torque, a friction limit),
+// at sample instants (inside a sampled block's `of`), or not known (a named
+// signal checked on its own; its uses are checked where they are).
+enum class Reading { continuous, sampled, unknown };
+
+struct SignalRules {
+  const std::map<std::string, Signal>& named;
+  const std::set<std::string>& bodies;
+  std::vector<std::string> chain;  // references being followed (cycle check)
+};
+
+void validate_signal(const Signal& s, const std::string& path, SignalRules& rules, Reading reading) {
+  const std::map<std::string, Signal>& named = rules.named;
+  std::vector<std::string>& chain = rules.chain;
+  auto block_input = [&](const char* kind, Reading r) {
+    const std::string f = path + "." + kind;
+    if (s.terms.size() != 1) throw ModelError(f + ".of", "a block needs one input signal 'of'");
+    validate_signal(s.terms[0], f + ".of", rules, r);
+  };
+  auto sampled_block = [&](const char* kind) {
+    const std::string f = path + "." + kind;
+    require_positive(s.period, f + ".period");
+    block_input(kind, Reading::sampled);
+  };
   switch (s.kind) {
     case Signal::Kind::constant:
       require_finite(s.value, path);
@@ -118,7 +163,7 @@ void validate_signal(const Signal& s, const std::string& path, const std::map<st
       const char* op = s.kind == Signal::Kind::sum ? ".sum" : ".product";
       if (s.terms.empty()) throw ModelError(path + op, "needs at least one term");
       for (std::size_t i = 0; i < s.terms.size(); ++i)
-        validate_signal(s.terms[i], path + op + "[" + std::to_string(i) + "]", named, chain);
+        validate_signal(s.terms[i], path + op + "[" + std::to_string(i) + "]", rules, reading);
       break;
     }
     case Signal::Kind::input:
@@ -136,16 +181,67 @@ void validate_signal(const Signal& s, const std::string& path, const std::map<st
       for (const std::string& c : chain)
         if (c == s.reference) throw ModelError(path, "signal '" + s.reference + "' refers to itself");
       chain.push_back(s.reference);
-      validate_signal(it->second, "signals." + s.reference, named, chain);
+      validate_signal(it->second, "signals." + s.reference, rules, reading);
       chain.pop_back();
+      break;
+    }
+    case Signal::Kind::dead_zone:
+    case Signal::Kind::saturation: {
+      const std::string f = path + "." + kind_name(s.kind);
+      require_finite(s.lower, f + ".lower");
+      require_finite(s.upper, f + ".upper");
+      if (!(s.lower <= s.upper))
+        throw ModelError(f + ".upper", "must be >= lower (got lower " + show(s.lower) + ", upper " + show(s.upper) +
+                                           ")");
+      block_input(kind_name(s.kind), reading);
+      break;
+    }
+    case Signal::Kind::hold:
+      sampled_block("hold");
+      break;
+    case Signal::Kind::play:
+      require_nonnegative(s.width, path + ".play.width");
+      require_finite(s.initial, path + ".play.initial");
+      sampled_block("play");
+      break;
+    case Signal::Kind::saturated_integrator: {
+      const std::string f = path + ".saturated_integrator";
+      require_finite(s.lower, f + ".lower");
+      require_finite(s.upper, f + ".upper");
+      if (!(s.lower <= s.upper))
+        throw ModelError(f + ".upper", "must be >= lower (got lower " + show(s.lower) + ", upper " + show(s.upper) +
+                                           ")");
+      require_finite(s.initial, f + ".initial");
+      if (s.initial < s.lower || s.initial > s.upper)
+        throw ModelError(f + ".initial", "the initial output " + show(s.initial) + " lies outside [lower, upper] = [" +
+                                             show(s.lower) + ", " + show(s.upper) + "]");
+      sampled_block("saturated_integrator");
+      break;
+    }
+    case Signal::Kind::relay:
+      require_nonnegative(s.threshold, path + ".relay.threshold");
+      require_positive(s.value, path + ".relay.value");
+      if (s.initial != 1.0 && s.initial != -1.0)
+        throw ModelError(path + ".relay.initial", "the relay's initial state is 1 or -1 (got " + show(s.initial) + ")");
+      sampled_block("relay");
+      break;
+    case Signal::Kind::angle:
+    case Signal::Kind::velocity: {
+      const std::string f = path + "." + kind_name(s.kind);
+      if (!rules.bodies.count(s.reference)) throw ModelError(f, "no body named '" + s.reference + "'");
+      if (reading == Reading::continuous)
+        throw ModelError(f, std::string("measures body '") + s.reference +
+                                "', which a continuous signal cannot: measurements are taken at sample instants, "
+                                "inside the 'of' of a sampled block (hold, play, saturated_integrator, relay)");
       break;
     }
   }
 }
 
-void validate_signal(const Signal& s, const std::string& path, const std::map<std::string, Signal>& named) {
-  std::vector<std::string> chain;
-  validate_signal(s, path, named, chain);
+void validate_signal(const Signal& s, const std::string& path, const std::map<std::string, Signal>& named,
+                     const std::set<std::string>& bodies, Reading reading = Reading::continuous) {
+  SignalRules rules{named, bodies, {}};
+  validate_signal(s, path, rules, reading);
 }
 
 const BodySpec* find_body(const ModelSpec& spec, const std::string& name) {
@@ -250,17 +346,18 @@ void validate(const ModelSpec& spec) {
       require_finite(f->static_ratio, p + ".static_ratio");
       if (f->static_ratio < 1.0)
         throw ModelError(p + ".static_ratio", "must be >= 1 (got " + show(f->static_ratio) + ")");
-      validate_signal(f->coulomb, p + ".coulomb", spec.signals);
+      validate_signal(f->coulomb, p + ".coulomb", spec.signals, body_names);
       const Range r = signal_range(f->coulomb, spec.signals, 0);
       if (r.lo < 0.0)
         throw ModelError(p + ".coulomb", "the friction torque limit must stay >= 0 (it can reach " +
                                              show(r.lo) + ")");
     } else if (const auto* t = std::get_if<TorqueSpec>(&e)) {
       require_body(t->body, p + ".body");
-      validate_signal(t->torque, p + ".torque", spec.signals);
+      validate_signal(t->torque, p + ".torque", spec.signals, body_names);
     }
   }
-  for (const auto& [name, s] : spec.signals) validate_signal(s, "signals." + name, spec.signals);
+  for (const auto& [name, s] : spec.signals)
+    validate_signal(s, "signals." + name, spec.signals, body_names, Reading::unknown);
 }
 
 }  // namespace luztar

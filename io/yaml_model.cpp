@@ -22,6 +22,10 @@ namespace luztar::io {
 
 namespace {
 
+constexpr const char* kSignalKinds =
+    "constant, sine, step, ramp, table, sum, product, input, dead_zone, saturation, hold, play, "
+    "saturated_integrator, relay, angle, velocity";
+
 class Reader {
  public:
   Reader(std::string origin, std::string base_dir) : origin_(std::move(origin)), base_dir_(std::move(base_dir)) {}
@@ -115,8 +119,7 @@ class Reader {
     }
     if (!n.IsMap() || n.size() != 1)
       fail(n, field,
-           "expected a number, a signal name, or a mapping with one of: constant, sine, step, ramp, table, sum, "
-           "product, input");
+           std::string("expected a number, a signal name, or a mapping with one of: ") + kSignalKinds);
     const std::string key = n.begin()->first.as<std::string>();
     const YAML::Node body = n.begin()->second;
     const std::string f = field + "." + key;
@@ -193,10 +196,54 @@ class Reader {
       s.kind = key == "sum" ? Signal::Kind::sum : Signal::Kind::product;
       if (!body.IsSequence()) fail(body, f, "expected a list of signals");
       for (std::size_t i = 0; i < body.size(); ++i) s.terms.push_back(signal(body[i], f + "[" + std::to_string(i) + "]"));
+    } else if (key == "dead_zone" || key == "saturation") {
+      require_map(body, f);
+      check_keys(body, f, {"of", "lower", "upper"});
+      s.kind = key == "dead_zone" ? Signal::Kind::dead_zone : Signal::Kind::saturation;
+      s.terms.push_back(signal(required(body, "of", f), f + ".of"));
+      s.lower = number(required(body, "lower", f), f + ".lower");
+      s.upper = number(required(body, "upper", f), f + ".upper");
+    } else if (key == "hold") {
+      require_map(body, f);
+      check_keys(body, f, {"of", "period"});
+      s.kind = Signal::Kind::hold;
+      sampled_block(body, f, s);
+    } else if (key == "play") {
+      require_map(body, f);
+      check_keys(body, f, {"of", "width", "period", "initial"});
+      s.kind = Signal::Kind::play;
+      s.width = number(required(body, "width", f), f + ".width");
+      s.initial = number_or(body, "initial", f, 0.0);
+      sampled_block(body, f, s);
+    } else if (key == "saturated_integrator") {
+      require_map(body, f);
+      check_keys(body, f, {"of", "lower", "upper", "period", "initial"});
+      s.kind = Signal::Kind::saturated_integrator;
+      s.lower = number(required(body, "lower", f), f + ".lower");
+      s.upper = number(required(body, "upper", f), f + ".upper");
+      s.initial = number_or(body, "initial", f, 0.0);
+      sampled_block(body, f, s);
+    } else if (key == "relay") {
+      require_map(body, f);
+      check_keys(body, f, {"of", "threshold", "value", "period", "initial"});
+      s.kind = Signal::Kind::relay;
+      s.threshold = number(required(body, "threshold", f), f + ".threshold");
+      s.value = number(required(body, "value", f), f + ".value");
+      s.initial = number_or(body, "initial", f, 1.0);
+      sampled_block(body, f, s);
+    } else if (key == "angle" || key == "velocity") {
+      s.kind = key == "angle" ? Signal::Kind::angle : Signal::Kind::velocity;
+      s.reference = text(body, f);
     } else {
-      fail(n.begin()->first, f, "unknown signal kind '" + key + "' (expected one of: constant, sine, step, ramp, table, sum, product, input)");
+      fail(n.begin()->first, f, "unknown signal kind '" + key + "' (expected one of: " + kSignalKinds + ")");
     }
     return s;
+  }
+
+  // The input and the sample period of a sampled block.
+  void sampled_block(const YAML::Node& body, const std::string& f, Signal& s) {
+    s.terms.push_back(signal(required(body, "of", f), f + ".of"));
+    s.period = number(required(body, "period", f), f + ".period");
   }
 
   // Reads `bodies: [a, b]` (two bodies) or `body: a` (to the base).
@@ -336,7 +383,8 @@ class Reader {
 namespace {
 
 bool is_signal_kind(const std::string& k) {
-  for (const char* s : {"constant", "sine", "step", "ramp", "table"})
+  for (const char* s : {"constant", "sine", "step", "ramp", "table", "dead_zone", "saturation", "hold", "play",
+                        "saturated_integrator", "relay"})
     if (k == s) return true;
   return false;
 }

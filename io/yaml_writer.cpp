@@ -63,6 +63,48 @@ void emit_signal(YAML::Emitter& out, const Signal& s) {
       for (const Signal& t : s.terms) emit_signal(out, t);
       out << YAML::EndSeq << YAML::EndMap;
       return;
+    case Signal::Kind::angle:
+    case Signal::Kind::velocity:
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << kind_name(s.kind) << YAML::Value << s.reference
+          << YAML::EndMap;
+      return;
+    case Signal::Kind::dead_zone:
+    case Signal::Kind::saturation:
+    case Signal::Kind::hold:
+    case Signal::Kind::play:
+    case Signal::Kind::saturated_integrator:
+    case Signal::Kind::relay: {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << kind_name(s.kind) << YAML::Value << YAML::BeginMap;
+      out << YAML::Key << "of" << YAML::Value;
+      emit_signal(out, s.terms.at(0));
+      auto field = [&](const char* key, double v) { out << YAML::Key << key << YAML::Value << v; };
+      switch (s.kind) {
+        case Signal::Kind::dead_zone:
+        case Signal::Kind::saturation:
+          field("lower", s.lower);
+          field("upper", s.upper);
+          break;
+        case Signal::Kind::play:
+          field("width", s.width);
+          field("initial", s.initial);
+          break;
+        case Signal::Kind::saturated_integrator:
+          field("lower", s.lower);
+          field("upper", s.upper);
+          field("initial", s.initial);
+          break;
+        case Signal::Kind::relay:
+          field("threshold", s.threshold);
+          field("value", s.value);
+          field("initial", s.initial);
+          break;
+        default:
+          break;
+      }
+      if (is_sampled_block(s.kind)) field("period", s.period);
+      out << YAML::EndMap << YAML::EndMap;
+      return;
+    }
   }
 }
 

@@ -15,9 +15,8 @@ namespace luztar {
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), force(m.num_bodies()), mt0(m.frictions.size()),
       limit(m.frictions.size()), lambda(m.frictions.size()), acc(m.num_bodies()),
-      group_utilisation(m.frictions.size()), massless_mt0(m.num_bodies()), algebraic_q(m.angle0) {
-  for (const Signal& in : m.inputs) inputs.push_back(in.value);
-}
+      group_utilisation(m.frictions.size()), massless_mt0(m.num_bodies()), algebraic_q(m.angle0),
+      inputs(m.initial_input_values()) {}
 
 namespace {
 

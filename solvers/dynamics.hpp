@@ -78,7 +78,7 @@ struct Workspace {
   std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
   std::vector<double> algebraic_q;        // (nb) last angles of algebraic bodies (warm start) [rad]
   std::vector<struct Coupling> couplings; // Schur couplings through algebraic groups (Jacobian scratch)
-  std::vector<double> inputs;             // (Model::inputs) current input values, held between calls
+  std::vector<double> inputs;             // (Model::num_input_values) named inputs, then held block outputs
   explicit Workspace(const Model& m);
 };
 

@@ -15,6 +15,7 @@
 #include "solvers/cvode_integrator.hpp"
 #include "solvers/dynamics.hpp"
 #include "solvers/mode_selection.hpp"
+#include "solvers/sampled_blocks.hpp"
 
 namespace luztar {
 
@@ -25,7 +26,8 @@ constexpr int kQuadInput = 0, kQuadDissipated = 1;
 class Simulator::Impl final : public OdeSystem {
  public:
   Impl(const Model& m, const SimulationSettings& s)
-      : model(m), settings(s), ws(m), y(2 * m.num_bodies()), time_stuck(m.num_elements(), 0.0) {
+      : model(m), settings(s), ws(m), y(2 * m.num_bodies()), time_stuck(m.num_elements(), 0.0),
+        sampler(m, s.t_start) {
     IntegratorOptions o;
     o.size = 2 * m.num_bodies();
     o.quadratures = 2;
@@ -79,13 +81,17 @@ class Simulator::Impl final : public OdeSystem {
       const auto outcome = cvode->advance(std::min(target, tstop), tstop, t, y.data());
       sync(t);
       switch (outcome) {
-        case CvodeIntegrator::Outcome::reached:
-          if (is_breakpoint(t) || !stuck_consistent()) reselect_and_restart();
+        case CvodeIntegrator::Outcome::reached: {
+          const bool resampled = sample_blocks();
+          if (resampled || is_breakpoint(t) || !stuck_consistent()) reselect_and_restart();
           break;
+        }
         case CvodeIntegrator::Outcome::root:
           handle_roots();
+          if (sample_blocks()) reselect_and_restart();
           break;
         case CvodeIntegrator::Outcome::stop_time:
+          sample_blocks();
           reselect_and_restart();
           break;
         case CvodeIntegrator::Outcome::failure: {
@@ -104,6 +110,15 @@ class Simulator::Impl final : public OdeSystem {
       if (storm_detected()) return StepStatus::event_storm;
     }
     return StepStatus::reached_time;
+  }
+
+  // Sampled blocks due at state.t read the system there and set their held
+  // outputs; a changed output is a jump of the torques it drives, handled by
+  // the caller like a breakpoint. Returns whether an output changed.
+  bool sample_blocks() {
+    if (sampler.next_instant() > state.t) return false;
+    outputs_valid = false;
+    return sampler.sample(model, state.t, state.q.data(), state.w.data(), ws.inputs.data());
   }
 
   // After set_input: a jump of an applied torque or a friction limit. The
@@ -169,6 +184,7 @@ class Simulator::Impl final : public OdeSystem {
     state.input_work = 0.0;
     state.dissipated = 0.0;
     state.massless_side.assign(nb, 0);
+    sample_blocks();  // the first instant is t_start: outputs before forces
     place_massless_bodies();
     y.assign(2 * nb, 0.0);
     ws.q = state.q;
@@ -190,7 +206,7 @@ class Simulator::Impl final : public OdeSystem {
 
   double next_stop(double t, double target) const {
     const auto it = std::upper_bound(model.breakpoints.begin(), model.breakpoints.end(), t);
-    const double bp = it == model.breakpoints.end() ? settings.t_end : *it;
+    const double bp = std::min(it == model.breakpoints.end() ? settings.t_end : *it, sampler.next_instant());
     return std::max(std::min(bp, std::max(settings.t_end, target)), std::nextafter(t, INFINITY));
   }
 
@@ -425,6 +441,7 @@ class Simulator::Impl final : public OdeSystem {
   LockedClusters locked;             // their clusters (velocity projection)
   ModeSelectionScratch selection;
   std::vector<int> directions;       // (max_root_count) root directions for CVODE
+  BlockSampler sampler;              // sampled blocks: instants, counts (held outputs are in ws.inputs)
 };
 
 Simulator::Simulator(const Model& model) : Simulator(model, model.simulation) {}
@@ -515,6 +532,8 @@ OutputId Simulator::output(const std::string& name) const {
   const Model& m = impl_->model;
   const int k = m.input_id(name);
   if (k >= 0) return {OutputId::Kind::input, k};
+  for (std::size_t b = 0; b < m.sampled.size(); ++b)  // a sampled block's held output
+    if (m.sampled_names[b] == name) return {OutputId::Kind::input, m.sampled[b].input};
   const auto dot = name.find_last_of('.');
   if (dot != std::string::npos) {
     const std::string owner = name.substr(0, dot), what = name.substr(dot + 1);
@@ -526,7 +545,7 @@ OutputId Simulator::output(const std::string& name) const {
     if (e >= 0 && what == "state") return {OutputId::Kind::state, e};
   }
   throw std::invalid_argument("no output '" + name + "' (outputs are <body>.angle, <body>.velocity, "
-                              "<element>.torque, <element>.state or an input's name; bodies: " +
+                              "<element>.torque, <element>.state, an input's or a sampled block's name; bodies: " +
                               names_of(m.body_names) + "; elements: " + names_of(m.element_names) + ")");
 }
 
@@ -553,6 +572,7 @@ Snapshot Simulator::snapshot() {
   Snapshot snap;
   snap.state = s.state;
   snap.inputs = s.ws.inputs;
+  snap.samples_taken = s.sampler.counts();
   snap.time_stuck = s.time_stuck;
   snap.algebraic_q = s.ws.algebraic_q;
   snap.recent_events = s.recent;
@@ -565,10 +585,12 @@ Snapshot Simulator::snapshot() {
 void Simulator::restore(const Snapshot& snap) {
   Impl& s = *impl_;
   if (snap.state.q.size() != s.state.q.size() || snap.inputs.size() != s.ws.inputs.size() ||
-      snap.time_stuck.size() != s.time_stuck.size() || snap.state.friction_mode.size() != s.state.friction_mode.size())
+      snap.time_stuck.size() != s.time_stuck.size() || snap.state.friction_mode.size() != s.state.friction_mode.size() ||
+      snap.samples_taken.size() != s.sampler.counts().size())
     throw std::invalid_argument("restore: the snapshot is of another model");
   s.state = snap.state;
   s.ws.inputs = snap.inputs;
+  s.sampler.set_counts(snap.samples_taken);
   s.time_stuck = snap.time_stuck;
   s.ws.algebraic_q = snap.algebraic_q;
   s.recent = snap.recent_events;

@@ -58,7 +58,9 @@ struct InputId {
 
 // A named output resolved once (Simulator::output): "<body>.angle" [rad],
 // "<body>.velocity" [rad/s], "<element>.torque" [N m], "<element>.state"
-// (friction -1/0/+1 slip-/stuck/slip+, spring freeplay side), "<input>" (its value).
+// (friction -1/0/+1 slip-/stuck/slip+, spring freeplay side), "<input>" (its value),
+// or a sampled block's name (its held output; an inline block answers to its
+// field, e.g. "elements.motor.torque.saturation.of").
 struct OutputId {
   enum class Kind { angle, velocity, torque, state, input };
   Kind kind = Kind::angle;
@@ -69,7 +71,9 @@ struct OutputId {
 // input values, accounts, statistics (Simulator::snapshot / restore).
 struct Snapshot {
   State state;
-  std::vector<double> inputs, time_stuck, algebraic_q, recent_events;
+  std::vector<double> inputs;  // named inputs, then the held outputs of sampled blocks
+  std::vector<double> time_stuck, algebraic_q, recent_events;
+  std::vector<long> samples_taken;  // per sampled block
   double segment_start = 0.0;
   std::size_t events = 0;  // length of the event log
   RunStats stats;

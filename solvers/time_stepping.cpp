@@ -15,6 +15,7 @@
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "solvers/box_qp.hpp"
+#include "solvers/sampled_blocks.hpp"
 
 namespace luztar {
 
@@ -68,6 +69,8 @@ class MoreauJean {
     q_ = Eigen::Map<const Eigen::VectorXd>(m.angle0.data(), nb);
     v_ = Eigen::Map<const Eigen::VectorXd>(m.velocity0.data(), nb);
     t_ = s.t_start;
+    sampler_ = BlockSampler(m_, s.t_start);
+    sampler_.sample(m_, t_, q_.data(), v_.data(), values_.data());  // the first instant is t_start
     force_.resize(nb);
     rhs_.resize(nb);
     v_free_.resize(nb);
@@ -94,6 +97,10 @@ class MoreauJean {
 
   // One step of size h from t().
   void step(double h) {
+    // Sampled blocks read the system at the step boundary that reaches their
+    // instant (late by less than h when h does not divide the period).
+    const double due = sampler_.next_instant();
+    if (due <= t_ + 1e-9 * h) sampler_.sample(m_, std::max(t_, due), q_.data(), v_.data(), values_.data());
     const double t1 = t_ + h;
     const Iteration& it = iteration(h);
     free_velocity(h, t1, it);
@@ -112,6 +119,10 @@ class MoreauJean {
   std::vector<char> outside_;
 
   double t_ = 0.0;
+  // Input values: named inputs keep their declared values; then the held
+  // outputs of the sampled blocks.
+  std::vector<double> values_ = m_.initial_input_values();
+  BlockSampler sampler_{m_, m_.simulation.t_start};
   Eigen::VectorXd q_, v_, force_, rhs_, v_free_, v_new_, v_mid_, v_theta_;
   std::vector<double> contact_upper_, contact_lower_;  // (ns) rigid freeplay impulses of the step [N m s]
   double input_work_ = 0.0, dissipated_ = 0.0;
@@ -183,7 +194,7 @@ class MoreauJean {
   // v_free = v_k + W^-1 h (F_theta + f(q_k, v_k) - h theta K v_k); F_theta stays in force_ for the work.
   void free_velocity(double h, double t1, const Iteration& it) {
     force_.setZero();
-    const double* inputs = nullptr;  // inputs keep their declared values
+    const double* inputs = values_.data();
     for (const Load& l : m_.loads) {
       const Signal& sig = m_.signals[l.signal];
       force_[l.body] += (1.0 - theta_) * evaluate(sig, t_, inputs) + theta_ * evaluate(sig, t1, inputs);
@@ -245,7 +256,7 @@ class MoreauJean {
       if (r < num_friction_rows_) {
         const int f = rows_[r].element;
         const Friction& fr = m_.frictions[f];
-        const double mt0 = evaluate(m_.signals[fr.coulomb], t1, nullptr);
+        const double mt0 = evaluate(m_.signals[fr.coulomb], t1, values_.data());
         const double L = stuck_[f] ? static_friction_limit(fr, mt0) : mt0;
         lo_[i] = -h * L;
         hi_[i] = h * L;
@@ -362,7 +373,7 @@ class MoreauJean {
           break;
         }
         case ElementKind::torque:
-          torque_[e] = evaluate(m_.signals[m_.loads[i].signal], t_, nullptr);
+          torque_[e] = evaluate(m_.signals[m_.loads[i].signal], t_, values_.data());
           state_[e] = 0;
           break;
       }
