@@ -66,6 +66,9 @@ struct Result {
   std::vector<double> kinetic;     // (nt) [J]
   std::vector<double> elastic;     // (nt) [J]
   std::vector<double> dissipated;  // (nt) [J] includes velocity projection losses
+  // Sampled blocks of the control path (Model::sampled): their held outputs.
+  std::vector<std::string> block_names;  // (nsb) Model::sampled_names
+  std::vector<double> block_output;      // (nt x nsb) [unit of the block's signal]
 
   std::vector<EventRecord> events;
   std::vector<double> time_stuck;  // (ne) seconds each friction element spent stuck (0 for others)
@@ -77,6 +80,7 @@ struct Result {
   int num_samples() const { return static_cast<int>(time.size()); }
   int num_bodies() const { return static_cast<int>(body_names.size()); }
   int num_elements() const { return static_cast<int>(element_names.size()); }
+  int num_blocks() const { return static_cast<int>(block_names.size()); }
 };
 
 }  // namespace luztar

@@ -16,12 +16,14 @@ void write_csv(const std::string& path, const Result& r) {
     std::fprintf(f, "time");
     for (const auto& b : r.body_names) std::fprintf(f, ",%s.angle,%s.velocity", b.c_str(), b.c_str());
     for (const auto& e : r.element_names) std::fprintf(f, ",%s.torque,%s.state", e.c_str(), e.c_str());
+    for (const auto& b : r.block_names) std::fprintf(f, ",%s", b.c_str());
     std::fprintf(f, ",input_work,kinetic,elastic,dissipated\n");
     for (int k = 0; k < r.num_samples(); ++k) {
       std::fprintf(f, "%.17g", r.time[k]);
       for (int j = 0; j < nb; ++j) std::fprintf(f, ",%.17g,%.17g", r.angle[k * nb + j], r.velocity[k * nb + j]);
       for (int e = 0; e < ne; ++e)
         std::fprintf(f, ",%.17g,%d", r.element_torque[k * ne + e], static_cast<int>(r.element_state[k * ne + e]));
+      for (int b = 0; b < r.num_blocks(); ++b) std::fprintf(f, ",%.17g", r.block_output[k * r.num_blocks() + b]);
       std::fprintf(f, ",%.17g,%.17g,%.17g,%.17g\n", r.input_work[k], r.kinetic[k], r.elastic[k], r.dissipated[k]);
     }
     const bool failed = std::ferror(f) != 0;

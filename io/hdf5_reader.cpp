@@ -43,6 +43,15 @@ Result read_result_data(const h5::File& f, const std::string& prefix) {
       r.element_state[k * ne + e] = S[k];
     }
   }
+  if (f.has(p + "blocks")) {  // files before sampled blocks have none
+    r.block_names = f.children(p + "blocks");
+    const int nsb = r.num_blocks();
+    r.block_output.resize(nt * nsb);
+    for (int b = 0; b < nsb; ++b) {
+      const auto held = f.doubles(p + "blocks/" + r.block_names[b]);
+      for (std::size_t k = 0; k < nt; ++k) r.block_output[k * nsb + b] = held[k];
+    }
+  }
   r.input_work = f.doubles(p + "energy/input_work");
   r.kinetic = f.doubles(p + "energy/kinetic");
   r.elastic = f.doubles(p + "energy/elastic");

@@ -189,6 +189,7 @@ class File {
     if (n) H5Dvlen_reclaim(type.id, space.id, H5P_DEFAULT, raw.data());
     return out;
   }
+  bool has(const std::string& name) const { return H5Lexists(id_, name.c_str(), H5P_DEFAULT) > 0; }
   std::vector<std::string> children(const std::string& group) const {
     std::vector<std::string> names;
     Closer g{H5Gopen2(id_, group.c_str(), H5P_DEFAULT), H5Gclose};

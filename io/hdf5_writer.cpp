@@ -59,6 +59,13 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
     }
   }
   {
+    Handle blocks = group(file, "blocks");
+    for (int b = 0; b < r.num_blocks(); ++b) {
+      const auto held = column(r.block_output, r.num_blocks(), b);
+      dataset(blocks, r.block_names[b], held.data(), held.size(), samples);
+    }
+  }
+  {
     Handle energy = group(file, "energy");
     dataset(energy, "input_work", r.input_work.data(), nt, samples);
     dataset(energy, "kinetic", r.kinetic.data(), nt, samples);

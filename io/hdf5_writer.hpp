@@ -9,6 +9,8 @@
 //   /elements/<name>/torque    (nt) float64 [N m]  (sign conventions in core/result.hpp)
 //   /elements/<name>/state     (nt) int8: friction -1 slip-, 0 stuck, +1 slip+;
 //                              spring -1/0/+1 freeplay side; torque 0
+//   /blocks/<name>             (nt) float64: held output of a sampled block of the
+//                              control path (named signal, or the field of an inline one)
 //   /energy/{input_work,kinetic,elastic,dissipated}   (nt) float64 [J]
 //   /events/time (nev) float64, /events/element (nev) string, /events/kind (nev)
 //   string, /events/before, /events/after (nev) int8

@@ -624,6 +624,7 @@ Result simulate(const Model& model, const SimulationSettings& settings) {
     r.kinetic.push_back(kinetic_energy(model, s.w));
     r.elastic.push_back(elastic_energy(model, s.q));
     r.dissipated.push_back(s.dissipated);
+    for (const Signal& b : model.sampled) r.block_output.push_back(sim.value({OutputId::Kind::input, b.input}));
   };
   sample();
   for (std::size_t k = 1; k < grid.size(); ++k) {

@@ -94,6 +94,8 @@ class MoreauJean {
   const std::vector<double>& torque() const { return torque_; }
   const std::vector<std::int8_t>& state() const { return state_; }
   long lcp_not_converged() const { return lcp_not_converged_; }
+  // Input values: named inputs, then the held outputs of sampled blocks.
+  const std::vector<double>& input_values() const { return values_; }
 
   // One step of size h from t().
   void step(double h) {
@@ -415,6 +417,7 @@ Result simulate_time_stepping(const Model& model, const SimulationSettings& sett
     r.kinetic.push_back(kinetic_energy(model, w));
     r.elastic.push_back(elastic_energy(model, q));
     r.dissipated.push_back(D0 + a * (mj.dissipated() - D0));
+    for (const Signal& b : model.sampled) r.block_output.push_back(mj.input_values()[b.input]);
   };
 
   const double h = settings.step;

@@ -12,11 +12,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <functional>
 #include <string>
 
 #include "core/errors.hpp"
+#include "io/hdf5_reader.hpp"
+#include "io/hdf5_writer.hpp"
 #include "io/yaml_model.hpp"
 #include "io/yaml_writer.hpp"
 #include "model_builder.hpp"
@@ -79,11 +82,13 @@ const char* kPiTorque = "{saturation: {of: command, lower: -1.0, upper: 1.0}}";
 
 struct PiRecursion {
   double integral = 0.0;
+  std::vector<double> held;  // (integral, command) at each instant
   int saturated = 0, wound_up = 0;  // instants with the motor / the integrator at a bound
   double operator()(int n, double q, double) {
     const double e = 1.0 - q;
     integral = std::clamp(integral + (n == 0 ? 0.0 : 0.01 * e), -0.3, 0.3);  // no step before the first instant
     const double command = 4.0 * e + 2.0 * integral;
+    held.insert(held.end(), {integral, command});
     saturated += std::abs(command) > 1.0;
     wound_up += std::abs(integral) == 0.3;
     return std::clamp(command, -1.0, 1.0);
@@ -102,6 +107,16 @@ TEST(SampledBlocks, PiControllerWithAntiWindupFollowsItsExactDiscretisation) {
   EXPECT_GT(pi.saturated, 10);
   EXPECT_GT(pi.wound_up, 10);
   EXPECT_NEAR(test::angle(r, 600, 0), 1.0, 0.05);
+  // The blocks' held outputs are part of the result (and of its files).
+  ASSERT_EQ(r.block_names, (std::vector<std::string>{"integral", "command"}));
+  ASSERT_EQ(r.block_output.size(), 2 * r.time.size());
+  for (std::size_t i = 0; i < pi.held.size(); ++i) EXPECT_NEAR(r.block_output[i], pi.held[i], 1e-7) << i;
+  const std::string h5 = testing::TempDir() + "/pi_loop.h5";
+  io::write_hdf5(h5, m, m.simulation, r);
+  const Result back = io::read_hdf5(h5).result;
+  std::remove(h5.c_str());
+  EXPECT_EQ(back.block_names, r.block_names);
+  EXPECT_EQ(back.block_output, r.block_output);
   // Energy: the motor's work is the kinetic energy plus the bearing's dissipation.
   const std::size_t last = r.time.size() - 1;
   EXPECT_NEAR(r.input_work[last], r.kinetic[last] + r.dissipated[last], 1e-8 * r.input_work[last]);
