@@ -90,10 +90,14 @@ class Simulator::Impl final : public OdeSystem {
           handle_roots();
           if (sample_blocks()) reselect_and_restart();
           break;
-        case CvodeIntegrator::Outcome::stop_time:
-          sample_blocks();
-          reselect_and_restart();
+        case CvodeIntegrator::Outcome::stop_time: {
+          // A stop only for a sample instant whose outputs did not change
+          // (a relay holding its state) keeps CVODE's history.
+          const bool instant_only = sampler.next_instant() == t && !is_breakpoint(t) && t != target;
+          const bool resampled = sample_blocks();
+          if (resampled || !instant_only || !stuck_consistent()) reselect_and_restart();
           break;
+        }
         case CvodeIntegrator::Outcome::failure: {
           std::ostringstream os;
           os << "CVODE failed at t = " << t << ": " << cvode->last_error();
