@@ -122,6 +122,26 @@ class Reducer {
   }
 
   // --- 1. rigid connections -------------------------------------------------
+  // Measurements of a merged body read it through the kept one:
+  // q_gone = factor q_kept (0 when fixed to the base), and so its velocity.
+  void remeasure(const std::string& gone, const std::string& kept, double factor) {
+    auto rewrite = [&](auto&& self, Signal& sig) -> void {
+      for (Signal& t : sig.terms) self(self, t);
+      if (!is_measurement(sig.kind) || sig.reference != gone) return;
+      if (kept.empty()) {
+        sig = Signal::make_constant(0.0);
+        return;
+      }
+      sig.reference = kept;
+      sig = scaled(sig, factor);
+    };
+    for (auto& [name, sig] : spec_.signals) rewrite(rewrite, sig);
+    for (ElementSpec& e : spec_.elements) {
+      if (auto* f = std::get_if<FrictionSpec>(&e)) rewrite(rewrite, f->coulomb);
+      if (auto* t = std::get_if<TorqueSpec>(&e)) rewrite(rewrite, t->torque);
+    }
+  }
+
   bool merge_rigid() {
     for (std::size_t i = 0; i < spec_.elements.size(); ++i) {
       const auto* s = std::get_if<SpringSpec>(&spec_.elements[i]);
@@ -196,6 +216,7 @@ class Reducer {
       }
     }
     erase_elements(drop);
+    remeasure(gone, kept, factor);
     spec_.bodies.erase(spec_.bodies.begin() + body_index(gone));
     steps_.push_back(step.str());
   }
@@ -375,9 +396,11 @@ class Reducer {
 
 namespace {
 
-// A measurement of a body that the reduction merged into another is an error
-// of the model, said in its terms (rather than "no body" from the reduced one).
-void require_measured_bodies_kept(const ModelSpec& full, const Reduction& reduction) {
+// A measurement of a body that a reduction eliminated (a massless body in
+// series, whose angle no single body gives) is an error of the model, said in
+// its terms (rather than "no body" from the reduced one). Rigidly merged
+// bodies are measured through the kept body (Reducer::remeasure).
+void require_measured_bodies_kept(const Reduction& reduction) {
   auto kept = [&](const std::string& name) {
     for (const BodySpec& b : reduction.spec.bodies)
       if (b.name == name) return true;
@@ -388,12 +411,12 @@ void require_measured_bodies_kept(const ModelSpec& full, const Reduction& reduct
   auto check = [&](auto&& self, const Signal& s, const std::string& field) -> void {
     if (is_measurement(s.kind) && !kept(s.reference))
       throw ModelError(field + "." + kind_name(s.kind), "body '" + s.reference +
-                                                            "' is merged away by the model reduction (" + steps +
+                                                            "' is eliminated by the model reduction (" + steps +
                                                             "): measure a body that stays");
     for (std::size_t i = 0; i < s.terms.size(); ++i) self(self, s.terms[i], term_field(field, s, i));
   };
-  for (const auto& [name, s] : full.signals) check(check, s, "signals." + name);
-  for (const ElementSpec& e : full.elements) {
+  for (const auto& [name, s] : reduction.spec.signals) check(check, s, "signals." + name);
+  for (const ElementSpec& e : reduction.spec.elements) {
     if (const auto* f = std::get_if<FrictionSpec>(&e)) check(check, f->coulomb, "elements." + f->name + ".coulomb");
     if (const auto* t = std::get_if<TorqueSpec>(&e)) check(check, t->torque, "elements." + t->name + ".torque");
   }
@@ -403,7 +426,7 @@ void require_measured_bodies_kept(const ModelSpec& full, const Reduction& reduct
 
 Reduction reduce(const ModelSpec& spec) {
   Reduction r = Reducer(spec).run();
-  require_measured_bodies_kept(spec, r);
+  require_measured_bodies_kept(r);
   return r;
 }
 

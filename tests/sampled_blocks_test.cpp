@@ -282,16 +282,45 @@ TEST(SampledBlocks, BadBlocksAreReportedWhereTheyAre) {
   limit.replace(limit.find("coulomb: 0"), 10, "coulomb: cmd");
   EXPECT_EQ(error_of(limit), "loop.yaml:9:50: elements.bearing.coulomb: the friction torque limit must stay >= 0 "
                              "(it can reach -1)");
-  // A body the reduction merges away cannot be measured.
-  const std::string merged =
-      "name: merged\nsimulation: {t_end: 1.0, output_step: 0.01}\nsignals:\n  cmd: {hold: {of: {angle: wheel}, period: 0.01}}\n"
-      "bodies:\n  motor: {inertia: 1}\n  wheel: {inertia: 0.1}\nelements:\n"
-      "  shaft: {type: spring, bodies: [wheel, motor], stiffness: .inf, ratio: 2}\n"
+  // A massless body that the reduction eliminates (in series between two
+  // springs) cannot be measured: no single body gives its angle.
+  const std::string eliminated =
+      "name: series\nsimulation: {t_end: 1.0, output_step: 0.01}\nsignals:\n"
+      "  cmd: {hold: {of: {angle: hub}, period: 0.01}}\n"
+      "bodies:\n  motor: {inertia: 1}\n  hub: {inertia: 0}\n  load: {inertia: 1}\nelements:\n"
+      "  s1: {type: spring, bodies: [motor, hub], stiffness: 100}\n"
+      "  s2: {type: spring, bodies: [hub, load], stiffness: 100}\n"
       "  drive: {type: torque, body: motor, torque: cmd}\n";
-  EXPECT_EQ(error_of(merged),
-            "loop.yaml:4:28: signals.cmd.hold.of.angle: body 'wheel' is merged away by the model reduction (rigid "
-            "spring 'shaft' (stiffness .inf, Simplification 3): wheel = 2 motor; wheel merged into motor with "
-            "reflected inertia 2^2 * 0.1 (motor inertia 1 -> 1.4)): measure a body that stays");
+  EXPECT_EQ(error_of(eliminated),
+            "loop.yaml:4:28: signals.cmd.hold.of.angle: body 'hub' is eliminated by the model reduction (massless "
+            "frictionless body hub between springs 's1' and 's2' (Theorem 3.6, series case of Theorem 4.3, "
+            "Simplification 2): replaced by spring 's1+s2' on motor - 1 load with stiffness (1/100 + 1/100)^-1 "
+            "scaled to 50 and freeplay 0): measure a body that stays");
+}
+
+// A body merged into another by a rigid connection (q_wheel = 2 q_motor) is
+// measured through the kept body: a loop on the wheel's angle runs as the same
+// loop on 2 q_motor, whose bodies keep their inertias separately.
+TEST(SampledBlocks, AMergedBodyIsMeasuredThroughTheKeptOne) {
+  auto model = [](const std::string& bodies, const std::string& extra, const std::string& measured) {
+    return "name: merged\nsimulation: {t_end: 2.0, output_step: 0.01, rtol: 1.0e-11, atol: 1.0e-12}\nsignals:\n"
+           "  cmd: {hold: {of: {sum: [1.0, {product: [-2.0, " + measured + "]}]}, period: 0.01}}\n"
+           "bodies:\n" + bodies + "elements:\n" + extra +
+           "  drive: {type: torque, body: motor, torque: cmd}\n"
+           "  bearing: {type: friction, body: motor, coulomb: 0, viscous: 0.5}\n";
+  };
+  // wheel (0.1) rigidly on motor (1) with q_wheel = 2 q_motor: reflected 0.4.
+  const Model merged = parse(model("  motor: {inertia: 1}\n  wheel: {inertia: 0.1}\n",
+                                   "  shaft: {type: spring, bodies: [wheel, motor], stiffness: .inf, ratio: 2}\n",
+                                   "{angle: wheel}"));
+  const Model direct = parse(model("  motor: {inertia: 1.4}\n", "", "{product: [2.0, {angle: motor}]}"));
+  ASSERT_EQ(merged.num_bodies(), 1);
+  const Result a = simulate(merged), b = simulate(direct);
+  ASSERT_EQ(a.angle.size(), b.angle.size());
+  double worst = 0.0;
+  for (std::size_t i = 0; i < a.angle.size(); ++i) worst = std::max(worst, std::abs(a.angle[i] - b.angle[i]));
+  EXPECT_LT(worst, 1e-12);
+  EXPECT_GT(std::abs(a.angle.back()), 0.1);
 }
 
 // models/servo_gear_train.yaml: the PID servo through the gear train's
