@@ -17,10 +17,13 @@ class SignalResolver {
  public:
   SignalResolver(Model& m, const std::map<std::string, Signal>& named) : m_(m), named_(named) {}
 
-  Signal resolve(const Signal& s, const std::string& field) {
+  // `name`: the signal's name when it is a named signal (a named block answers
+  // to it, Simulator::output), else empty (an inline block answers to its field).
+  Signal resolve(const Signal& s, const std::string& field, const std::string& name = {}) {
     if (s.kind == Signal::Kind::reference) {
       auto it = done_.find(s.reference);
-      if (it == done_.end()) it = done_.emplace(s.reference, resolve(named_.at(s.reference), "signals." + s.reference)).first;
+      if (it == done_.end())
+        it = done_.emplace(s.reference, resolve(named_.at(s.reference), "signals." + s.reference, s.reference)).first;
       return it->second;
     }
     Signal out = s;
@@ -28,10 +31,7 @@ class SignalResolver {
     if (is_sampled_block(s.kind)) {
       out.input = static_cast<int>(m_.inputs.size() + m_.sampled.size());
       m_.sampled.push_back(out);
-      // A named block answers to its name (Simulator::output), an inline one to its field.
-      m_.sampled_names.push_back(field.rfind("signals.", 0) == 0 && field.find('.', 8) == std::string::npos
-                                     ? field.substr(8)
-                                     : field);
+      m_.sampled_names.push_back(name.empty() ? field : name);
     } else if (is_measurement(s.kind)) {
       out.input = m_.body_index(s.reference);  // kept: reduce() checks it
       assert(out.input >= 0);

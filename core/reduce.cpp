@@ -25,6 +25,17 @@ std::string show(double v) {
   return os.str();
 }
 
+// Calls f(signal, field) on every signal of a model description: the named
+// ones, the friction limits and the torques.
+template <class Spec, class F>
+void for_each_signal(Spec& spec, F&& f) {
+  for (auto& [name, sig] : spec.signals) f(sig, "signals." + name);
+  for (auto& e : spec.elements) {
+    if (auto* fr = std::get_if<FrictionSpec>(&e)) f(fr->coulomb, "elements." + fr->name + ".coulomb");
+    if (auto* t = std::get_if<TorqueSpec>(&e)) f(t->torque, "elements." + t->name + ".torque");
+  }
+}
+
 Signal scaled(const Signal& s, double factor) {
   if (factor == 1.0) return s;
   if (s.kind == Signal::Kind::constant) return Signal::make_constant(factor * s.value);
@@ -135,11 +146,7 @@ class Reducer {
       sig.reference = kept;
       sig = scaled(sig, factor);
     };
-    for (auto& [name, sig] : spec_.signals) rewrite(rewrite, sig);
-    for (ElementSpec& e : spec_.elements) {
-      if (auto* f = std::get_if<FrictionSpec>(&e)) rewrite(rewrite, f->coulomb);
-      if (auto* t = std::get_if<TorqueSpec>(&e)) rewrite(rewrite, t->torque);
-    }
+    for_each_signal(spec_, [&](Signal& sig, const std::string&) { rewrite(rewrite, sig); });
   }
 
   bool merge_rigid() {
@@ -415,11 +422,7 @@ void require_measured_bodies_kept(const Reduction& reduction) {
                                                             "): measure a body that stays");
     for (std::size_t i = 0; i < s.terms.size(); ++i) self(self, s.terms[i], term_field(field, s, i));
   };
-  for (const auto& [name, s] : reduction.spec.signals) check(check, s, "signals." + name);
-  for (const ElementSpec& e : reduction.spec.elements) {
-    if (const auto* f = std::get_if<FrictionSpec>(&e)) check(check, f->coulomb, "elements." + f->name + ".coulomb");
-    if (const auto* t = std::get_if<TorqueSpec>(&e)) check(check, t->torque, "elements." + t->name + ".torque");
-  }
+  for_each_signal(reduction.spec, [&](const Signal& s, const std::string& field) { check(check, s, field); });
 }
 
 }  // namespace

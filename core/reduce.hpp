@@ -23,7 +23,8 @@
 // Anything else massless (a clutch on it, Coulomb friction without a viscous
 // part, a torque on a frictionless one, three or more springs on a frictionless
 // one, damped springs on it) is a ModelError naming the body. So is a
-// measurement (signal kinds angle, velocity) of a body a reduction merges away.
+// measurement (signal kinds angle, velocity) of a massless body a reduction
+// eliminates; a rigidly merged body is measured through the body it joins.
 #include <string>
 #include <vector>
 

@@ -17,6 +17,12 @@ double interpolate(const std::vector<double>& t, const std::vector<double>& v, d
   return v[i - 1] + w * (v[i] - v[i - 1]);
 }
 
+double memoryless_block(const Signal& s, double x) {
+  if (s.kind == Signal::Kind::saturation) return std::clamp(x, s.lower, s.upper);
+  assert(s.kind == Signal::Kind::dead_zone);
+  return x > s.upper ? x - s.upper : x < s.lower ? x - s.lower : 0.0;
+}
+
 double initial_output(const Signal& s) {
   switch (s.kind) {
     case Signal::Kind::play:
@@ -100,12 +106,9 @@ double evaluate(const Signal& s, double t, const double* inputs, const double* q
     }
     case Signal::Kind::input:
       return inputs ? inputs[s.input] : s.value;
-    case Signal::Kind::dead_zone: {
-      const double x = evaluate(s.terms[0], t, inputs, q, w);
-      return x > s.upper ? x - s.upper : x < s.lower ? x - s.lower : 0.0;
-    }
+    case Signal::Kind::dead_zone:
     case Signal::Kind::saturation:
-      return std::clamp(evaluate(s.terms[0], t, inputs, q, w), s.lower, s.upper);
+      return memoryless_block(s, evaluate(s.terms[0], t, inputs, q, w));
     case Signal::Kind::hold:
     case Signal::Kind::play:
     case Signal::Kind::saturated_integrator:

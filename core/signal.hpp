@@ -83,6 +83,9 @@ double interpolate(const std::vector<double>& t, const std::vector<double>& v, d
 double evaluate(const Signal& s, double t, const double* inputs = nullptr, const double* q = nullptr,
                 const double* w = nullptr);
 
+// The map of a memoryless block (dead_zone, saturation) at input x.
+double memoryless_block(const Signal& s, double x);
+
 // The output a sampled block holds before its first sample.
 double initial_output(const Signal& s);
 

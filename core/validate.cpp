@@ -71,14 +71,10 @@ Range signal_range(const Signal& s, const std::map<std::string, Signal>& named, 
       return {s.lower, s.upper};
     case Signal::Kind::reference:
       return signal_range(named.at(s.reference), named, depth + 1);
-    case Signal::Kind::dead_zone: {  // monotone
+    case Signal::Kind::dead_zone:
+    case Signal::Kind::saturation: {  // both maps are monotone
       const Range x = signal_range(s.terms[0], named, depth + 1);
-      auto dz = [&](double v) { return v > s.upper ? v - s.upper : v < s.lower ? v - s.lower : 0.0; };
-      return {dz(x.lo), dz(x.hi)};
-    }
-    case Signal::Kind::saturation: {
-      const Range x = signal_range(s.terms[0], named, depth + 1);
-      return {std::clamp(x.lo, s.lower, s.upper), std::clamp(x.hi, s.lower, s.upper)};
+      return {memoryless_block(s, x.lo), memoryless_block(s, x.hi)};
     }
     case Signal::Kind::hold:
       return signal_range(s.terms[0], named, depth + 1);
@@ -95,6 +91,14 @@ Range signal_range(const Signal& s, const std::map<std::string, Signal>& named, 
       return {-INFINITY, INFINITY};
   }
   return {0.0, 0.0};
+}
+
+// A block's finite bounds lower <= upper (f: the block's field).
+void require_bounds(const Signal& s, const std::string& f) {
+  require_finite(s.lower, f + ".lower");
+  require_finite(s.upper, f + ".upper");
+  if (!(s.lower <= s.upper))
+    throw ModelError(f + ".upper", "must be >= lower (got lower " + show(s.lower) + ", upper " + show(s.upper) + ")");
 }
 
 // Where a signal is read: in continuous time (a torque, a friction limit),
@@ -186,16 +190,10 @@ void validate_signal(const Signal& s, const std::string& path, SignalRules& rule
       break;
     }
     case Signal::Kind::dead_zone:
-    case Signal::Kind::saturation: {
-      const std::string f = path + "." + kind_name(s.kind);
-      require_finite(s.lower, f + ".lower");
-      require_finite(s.upper, f + ".upper");
-      if (!(s.lower <= s.upper))
-        throw ModelError(f + ".upper", "must be >= lower (got lower " + show(s.lower) + ", upper " + show(s.upper) +
-                                           ")");
+    case Signal::Kind::saturation:
+      require_bounds(s, path + "." + kind_name(s.kind));
       block_input(kind_name(s.kind), reading);
       break;
-    }
     case Signal::Kind::hold:
       sampled_block("hold");
       break;
@@ -206,11 +204,7 @@ void validate_signal(const Signal& s, const std::string& path, SignalRules& rule
       break;
     case Signal::Kind::saturated_integrator: {
       const std::string f = path + ".saturated_integrator";
-      require_finite(s.lower, f + ".lower");
-      require_finite(s.upper, f + ".upper");
-      if (!(s.lower <= s.upper))
-        throw ModelError(f + ".upper", "must be >= lower (got lower " + show(s.lower) + ", upper " + show(s.upper) +
-                                           ")");
+      require_bounds(s, f);
       require_finite(s.initial, f + ".initial");
       if (s.initial < s.lower || s.initial > s.upper)
         throw ModelError(f + ".initial", "the initial output " + show(s.initial) + " lies outside [lower, upper] = [" +

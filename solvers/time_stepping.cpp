@@ -42,7 +42,7 @@ struct Iteration {
 
 class MoreauJean {
  public:
-  MoreauJean(const Model& m, const SimulationSettings& s) : m_(m), theta_(s.theta) {
+  MoreauJean(const Model& m, const SimulationSettings& s) : m_(m), theta_(s.theta), sampler_(m, s.t_start) {
     const int nb = m.num_bodies();
     for (int j = 0; j < nb; ++j)
       if (!(m.inertia[j] > 0.0))
@@ -69,7 +69,6 @@ class MoreauJean {
     q_ = Eigen::Map<const Eigen::VectorXd>(m.angle0.data(), nb);
     v_ = Eigen::Map<const Eigen::VectorXd>(m.velocity0.data(), nb);
     t_ = s.t_start;
-    sampler_ = BlockSampler(m_, s.t_start);
     sampler_.sample(m_, t_, q_.data(), v_.data(), values_.data());  // the first instant is t_start
     force_.resize(nb);
     rhs_.resize(nb);
@@ -124,7 +123,7 @@ class MoreauJean {
   // Input values: named inputs keep their declared values; then the held
   // outputs of the sampled blocks.
   std::vector<double> values_ = m_.initial_input_values();
-  BlockSampler sampler_{m_, m_.simulation.t_start};
+  BlockSampler sampler_;
   Eigen::VectorXd q_, v_, force_, rhs_, v_free_, v_new_, v_mid_, v_theta_;
   std::vector<double> contact_upper_, contact_lower_;  // (ns) rigid freeplay impulses of the step [N m s]
   double input_work_ = 0.0, dissipated_ = 0.0;
