@@ -66,6 +66,10 @@ struct SimulationSettings {
   long max_events = 10000000; // stop with status event_limit beyond this many events
   int storm_events = 200;     // an event storm is this many events ...
   double storm_span = 1e-9;   // ... within this span of time [s]
+  // event_driven: a rigid freeplay struck at a relative speed whose rebound
+  // e |u| would be below this comes to rest in contact (plastic impact), which
+  // ends the accumulation of ever shorter bounces [rad/s], >= 0
+  double rest_velocity = 1e-6;
   std::string linear_solver = "auto";  // auto | dense | band
   // event_driven: CVODE with exact events (S-S procedure); time_stepping:
   // Moreau-Jean (solvers/time_stepping.hpp), fixed step, no event location.

@@ -19,6 +19,7 @@ const char* to_string(EventKind k) {
     case EventKind::reversal: return "reversal";
     case EventKind::contact: return "contact";
     case EventKind::separation: return "separation";
+    case EventKind::impact: return "impact";
   }
   return "?";
 }

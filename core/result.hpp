@@ -19,9 +19,11 @@ enum class EventKind {
   reversal,     // friction: slipping through zero velocity into the other direction
   contact,      // freeplay spring: gap closed, teeth in contact (side 0 -> +1 or -1)
   separation,   // freeplay spring: contact lost, back inside the gap (side +-1 -> 0)
+  impact,       // rigid freeplay: teeth struck at side `from`, velocities jumped; `to` is the side
+                // after (0: rebound, +-1: at rest in contact, also logged as a contact)
 };
 const char* to_string(EventKind k);
-inline constexpr int kNumEventKinds = 5;
+inline constexpr int kNumEventKinds = 6;
 
 struct EventRecord {
   double t = 0.0;           // [s]
@@ -44,6 +46,10 @@ struct RunStats {
   double velocity_projection_loss = 0.0;  // kinetic energy removed when zeroing relative
                                           // velocities at events (counted as dissipated) [J]
   long lcp_not_converged = 0;    // time stepping: steps whose box-LCP missed its tolerance
+  long impacts = 0;              // event-driven: impact instants of rigid freeplays (each may strike several)
+  double impact_loss = 0.0;      // event-driven: kinetic energy lost in impacts (counted as dissipated) [J]
+  long missed_strikes = 0;       // event-driven: teeth found past their flank (a rebound flight below the
+                                 // integration tolerance), struck where found
   double wall_time = 0.0;        // [s]
 };
 

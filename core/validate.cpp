@@ -258,9 +258,6 @@ void rigid_freeplay_rules(const ModelSpec& spec, const SpringSpec& s, const std:
     throw ModelError(p + ".freeplay", "the initial relative angle " + show(x) +
                                           " rad lies outside the rigid freeplay [-" + show(s.freeplay) + ", " +
                                           show(s.freeplay) + "]");
-  if (spec.simulation.solver != "time_stepping")
-    throw ModelError(p + ".stiffness", "a rigid freeplay (stiffness .inf with freeplay) is an impact pair, which "
-                                       "needs simulation.solver: time_stepping");
 }
 
 }  // namespace
@@ -278,6 +275,7 @@ void validate(const ModelSpec& spec) {
   if (sim.max_events <= 0) throw ModelError("simulation.max_events", "must be > 0");
   if (sim.storm_events < 2) throw ModelError("simulation.event_storm.events", "must be >= 2");
   require_nonnegative(sim.storm_span, "simulation.event_storm.span");
+  require_nonnegative(sim.rest_velocity, "simulation.rest_velocity");
   if (sim.linear_solver != "auto" && sim.linear_solver != "dense" && sim.linear_solver != "band")
     throw ModelError("simulation.linear_solver",
                      "must be one of auto, dense, band (got '" + sim.linear_solver + "')");

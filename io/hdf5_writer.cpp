@@ -112,6 +112,7 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
     attribute(run, "rtol", s.rtol);
     attribute(run, "atol", s.atol);
     attribute(run, "max_step", s.max_step);
+    attribute(run, "rest_velocity", s.rest_velocity);
     attribute(run, "linear_solver", s.linear_solver);
     attribute(run, "solver", s.solver);
     attribute(run, "step", s.step);
@@ -127,6 +128,9 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
     attribute(run, "redundant_splits", r.stats.redundant_splits);
     attribute(run, "velocity_projection_loss", r.stats.velocity_projection_loss);
     attribute(run, "lcp_not_converged", r.stats.lcp_not_converged);
+    attribute(run, "impacts", r.stats.impacts);
+    attribute(run, "impact_loss", r.stats.impact_loss);
+    attribute(run, "missed_strikes", r.stats.missed_strikes);
     attribute(run, "wall_time", r.stats.wall_time);
   }
 }

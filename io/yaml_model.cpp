@@ -303,7 +303,7 @@ class Reader {
     const std::string f = "simulation";
     require_map(n, f);
     check_keys(n, f, {"t_start", "t_end", "output_step", "rtol", "atol", "max_step", "max_events", "event_storm",
-                      "linear_solver", "solver", "step", "theta"});
+                      "rest_velocity", "linear_solver", "solver", "step", "theta"});
     s.t_start = number_or(n, "t_start", f, s.t_start);
     s.t_end = number(required(n, "t_end", f), f + ".t_end");
     s.output_step = number(required(n, "output_step", f), f + ".output_step");
@@ -318,6 +318,7 @@ class Reader {
       if (st["events"]) s.storm_events = static_cast<int>(integer(st["events"], sf + ".events"));
       s.storm_span = number_or(st, "span", sf, s.storm_span);
     }
+    s.rest_velocity = number_or(n, "rest_velocity", f, s.rest_velocity);
     if (n["linear_solver"]) s.linear_solver = text(n["linear_solver"], f + ".linear_solver");
     if (n["solver"]) s.solver = text(n["solver"], f + ".solver");
     s.step = number_or(n, "step", f, s.step);

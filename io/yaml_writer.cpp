@@ -132,6 +132,7 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
   out << YAML::Key << "max_events" << YAML::Value << s.max_events;
   out << YAML::Key << "event_storm" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "events"
       << YAML::Value << s.storm_events << YAML::Key << "span" << YAML::Value << s.storm_span << YAML::EndMap;
+  out << YAML::Key << "rest_velocity" << YAML::Value << s.rest_velocity;
   out << YAML::Key << "linear_solver" << YAML::Value << s.linear_solver;
   out << YAML::Key << "solver" << YAML::Value << s.solver;
   if (s.solver == "time_stepping")

@@ -9,13 +9,13 @@
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "solvers/filed_entries.hpp"
+#include "solvers/structure_links.hpp"
 
 namespace luztar {
 
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), force(m.num_bodies()), mt0(m.frictions.size()),
-      limit(m.frictions.size()), lambda(m.frictions.size()), acc(m.num_bodies()),
-      group_utilisation(m.frictions.size()), massless_mt0(m.num_bodies()), algebraic_q(m.angle0),
+      limit(num_links(m)), lambda(num_links(m)), acc(m.num_bodies()), group_utilisation(num_links(m)), massless_mt0(m.num_bodies()), algebraic_q(m.angle0),
       inputs(m.initial_input_values()) {}
 
 namespace {
@@ -35,30 +35,42 @@ StaticSplit& filed_split(ModeStructure& ms, const LockedClusters& c, int cluster
 
 int max_root_count(const Model& m) {
   // friction: two reserves while stuck, or one velocity, or its group's one;
-  // freeplay springs and massless bodies with dry friction: two kinks each
-  return static_cast<int>(3 * m.frictions.size() + 2 * m.springs.size()) + 2 * m.num_bodies();
+  // freeplay springs and massless bodies with dry friction: two kinks each,
+  // a rigid freeplay in its gap a turnaround besides
+  return static_cast<int>(3 * m.frictions.size() + 3 * m.springs.size()) + 2 * m.num_bodies();
 }
 
 void build_mode_structure(const Model& m, const State& modes, double t, const double* inputs, double slip_margin,
                           ModeStructure& ms) {
-  const int nf = static_cast<int>(m.frictions.size());
+  const int nf = static_cast<int>(m.frictions.size()), nl = num_links(m);
   ms.stuck.clear();
+  ms.contacts.clear();
+  ms.link_ids.clear();
   ms.stuck_links.clear();
   ms.stuck.reserve(nf);
-  ms.stuck_links.reserve(nf);
+  ms.contacts.reserve(m.springs.size());
+  ms.link_ids.reserve(nl);
+  ms.stuck_links.reserve(nl);
   for (int i = 0; i < nf; ++i) {
     if (modes.friction_mode[i] != FrictionMode::stuck) continue;
     ms.stuck.push_back(i);
-    ms.stuck_links.push_back({m.frictions[i].a, m.frictions[i].b});
+    ms.link_ids.push_back(i);
+    ms.stuck_links.push_back(link_of(m, i));
+  }
+  for (int s = 0; s < static_cast<int>(m.springs.size()); ++s) {
+    if (!m.springs[s].rigid() || modes.spring_side[s] == 0) continue;
+    ms.contacts.push_back(s);
+    ms.link_ids.push_back(contact_link(m, s));
+    ms.stuck_links.push_back(link_of(m, contact_link(m, s)));
   }
   lock_clusters(m.inertia, ms.stuck_links, ms.clusters);
-  group_by_cluster(ms.clusters, ms.stuck_links, ms.stuck, ms.stuck_by_cluster);
+  group_by_cluster(ms.clusters, ms.stuck_links, ms.link_ids, ms.stuck_by_cluster);
   const int nc = ms.clusters.num_clusters();
   // Static splits, from those filed before where possible.
   ms.active.clear();
-  ms.active.reserve(nf);
-  ms.split_links.reserve(nf);
-  ms.filed.resize(nf);
+  ms.active.reserve(nl);
+  ms.split_links.reserve(nl);
+  ms.filed.resize(nl);
   ++ms.builds;
   for (int k = 0; k < nc; ++k) {
     if (ms.stuck_by_cluster.empty(k)) continue;
@@ -72,7 +84,7 @@ void build_mode_structure(const Model& m, const State& modes, double t, const do
   ms.roots.clear();
   ms.roots.reserve(max_root_count(m));
   // A group with one loop is watched as a whole (its split is not unique).
-  ms.in_group.assign(nf, 0);
+  ms.in_group.assign(nl, 0);
   for (int s = 0; s < ms.num_splits(); ++s) {
     if (ms.split(s).nullity != 1) continue;
     ms.roots.push_back({K::group_reserve, s, -1});
@@ -105,10 +117,31 @@ void build_mode_structure(const Model& m, const State& modes, double t, const do
     kinks(K::massless_upper, K::massless_lower, j, modes.massless_side[j]);
     massless_roots = true;
   }
-  for (int s = 0; s < static_cast<int>(m.springs.size()); ++s)
-    if (has_freeplay_events(m.springs[s]) && !m.spring_algebraic[s])
-      kinks(K::freeplay_upper, K::freeplay_lower, s, modes.spring_side[s]);
-  ms.roots_need_forces = !ms.stuck.empty() || massless_roots;
+  for (int s = 0; s < static_cast<int>(m.springs.size()); ++s) {
+    if (!has_freeplay_events(m.springs[s]) || m.spring_algebraic[s]) continue;
+    if (!m.springs[s].rigid()) kinks(K::freeplay_upper, K::freeplay_lower, s, modes.spring_side[s]);
+    else if (modes.spring_side[s] == 0) {  // the teeth strike
+      kinks(K::freeplay_upper, K::freeplay_lower, s, 0);
+      // No turnaround to watch while the structure holds x' at 0 (both sides
+      // held, or locked together at the mesh ratio): x' would be 0 throughout.
+      const Spring& sp = m.springs[s];
+      const LockedClusters& c = ms.clusters;
+      const double ga = c.gain[sp.a], gb = sp.b == kGround ? 0.0 : c.gain[sp.b];
+      const bool same = sp.b == kGround ? c.rep[sp.a] < 0
+                                        : (c.rep[sp.a] < 0 && c.rep[sp.b] < 0) ||
+                                              (c.cluster_of[sp.a] == c.cluster_of[sp.b] &&
+                                               std::abs(ga - sp.ratio * gb) <= 1e-12 * std::abs(ga));
+      // The flank the teeth are nearer is the one a short flight returns to;
+      // the root sits slip_margin past 0 so that teeth that leave a flank at
+      // rest (x' = 0 there) do not start on it.
+      if (!same) {
+        const bool upper = spring_deflection(sp, modes.q) >= 0.0;
+        ms.roots.push_back({K::gap_turnaround, s, upper ? +1 : -1, upper ? slip_margin : -slip_margin});
+      }
+    }
+    else if (!ms.in_group[contact_link(m, s)]) ms.roots.push_back({K::contact_force, s, -1});
+  }
+  ms.roots_need_forces = !ms.stuck_links.empty() || massless_roots;
 }
 
 void unpack(const ModeStructure& ms, const double* y, Workspace& ws) {
@@ -116,7 +149,7 @@ void unpack(const ModeStructure& ms, const double* y, Workspace& ws) {
   for (int j = 0; j < nb; ++j) {
     ws.q[j] = y[2 * j];
     const int r = ms.clusters.rep[j];
-    ws.w[j] = r < 0 ? 0.0 : y[2 * r + 1];
+    ws.w[j] = r < 0 ? 0.0 : ms.clusters.gain[j] * y[2 * r + 1];
   }
 }
 
@@ -136,9 +169,11 @@ void applied_forces(const Model& m, const State& modes, double t, Workspace& ws)
     const Spring& sp = m.springs[s];
     const double x = spring_deflection(sp, ws.q);
     const double rate = ws.w[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * ws.w[sp.b]);
-    // Springs at algebraic bodies follow their exact luz (the balance was solved with it).
-    const double T = m.spring_algebraic[s] ? sp.stiffness * luz(x, sp.freeplay) + sp.damping * rate
-                                           : spring_torque(sp, x, rate, modes.spring_side[s]);
+    // Springs at algebraic bodies follow their exact luz (the balance was solved
+    // with it); a rigid freeplay's contact torque is a link's (static_friction).
+    const double T = sp.rigid()              ? sp.damping * rate
+                     : m.spring_algebraic[s] ? sp.stiffness * luz(x, sp.freeplay) + sp.damping * rate
+                                             : spring_torque(sp, x, rate, modes.spring_side[s]);
     ws.force[sp.a] -= T;
     if (sp.b != kGround) ws.force[sp.b] += sp.ratio * T;
   }
@@ -193,15 +228,16 @@ void cluster_accelerations(const Model&, const ModeStructure& ms, Workspace& ws)
       ws.acc[k] = 0.0;
       continue;
     }
-    double sum = 0.0;
-    for (int j : c.members(k)) sum += ws.force[j];
+    double sum = 0.0;  // the generalised torque on the cluster's coordinate
+    for (int j : c.members(k)) sum += c.gain[j] * ws.force[j];
     ws.acc[k] = sum / c.inertia[k];
   }
 }
 
-void static_friction(const Model& m, const ModeStructure& ms, Workspace& ws) {
+void static_friction(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws) {
   for (int s = 0; s < ms.num_splits(); ++s)
-    ws.group_utilisation[s] = solve_static_split(ms.split(s), m, ms.clusters, ws.force, ws.acc, ws.limit, ws.lambda);
+    ws.group_utilisation[s] =
+        solve_static_split(ms.split(s), m, ms.clusters, ws.force, ws.acc, ws.limit, modes.spring_side, ws.lambda);
 }
 
 void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y, double* ydot,
@@ -221,7 +257,7 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
   const LockedClusters& c = ms.clusters;
   const int nb = m.num_bodies();
   for (int j = 0; j < nb; ++j)
-    if (c.rep[j] >= 0 && !m.massless(j)) jac.add(2 * j, 2 * c.rep[j] + 1, 1.0);
+    if (c.rep[j] >= 0 && !m.massless(j)) jac.add(2 * j, 2 * c.rep[j] + 1, c.gain[j]);
   // d(force_j)/d(q_i or w_i) mapped onto the representative's acceleration row,
   // or for a massless body onto its angle row: q_j' = (M_j - side MT0) / mu_j.
   auto dforce = [&](int j, bool wrt_velocity, int i, double value) {
@@ -236,13 +272,14 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
     if (wrt_velocity) {
       if (c.rep[i] < 0) return;  // velocity fixed at 0
       col = 2 * c.rep[i] + 1;
+      value *= c.gain[i];  // w_i = g_i v
     }
-    jac.add(2 * c.members(k).front() + 1, col, value / c.inertia[k]);
+    jac.add(2 * c.members(k).front() + 1, col, c.gain[j] * value / c.inertia[k]);
   };
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     if (m.spring_algebraic[s]) continue;  // through the group's Schur complement below
     const Spring& sp = m.springs[s];
-    const double k = (sp.freeplay == 0.0 || modes.spring_side[s] != 0) ? sp.stiffness : 0.0;
+    const double k = sp.rigid() ? 0.0 : (sp.freeplay == 0.0 || modes.spring_side[s] != 0) ? sp.stiffness : 0.0;
     // T = k (q_a - p q_b - side a) + c (w_a - p w_b); force_a -= T, force_b += p T.
     const double p = sp.ratio;
     dforce(sp.a, false, sp.a, -k);
@@ -279,9 +316,9 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
                     double* g, Workspace& ws) {
   unpack(ms, y, ws);
   if (ms.roots_need_forces) applied_forces(m, modes, t, ws);
-  if (!ms.stuck.empty()) {
+  if (!ms.stuck_links.empty()) {
     cluster_accelerations(m, ms, ws);
-    static_friction(m, ms, ws);
+    static_friction(m, modes, ms, ws);
   }
   for (std::size_t r = 0; r < ms.roots.size(); ++r) {
     const RootSpec& spec = ms.roots[r];
@@ -303,6 +340,14 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
         break;
       case RootSpec::Kind::massless_lower:
         g[r] = ws.force[spec.index] + ws.massless_mt0[spec.index];
+        break;
+      case RootSpec::Kind::gap_turnaround: {
+        const Spring& s = m.springs[spec.index];
+        g[r] = ws.w[s.a] - (s.b == kGround ? 0.0 : s.ratio * ws.w[s.b]) - spec.level;
+        break;
+      }
+      case RootSpec::Kind::contact_force:
+        g[r] = modes.spring_side[spec.index] * ws.lambda[contact_link(m, spec.index)];
         break;
       case RootSpec::Kind::freeplay_upper:
       case RootSpec::Kind::freeplay_lower: {
@@ -349,6 +394,9 @@ void element_outputs(const Model& m, const State& modes, double t, const Workspa
         if (m.spring_algebraic[i]) {
           torque[e] = s.stiffness * luz(x, s.freeplay) + s.damping * rate;
           state[e] = s.freeplay > 0.0 ? freeplay_side(x, s.freeplay, 0.0) : 0;
+        } else if (s.rigid()) {  // the contact torque while the teeth touch
+          torque[e] = (modes.spring_side[i] != 0 ? ws.lambda[contact_link(m, i)] : 0.0) + s.damping * rate;
+          state[e] = modes.spring_side[i];
         } else {
           torque[e] = spring_torque(s, x, rate, modes.spring_side[i]);
           state[e] = modes.spring_side[i];
@@ -374,12 +422,14 @@ int jacobian_half_bandwidth(const Model& m) {
     if (s.b != kGround) reach = std::max(reach, std::abs(s.a - s.b));
   // Bodies that clutches may lock together: their span bounds how far a
   // representative sits from its members.
-  std::vector<Link> clutches;
+  std::vector<Link> clutches;  // and rigid freeplays, whose contacts lock too
   for (const Friction& f : m.frictions)
     if (f.b != kGround) {
       clutches.push_back({f.a, f.b});
       reach = std::max(reach, std::abs(f.a - f.b));
     }
+  for (const Spring& s : m.springs)
+    if (s.rigid() && s.b != kGround) clutches.push_back({s.a, s.b, s.ratio});
   const LockedClusters c = lock_clusters(m.inertia, clutches);
   int span = 0;
   for (int k = 0; k < c.num_clusters(); ++k) span = std::max(span, c.members(k).back() - c.members(k).front());

@@ -29,10 +29,16 @@ namespace luztar {
 struct RootSpec {
   enum class Kind {
     slip_velocity, stick_upper, stick_lower, group_reserve, freeplay_upper, freeplay_lower,
-    massless_upper, massless_lower  // kinks of luz(M, MT0) of a massless body: M -+ MT0 = 0
+    massless_upper, massless_lower,  // kinks of luz(M, MT0) of a massless body: M -+ MT0 = 0
+    contact_force,  // a rigid freeplay in contact: side * lambda reaches 0 (the teeth unload)
+    // A rigid freeplay in its gap: the relative velocity x' turns back towards
+    // the nearer flank. No structure changes there; it splits a short flight
+    // (a rebound that returns to the same flank within one integrator step,
+    // where x - a would change sign twice and go unseen) in two.
+    gap_turnaround
   };
   Kind kind;
-  int index;      // friction (slip/stick), split (group), spring (freeplay) or body (massless) index
+  int index;      // friction (slip/stick), split (group), spring (freeplay, contact) or body (massless) index
   int direction;
   double level = 0.0;  // the root is where the watched quantity crosses this value
 };
@@ -43,6 +49,7 @@ struct RootSpec {
 struct ModeStructure {
   LockedClusters clusters;
   std::vector<int> stuck;            // stuck friction indices
+  std::vector<int> contacts;         // rigid freeplay springs in persistent contact
   std::vector<RootSpec> roots;
   bool roots_need_forces = false;    // some root watches a static torque or a massless body's torque
 
@@ -57,13 +64,14 @@ struct ModeStructure {
     StaticSplit split;
     long used = 0;  // build number of the last use
   };
-  std::vector<std::vector<Filed>> filed;  // (nf)
+  std::vector<std::vector<Filed>> filed;  // (num_links)
   std::vector<const StaticSplit*> active;
   long builds = 0;
   std::vector<int> split_links;      // links of the split being built
-  std::vector<Link> stuck_links;
-  ClusterGroups stuck_by_cluster;    // stuck elements grouped by cluster
-  std::vector<char> in_group;        // (nf) element watched through its group's reserve
+  std::vector<int> link_ids;         // the structure's links: stuck frictions, then contacts (structure_links.hpp)
+  std::vector<Link> stuck_links;     // (link_ids) their kinematics
+  ClusterGroups stuck_by_cluster;    // link ids grouped by cluster
+  std::vector<char> in_group;        // (num_links) link watched through its group's reserve
 };
 
 // Scratch space for evaluations; sized once, no allocation in the hot path.
@@ -71,8 +79,9 @@ struct Workspace {
   std::vector<double> q, w;      // (nb) full angles and velocities
   std::vector<double> force;     // (nb) applied torques (without static friction)
   std::vector<double> mt0;       // (nf) MT0(t) [N m]
-  std::vector<double> limit;     // (nf) static limit static_ratio * MT0(t) [N m]
-  std::vector<double> lambda;    // (nf) friction torques (static for stuck elements) [N m]
+  std::vector<double> limit;     // (num_links) static limit static_ratio * MT0(t) [N m] (frictions)
+  std::vector<double> lambda;    // (num_links) friction torques (static for stuck elements), then
+                                 // contact torques of rigid freeplays [N m] (structure_links.hpp)
   std::vector<double> acc;       // (nc) cluster accelerations [rad/s^2]
   std::vector<double> group_utilisation;  // (splits) largest |lambda|/limit of each stuck group
   std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
@@ -118,8 +127,8 @@ bool massless_has_kinks(const Model& m, int body);
 void massless_velocities(const Model& m, const State& modes, Workspace& ws);
 // Cluster accelerations from ws.force (ws.acc).
 void cluster_accelerations(const Model& m, const ModeStructure& ms, Workspace& ws);
-// Static friction of stuck elements into ws.lambda (needs force and acc).
-void static_friction(const Model& m, const ModeStructure& ms, Workspace& ws);
+// Static friction of stuck elements and contact torques into ws.lambda (needs force and acc).
+void static_friction(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws);
 
 void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
          double* ydot, Workspace& ws);

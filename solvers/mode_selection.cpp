@@ -8,6 +8,7 @@
 #include "solvers/box_qp.hpp"
 #include "solvers/filed_entries.hpp"
 #include "solvers/lcp.hpp"
+#include "solvers/structure_links.hpp"
 
 namespace luztar {
 
@@ -24,8 +25,9 @@ ModeSelectionScratch::Group& group_for(const Model& m, ModeSelectionScratch& sc,
   g.elements.assign(first, last);
   g.bodies.clear();
   for (int i : g.elements) {
-    g.bodies.push_back(m.frictions[i].a);
-    if (m.frictions[i].b != kGround) g.bodies.push_back(m.frictions[i].b);
+    const Link l = link_of(m, i);
+    g.bodies.push_back(l.a);
+    if (l.b != kGround) g.bodies.push_back(l.b);
   }
   std::sort(g.bodies.begin(), g.bodies.end());
   g.bodies.erase(std::unique(g.bodies.begin(), g.bodies.end()), g.bodies.end());
@@ -35,15 +37,15 @@ ModeSelectionScratch::Group& group_for(const Model& m, ModeSelectionScratch& sc,
   const int n = static_cast<int>(g.elements.size()), nb = static_cast<int>(g.bodies.size());
   g.f_minv.setZero(n, nb);
   for (int r = 0; r < n; ++r) {
-    const Friction& f = m.frictions[g.elements[r]];
-    g.f_minv(r, local(f.a)) = 1.0 / m.inertia[f.a];
-    if (f.b != kGround) g.f_minv(r, local(f.b)) = -1.0 / m.inertia[f.b];
+    const Link l = link_of(m, g.elements[r]);
+    g.f_minv(r, local(l.a)) += 1.0 / m.inertia[l.a];
+    if (l.b != kGround) g.f_minv(r, local(l.b)) -= l.ratio / m.inertia[l.b];
   }
   g.delassus.resize(n, n);
   for (int r = 0; r < n; ++r)
-    for (int c = 0; c < n; ++c) {  // (F M^-1 F^T)_rc: F_c has +1 at a, -1 at b
-      const Friction& f = m.frictions[g.elements[c]];
-      g.delassus(r, c) = g.f_minv(r, local(f.a)) - (f.b != kGround ? g.f_minv(r, local(f.b)) : 0.0);
+    for (int c = 0; c < n; ++c) {  // (F M^-1 F^T)_rc: F_c has +1 at a, -p at b
+      const Link l = link_of(m, g.elements[c]);
+      g.delassus(r, c) = g.f_minv(r, local(l.a)) - (l.b != kGround ? l.ratio * g.f_minv(r, local(l.b)) : 0.0);
     }
   g.force.resize(nb);
   g.b.resize(n);
@@ -61,12 +63,21 @@ void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, 
   const int n = static_cast<int>(g.elements.size()), nb = static_cast<int>(g.bodies.size());
   for (int j = 0; j < nb; ++j) g.force[j] = ws.force[g.bodies[j]];
   g.b.noalias() = g.f_minv * g.force;
+  bool finite = true;
   for (int r = 0; r < n; ++r) {
-    g.hi[r] = static_friction_limit(m.frictions[g.elements[r]], ws.mt0[g.elements[r]]);
+    const int i = g.elements[r];
+    if (is_contact_link(m, i)) {  // one-sided: the teeth push, never pull
+      const int side = modes.spring_side[link_spring(m, i)];
+      g.lo[r] = side > 0 ? 0.0 : -INFINITY;
+      g.hi[r] = side > 0 ? INFINITY : 0.0;
+      finite = false;
+      continue;
+    }
+    g.hi[r] = static_friction_limit(m.frictions[i], ws.mt0[i]);
     g.lo[r] = -g.hi[r];
   }
   solve_box_qp(g.delassus, g.b, g.lo, g.hi, g.qp_workspace, g.qp);
-  if (!g.qp.converged) {
+  if (!g.qp.converged && finite) {
     // PGS and its polish missed the tolerance (an ill-conditioned group):
     // Lemke's pivoting on the same box-LCP is exact up to roundoff.
     const LcpSolution exact = solve_box_lcp_lemke(g.delassus, g.b, g.lo, g.hi);
@@ -87,12 +98,24 @@ void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, 
   report.converged = report.converged && qp.converged;
 
   // Classify by the relative accelerations, which Gauss's principle fixes uniquely.
-  double scale = b.cwiseAbs().maxCoeff();
-  for (int r = 0; r < n; ++r) scale = std::max(scale, A(r, r) * hi[r]);
+  double scale = b.cwiseAbs().maxCoeff(), force_scale = 0.0;
+  for (int r = 0; r < n; ++r) {
+    if (std::isfinite(hi[r])) scale = std::max(scale, A(r, r) * hi[r]);
+    force_scale = std::max(force_scale, std::abs(qp.x[r]));
+  }
   const double tol = 1e-10 * scale;
   for (int r = 0; r < n; ++r) {
     const int i = g.elements[r];
     const double acc = qp.residual[r];
+    if (is_contact_link(m, i)) {
+      // Pressed (acceleration zero) it stays; a non-zero acceleration points
+      // away from the teeth, and an unloading contact at zero torque lets go.
+      const int s = link_spring(m, i);
+      const bool unloading = exhausted_direction(i) != 0 && modes.spring_side[s] * qp.x[r] <= 1e-9 * force_scale;
+      if (std::abs(acc) > tol || unloading) modes.spring_side[s] = 0;
+      else still_stuck.push_back(i);
+      continue;
+    }
     if (acc > tol) {
       modes.friction_mode[i] = FrictionMode::slip_positive;
       any_slip = true;
@@ -122,18 +145,19 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
                                           const std::vector<BreakAway>& exhausted, ModeSelectionScratch& sc) {
   auto exhausted_direction = [&](int i) {
     for (const BreakAway& b : exhausted)
-      if (b.friction == i) return static_cast<int>(b.mode);
+      if (b.link == i) return is_contact_link(m, i) ? 1 : static_cast<int>(b.mode);
     return 0;
   };
   ModeSelectionReport report;
-  const std::size_t nf = m.frictions.size();
-  for (std::vector<int>* v : {&sc.open, &sc.still_stuck}) v->reserve(nf);
-  sc.links.reserve(nf);
+  const std::size_t nl = static_cast<std::size_t>(num_links(m));
+  for (std::vector<int>* v : {&sc.open, &sc.still_stuck}) v->reserve(nl);
+  sc.links.reserve(nl);
   sc.clusters.reserve(m.num_bodies());
-  sc.filed.resize(nf);
+  sc.filed.resize(nl);
   sc.open = candidates;  // elements still to decide
   std::sort(sc.open.begin(), sc.open.end());
-  for (int i : sc.open) modes.friction_mode[i] = FrictionMode::stuck;
+  for (int i : sc.open)
+    if (!is_contact_link(m, i)) modes.friction_mode[i] = FrictionMode::stuck;
   while (!sc.open.empty()) {
     ++sc.selections;
     // Forces without the friction of the open elements (they are marked stuck).
@@ -141,7 +165,7 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
     // M is diagonal, so the Delassus matrix is block-diagonal over groups of
     // candidates that share bodies: one small box QP per group.
     sc.links.clear();
-    for (int i : sc.open) sc.links.push_back({m.frictions[i].a, m.frictions[i].b});
+    for (int i : sc.open) sc.links.push_back(link_of(m, i));
     lock_clusters(m.inertia, sc.links, sc.clusters);
     group_by_cluster(sc.clusters, sc.links, sc.open, sc.open_by_cluster);  // ascending within a group
     const int nc = sc.clusters.num_clusters();
@@ -157,7 +181,8 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
     // the QP already used: done. Otherwise re-decide the rest with kinetic
     // friction on the elements that slip.
     const bool kinetic_differs = std::any_of(sc.open.begin(), sc.open.end(), [&](int i) {
-      return modes.friction_mode[i] != FrictionMode::stuck && m.frictions[i].static_ratio != 1.0;
+      return !is_contact_link(m, i) && modes.friction_mode[i] != FrictionMode::stuck &&
+             m.frictions[i].static_ratio != 1.0;
     });
     if (!any_slip || !kinetic_differs) break;
     sc.open.swap(sc.still_stuck);

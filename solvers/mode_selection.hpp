@@ -1,6 +1,9 @@
 #pragma once
 // The S-S procedure at an event (Part 1, Definition 5.1; Part 2, section 3.1),
-// for all friction elements at zero relative velocity at once.
+// for all friction elements at zero relative velocity at once, and with them
+// the rigid freeplays whose teeth touch (seed 002: the contact torque and the
+// relative acceleration are complementary, so contacts join the same box-LCP
+// with the one-sided bound [0, inf) in the direction of their side).
 //
 // Candidates are the elements whose relative velocity is zero at the event:
 // the stuck ones and the ones whose slip velocity just reached zero. With their
@@ -14,7 +17,9 @@
 // non-zero relative acceleration slips in its direction, with kinetic friction.
 // When static and kinetic limits differ (static_ratio > 1) the choice is
 // repeated with the kinetic torques of the elements that slip, until no more
-// element leaves the stuck set.
+// element leaves the stuck set. A contact whose relative acceleration comes
+// out non-zero (it can only point away from the teeth) separates: its side
+// becomes 0.
 #include <vector>
 
 #include "core/model.hpp"
@@ -25,9 +30,10 @@
 namespace luztar {
 
 // A stuck element whose reserve root just fired: its required static torque
-// reached the limit and is about to exceed it, in the direction `mode`.
+// reached the limit and is about to exceed it, in the direction `mode`; or a
+// contact whose torque just fell to zero (it is unloading: mode unused).
 struct BreakAway {
-  int friction;       // friction index
+  int link;           // link id (solvers/structure_links.hpp): friction index or contact
   FrictionMode mode;  // the slip direction the exhausted reserve points to
 };
 
@@ -42,9 +48,9 @@ struct ModeSelectionReport {
 // before is solved in its old storage, without allocation.
 struct ModeSelectionScratch {
   struct Group {
-    std::vector<int> elements;  // friction indices (ascending)
+    std::vector<int> elements;  // link ids (ascending)
     std::vector<int> bodies;    // their bodies, ascending
-    Eigen::MatrixXd f_minv;     // F M^-1 (elements x bodies)
+    Eigen::MatrixXd f_minv;     // F M^-1 (elements x bodies), F_e = e_a - p e_b
     Eigen::MatrixXd delassus;   // A = F M^-1 F^T
     Eigen::VectorXd force, b, lo, hi;
     BoxQpWorkspace qp_workspace;
@@ -53,7 +59,7 @@ struct ModeSelectionScratch {
   };
   // Groups met so far, filed under their lowest element (an element is in one
   // group at a time), a few compositions each, least recently used replaced.
-  std::vector<std::vector<Group>> filed;  // (nf)
+  std::vector<std::vector<Group>> filed;  // (num_links)
   long selections = 0;
   std::vector<int> open, still_stuck;
   ClusterGroups open_by_cluster;
@@ -61,8 +67,10 @@ struct ModeSelectionScratch {
   LockedClusters clusters;
 };
 
-// Decides the modes of `candidates` (friction indices, relative velocity zero in
-// ws.w at time t); other elements keep their modes. Writes modes.friction_mode.
+// Decides the modes of `candidates` (link ids: friction elements at relative
+// velocity zero in ws.w at time t, and rigid freeplays in contact, their side
+// set); other elements keep their modes. Writes modes.friction_mode and, for
+// contacts that let go, modes.spring_side = 0.
 //
 // At the exact instant of break-away the required torque equals the limit and
 // the relative acceleration is zero: the acceleration alone cannot tell. For

@@ -15,7 +15,9 @@
 #include "solvers/cvode_integrator.hpp"
 #include "solvers/dynamics.hpp"
 #include "solvers/mode_selection.hpp"
+#include "solvers/impacts.hpp"
 #include "solvers/sampled_blocks.hpp"
+#include "solvers/structure_links.hpp"
 
 namespace luztar {
 
@@ -41,11 +43,13 @@ class Simulator::Impl final : public OdeSystem {
     cvode = std::make_unique<CvodeIntegrator>(*this, o);
     // Event handling reuses these; sized here so that it allocates nothing.
     directions.assign(max_root_count(m), 0);
-    const std::size_t nf = m.frictions.size();
+    const std::size_t nf = m.frictions.size(), nl = static_cast<std::size_t>(num_links(m));
     arrived.reserve(nf);
-    candidates.reserve(nf);
-    exhausted.reserve(nf);
-    links.reserve(nf);
+    candidates.reserve(nl);
+    exhausted.reserve(nl);
+    links.reserve(nl);
+    struck.reserve(m.springs.size());
+    struck_side.assign(m.springs.size(), 0);
     locked.reserve(m.num_bodies());
     events.reserve(1024);  // the event log grows by doubling beyond this
     recent.reserve(static_cast<std::size_t>(std::max(s.storm_events, 0)) + 1);
@@ -83,7 +87,7 @@ class Simulator::Impl final : public OdeSystem {
       switch (outcome) {
         case CvodeIntegrator::Outcome::reached: {
           const bool resampled = sample_blocks();
-          if (resampled || is_breakpoint(t) || !stuck_consistent()) reselect_and_restart();
+          if (resampled || is_breakpoint(t) || !stuck_consistent() || has_missed_strike()) reselect_and_restart();
           break;
         }
         case CvodeIntegrator::Outcome::root:
@@ -95,7 +99,7 @@ class Simulator::Impl final : public OdeSystem {
           // (a relay holding its state) keeps CVODE's history.
           const bool instant_only = sampler.next_instant() == t && !is_breakpoint(t) && t != target;
           const bool resampled = sample_blocks();
-          if (resampled || !instant_only || !stuck_consistent()) reselect_and_restart();
+          if (resampled || !instant_only || !stuck_consistent() || has_missed_strike()) reselect_and_restart();
           break;
         }
         case CvodeIntegrator::Outcome::failure: {
@@ -176,11 +180,20 @@ class Simulator::Impl final : public OdeSystem {
     state.q = model.angle0;
     state.w = model.velocity0;
     state.spring_side.assign(model.springs.size(), 0);
+    struck.clear();
     for (std::size_t s = 0; s < model.springs.size(); ++s) {
       const Spring& sp = model.springs[s];
       if (!has_freeplay_events(sp) || model.spring_algebraic[s]) continue;
+      const double x = spring_deflection(sp, state.q);
+      if (sp.rigid()) {  // teeth that start touching are in contact, and struck if they approach
+        if (std::abs(x) >= sp.freeplay * (1.0 - 1e-12)) {
+          state.spring_side[s] = x > 0.0 ? 1 : -1;
+          struck.push_back(static_cast<int>(s));
+        }
+        continue;
+      }
       const double rate = state.w[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * state.w[sp.b]);
-      state.spring_side[s] = freeplay_side(spring_deflection(sp, state.q), sp.freeplay, rate);
+      state.spring_side[s] = freeplay_side(x, sp.freeplay, rate);
     }
     state.friction_mode.assign(model.frictions.size(), FrictionMode::slip_positive);
     for (std::size_t i = 0; i < model.frictions.size(); ++i)
@@ -193,10 +206,15 @@ class Simulator::Impl final : public OdeSystem {
     y.assign(2 * nb, 0.0);
     ws.q = state.q;
     ws.w = state.w;
+    arrived.clear();
+    if (!struck.empty()) strike();  // teeth approaching at t_start
     // The S-S selection at t_start: bodies that start at rest start in a consistent mode.
     candidates.clear();
     for (std::size_t i = 0; i < model.frictions.size(); ++i)
-      if (slip_velocity(model.frictions[i], state.w) == 0.0 && can_stick(i)) candidates.push_back(static_cast<int>(i));
+      if (can_stick(i) && (slip_velocity(model.frictions[i], state.w) == 0.0 ||
+                           std::find(arrived.begin(), arrived.end(), static_cast<int>(i)) != arrived.end()))
+        candidates.push_back(static_cast<int>(i));
+    add_contact_candidates();
     exhausted.clear();
     if (!candidates.empty()) select_friction_modes(model, state, state.t, candidates, ws, exhausted, selection);
     restart();
@@ -236,17 +254,31 @@ class Simulator::Impl final : public OdeSystem {
     const std::vector<int>& found = cvode->roots_found();
     arrived.clear();
     exhausted.clear();
+    struck.clear();
     bool friction_event = false;
+    // Turnarounds in a gap change nothing: CVODE goes on with its history.
+    bool structural = false;
+    for (std::size_t r = 0; r < ms.roots.size(); ++r)
+      structural = structural || (found[r] != 0 && ms.roots[r].kind != RootSpec::Kind::gap_turnaround);
+    if (!structural && !has_missed_strike()) return;
     before = state;  // copy into kept storage
     for (std::size_t r = 0; r < ms.roots.size(); ++r) {
       if (found[r] == 0) continue;
       const RootSpec& spec = ms.roots[r];
       switch (spec.kind) {
+        case RootSpec::Kind::gap_turnaround:
+          break;
         case RootSpec::Kind::freeplay_upper:
           state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? 1 : 0;
+          if (model.springs[spec.index].rigid()) struck.push_back(spec.index);
           break;
         case RootSpec::Kind::freeplay_lower:
           state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? -1 : 0;
+          if (model.springs[spec.index].rigid()) struck.push_back(spec.index);
+          break;
+        case RootSpec::Kind::contact_force:
+          exhausted.push_back({contact_link(model, spec.index), FrictionMode::stuck});
+          friction_event = true;
           break;
         case RootSpec::Kind::slip_velocity:
           arrived.push_back(spec.index);
@@ -272,8 +304,13 @@ class Simulator::Impl final : public OdeSystem {
           break;
       }
     }
+    find_missed_strikes();
     ++stats.events;
     record_event_time();
+    if (!struck.empty()) {
+      strike();
+      friction_event = true;
+    }
     if (friction_event) select_at_event();
     log_changes(before);
     restart();
@@ -304,12 +341,80 @@ class Simulator::Impl final : public OdeSystem {
     }
   }
 
-  // Elements of a stuck group at their limit when the group's utilisation reached 1.
+  // Elements of a stuck group at their limit when the group's utilisation
+  // reached 1, and its contacts whose torque is (about) zero.
   void exhausted_in_group(const StaticSplit& sp, std::vector<BreakAway>& out) {
     evaluate_static_torques();
-    for (int i : sp.links)
+    double scale = 0.0;
+    for (int i : sp.links) scale = std::max(scale, std::abs(ws.lambda[i]));
+    for (int i : sp.links) {
+      if (is_contact_link(model, i)) {
+        if (state.spring_side[link_spring(model, i)] * ws.lambda[i] <= 1e-6 * scale) out.push_back({i, FrictionMode::stuck});
+        continue;
+      }
       if (std::abs(ws.lambda[i]) >= ws.limit[i] * (1.0 - 1e-6))
         out.push_back({i, ws.lambda[i] > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative});
+    }
+  }
+
+  // The impact of the rigid freeplays in `struck` (their side set to the
+  // struck side): Newton's restitution over all contacts at once (solvers/
+  // impacts.hpp). Teeth that rebound leave the contact; friction elements set
+  // moving by the impulse slip (dry friction carries no impulse), those left
+  // at zero relative velocity join `arrived` for the S-S selection.
+  void strike() {
+    for (int s : struck) struck_side[s] = state.spring_side[s];
+    const ImpactOutcome out = resolve_impacts(model, state.spring_side, settings.rest_velocity, state.q, state.w, impact);
+    if (!out.struck) return;  // touching but not approaching (at t_start): nothing jumped
+    ++stats.impacts;
+    stats.impact_loss += out.energy_lost;
+    state.dissipated += out.energy_lost;
+    for (int s : struck)
+      if (impact.approach[s] > 0.0)
+        events.push_back({state.t, model.spring_element[s], EventKind::impact, struck_side[s], state.spring_side[s]});
+    for (std::size_t i = 0; i < model.frictions.size(); ++i) {
+      const double v = slip_velocity(model.frictions[i], state.w);
+      if (std::abs(v) > settings.atol) state.friction_mode[i] = v > 0.0 ? FrictionMode::slip_positive : FrictionMode::slip_negative;
+      else if (can_stick(i)) arrived.push_back(static_cast<int>(i));
+    }
+  }
+
+  // Teeth found beyond their flank while in the gap: a rebound so slight that
+  // its flight (depth (e u)^2 / 2 a_rel) is below the integration tolerance
+  // went unseen, and the teeth turned back through the flank within one
+  // step. They are struck where they are found (usually at a turnaround, at
+  // relative velocity ~0: a plastic contact; the angles move back by the
+  // overshoot, within the tolerance). Adds them to `struck`.
+  bool find_missed_strikes() {
+    bool any = false;
+    for (std::size_t s = 0; s < model.springs.size(); ++s) {
+      const Spring& sp = model.springs[s];
+      if (!sp.rigid() || state.spring_side[s] != 0) continue;
+      const double x = spring_deflection(sp, state.q);
+      if (std::abs(x) <= sp.freeplay) continue;
+      state.spring_side[s] = x > 0.0 ? 1 : -1;
+      struck.push_back(static_cast<int>(s));
+      ++stats.missed_strikes;
+      any = true;
+    }
+    return any;
+  }
+  bool has_missed_strike() const {
+    for (std::size_t s = 0; s < model.springs.size(); ++s) {
+      const Spring& sp = model.springs[s];
+      if (sp.rigid() && state.spring_side[s] == 0 && std::abs(spring_deflection(sp, state.q)) > sp.freeplay) return true;
+    }
+    return false;
+  }
+
+  // Rigid freeplays whose teeth touch are decided with the friction elements.
+  void add_contact_candidates() {
+    for (std::size_t s = 0; s < model.springs.size(); ++s)
+      if (model.springs[s].rigid() && state.spring_side[s] != 0) {
+        const int link = contact_link(model, static_cast<int>(s));
+        candidates.push_back(link);
+        links.push_back(link_of(model, link));
+      }
   }
 
   // Forces, accelerations and static torques at the current state into ws.
@@ -318,7 +423,7 @@ class Simulator::Impl final : public OdeSystem {
     ws.w = state.w;
     applied_forces(model, state, state.t, ws);
     cluster_accelerations(model, ms, ws);
-    static_friction(model, ms, ws);
+    static_friction(model, state, ms, ws);
   }
 
   // Breakpoints and consistency repairs: re-decide the zero-velocity elements.
@@ -327,6 +432,8 @@ class Simulator::Impl final : public OdeSystem {
     place_massless_bodies();
     arrived.clear();
     exhausted.clear();
+    struck.clear();
+    if (find_missed_strikes()) strike();
     select_at_event();
     log_changes(before);
     restart();
@@ -344,8 +451,9 @@ class Simulator::Impl final : public OdeSystem {
                                 std::abs(slip_velocity(model.frictions[i], state.w)) <= settings.atol;
       if (!is_candidate) continue;
       candidates.push_back(static_cast<int>(i));
-      links.push_back({model.frictions[i].a, model.frictions[i].b});
+      links.push_back(link_of(model, static_cast<int>(i)));
     }
+    add_contact_candidates();
     if (candidates.empty()) return;
     lock_clusters(model.inertia, links, locked);
     const double lost = project_velocities(locked, model.inertia, state.w);
@@ -360,10 +468,14 @@ class Simulator::Impl final : public OdeSystem {
   // (a reserve that reached zero without a sign change CVODE could see, e.g. a
   // clutch opening to MT0 = 0 while unloaded) triggers a re-selection.
   bool stuck_consistent() {
-    if (ms.stuck.empty()) return true;
+    if (ms.stuck_links.empty()) return true;
     evaluate_static_torques();
     for (int i : ms.stuck)
       if (std::abs(ws.lambda[i]) > ws.limit[i] * (1.0 + 1e-9) + 1e-12) return false;
+    double scale = 0.0;  // a contact pulling (beyond roundoff) must let go
+    for (int s : ms.contacts) scale = std::max(scale, std::abs(ws.lambda[contact_link(model, s)]));
+    for (int s : ms.contacts)
+      if (state.spring_side[s] * ws.lambda[contact_link(model, s)] < -1e-9 * scale - 1e-12) return false;
     return true;
   }
 
@@ -439,7 +551,10 @@ class Simulator::Impl final : public OdeSystem {
   // Storage kept between events, so that handling one allocates nothing.
   State before;                      // modes before the event (log_changes)
   std::vector<int> arrived;          // friction elements whose slip velocity reached 0
-  std::vector<BreakAway> exhausted;  // stuck elements whose reserve reached 0
+  std::vector<BreakAway> exhausted;  // stuck elements whose reserve reached 0, unloading contacts
+  std::vector<int> struck;           // rigid freeplays whose teeth just met
+  std::vector<std::int8_t> struck_side;  // (ns) the side each was struck at
+  ImpactWorkspace impact;            // the impact LCP's storage
   std::vector<int> candidates;       // elements the S-S selection decides
   std::vector<Link> links;           // their links
   LockedClusters locked;             // their clusters (velocity projection)
@@ -452,13 +567,9 @@ Simulator::Simulator(const Model& model) : Simulator(model, model.simulation) {}
 namespace {
 // The stepping API runs the event-driven solver; refuse what it cannot do
 // before any state is built.
-const SimulationSettings& event_driven_settings(const Model& model, const SimulationSettings& settings) {
+const SimulationSettings& event_driven_settings(const Model&, const SimulationSettings& settings) {
   if (settings.solver == "time_stepping")
     throw std::invalid_argument("Simulator runs the event-driven solver; solver time_stepping runs through simulate()");
-  for (std::size_t i = 0; i < model.springs.size(); ++i)
-    if (model.springs[i].rigid())
-      throw std::invalid_argument("spring '" + model.element_names[model.spring_element[i]] +
-                                  "' is a rigid freeplay (an impact pair): it needs solver time_stepping");
   return settings;
 }
 }  // namespace

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "elements/friction.hpp"
+#include "solvers/structure_links.hpp"
 
 namespace luztar {
 
@@ -17,12 +18,14 @@ double utilisation(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, const Ei
 }  // namespace
 
 double chebyshev_offset(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, const Eigen::VectorXd& L,
-                        double& value) {
+                        double& value, double z_low, double z_high) {
   const int m = static_cast<int>(l0.size());
-  double best_z = 0.0;
-  value = utilisation(l0, n, L, 0.0);
+  // u is convex in z: over [z_low, z_high] the minimum is a crossing inside or an end.
+  double best_z = std::clamp(0.0, z_low, z_high);
+  value = utilisation(l0, n, L, best_z);
   auto consider = [&](double z) {
     if (!std::isfinite(z)) return;
+    z = std::clamp(z, z_low, z_high);
     const double u = utilisation(l0, n, L, z);
     if (u < value || (u == value && std::abs(z) < std::abs(best_z))) {
       value = u;
@@ -61,9 +64,9 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
     };
     sp.ft.setZero(nr, nl);
     for (int k = 0; k < nl; ++k) {
-      const Friction& f = m.frictions[links[k]];
-      sp.ft(row_of(f.a), k) += 1.0;
-      if (f.b != kGround) sp.ft(row_of(f.b), k) -= 1.0;
+      const Link l = link_of(m, links[k]);
+      sp.ft(row_of(l.a), k) += 1.0;
+      if (l.b != kGround) sp.ft(row_of(l.b), k) -= l.ratio;
     }
     sp.nullity = c.redundancy[cluster];
     sp.sqrt_weight.setOnes(nl);
@@ -80,11 +83,18 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
   if (sp.nullity >= 2) {
     // Weights: break-away limits when the cluster locked, normalised; a zero
     // limit gets a tiny weight so that the element carries (almost) nothing.
+    // A contact is weighted like the strongest friction element.
     for (int k = 0; k < nl; ++k) {
+      if (is_contact_link(m, links[k])) {
+        sp.bound[k] = 0.0;
+        continue;
+      }
       const Friction& f = m.frictions[links[k]];
       sp.bound[k] = static_friction_limit(f, evaluate(m.signals[f.coulomb], t, inputs));
     }
     const double lmax = sp.bound.maxCoeff();
+    for (int k = 0; k < nl; ++k)
+      if (is_contact_link(m, links[k])) sp.bound[k] = lmax;
     for (int k = 0; k < nl; ++k) sp.sqrt_weight[k] = std::sqrt(lmax > 0.0 ? std::max(sp.bound[k] / lmax, 1e-12) : 1.0);
   }
   sp.solver.compute(sp.ft * sp.sqrt_weight.asDiagonal());
@@ -92,25 +102,45 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
 
 double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClusters& c,
                           const std::vector<double>& force, const std::vector<double>& acc,
-                          const std::vector<double>& limit, std::vector<double>& lambda) {
+                          const std::vector<double>& limit, const std::vector<std::int8_t>& spring_side,
+                          std::vector<double>& lambda) {
   for (std::size_t r = 0; r < sp.bodies.size(); ++r) {
     const int j = sp.bodies[r];
-    sp.rhs[r] = force[j] - m.inertia[j] * acc[c.cluster_of[j]];
+    sp.rhs[r] = force[j] - m.inertia[j] * c.gain[j] * acc[c.cluster_of[j]];
   }
   sp.sol = sp.solver.solve(sp.rhs);
   const int nl = static_cast<int>(sp.links.size());
   constexpr double kTiny = 1e-300;  // a zero limit admits (almost) no torque
   double u = 0.0;
   if (sp.nullity == 1) {
-    for (int k = 0; k < nl; ++k) sp.bound[k] = std::max(limit[sp.links[k]], kTiny);
-    const double z = chebyshev_offset(sp.sol, sp.null_dir, sp.bound, u);
+    // The loop's offset z is free within the contacts' one-sided bounds
+    // side * (l0 + n z) >= 0; a contact carries no utilisation (L = inf).
+    double z_low = -INFINITY, z_high = INFINITY;
+    bool feasible = true;
+    for (int k = 0; k < nl; ++k) {
+      const int link = sp.links[k];
+      if (!is_contact_link(m, link)) {
+        sp.bound[k] = std::max(limit[link], kTiny);
+        continue;
+      }
+      sp.bound[k] = INFINITY;
+      const double side = spring_side[link_spring(m, link)], a = side * sp.sol[k], b = side * sp.null_dir[k];
+      if (b > 0.0) z_low = std::max(z_low, -a / b);
+      else if (b < 0.0) z_high = std::min(z_high, -a / b);
+      else if (a < 0.0) feasible = false;
+    }
+    if (z_low > z_high) feasible = false;
+    // Without an admissible offset some contact must let go: utilisation > 1
+    // makes the group's reserve root fire where the interval closed.
+    if (!feasible) z_low = z_high = std::isfinite(z_low) ? z_low : std::isfinite(z_high) ? z_high : 0.0;
+    const double z = chebyshev_offset(sp.sol, sp.null_dir, sp.bound, u, z_low, z_high);
     for (int k = 0; k < nl; ++k) lambda[sp.links[k]] = sp.sol[k] + sp.null_dir[k] * z;
-    return u;
+    return feasible ? u : std::max(u, 2.0);
   }
   for (int k = 0; k < nl; ++k) {
     const double lam = sp.sqrt_weight[k] * sp.sol[k];
     lambda[sp.links[k]] = lam;
-    u = std::max(u, std::abs(lam) / std::max(limit[sp.links[k]], kTiny));
+    if (!is_contact_link(m, sp.links[k])) u = std::max(u, std::abs(lam) / std::max(limit[sp.links[k]], kTiny));
   }
   return u;
 }

@@ -1,10 +1,13 @@
 #pragma once
-// Static friction torques of stuck elements (the s* of the S-S procedure).
+// Static friction torques of stuck elements (the s* of the S-S procedure) and
+// the contact torques of rigid freeplays in persistent contact.
 //
 // In a locked cluster every body j satisfies I_j a_j = f_j - sum_e F_ej lambda_e,
-// where a_j is the cluster's acceleration and F_e = e_a - e_b is the element's
-// relative-velocity row. The torques lambda therefore solve F^T lambda = r with
-// r_j = f_j - I_j a_j.
+// where a_j = g_j a is its share of the cluster's acceleration and F_e the
+// link's velocity row (e_a - e_b for friction, e_a - p e_b for a contact;
+// solvers/structure_links.hpp). The torques lambda therefore solve
+// F^T lambda = r with r_j = f_j - I_j a_j. A contact's torque is one-sided
+// (side * lambda >= 0); it has no upper limit.
 //
 // When the stuck links of a cluster form a tree the solution is unique. When
 // they close a loop (two stuck bearings on bodies that a stuck clutch locks
@@ -13,11 +16,14 @@
 // reports the Chebyshev split, the one whose largest utilisation |lambda_e|/L_e
 // is smallest, and watches that utilisation u*: the group breaks away when
 // u* reaches 1 (one root function per group), and the elements at their limit
-// then are the ones that slip. u* is exact for one independent loop per
+// then are the ones that slip. Contacts in the loop bound the split from one
+// side each; when no split keeps them all pressed, u* is reported above 1. u* is exact for one independent loop per
 // cluster (nullity 1). With more loops the reported split is the minimum
 // weighted norm one (weights L_e, current-divider like) and break-away is
 // watched per element on that split (RunStats::redundant_splits counts them).
 #include <Eigen/Dense>
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "bodies/clusters.hpp"
@@ -27,7 +33,7 @@ namespace luztar {
 
 struct StaticSplit {
   std::vector<int> bodies;  // cluster members (rows)
-  std::vector<int> links;   // stuck friction indices (columns)
+  std::vector<int> links;   // link ids (columns; solvers/structure_links.hpp)
   int nullity = 0;          // independent loops among the links
   Eigen::VectorXd null_dir;                                        // (links) loop direction (nullity 1)
   Eigen::VectorXd sqrt_weight;                                     // (links) sqrt(L_e) at locking (nullity >= 2)
@@ -49,17 +55,19 @@ StaticSplit make_static_split(const Model& m, const LockedClusters& c, int clust
 void make_static_split(const Model& m, const LockedClusters& c, int cluster, const std::vector<int>& links,
                        double t, const double* inputs, StaticSplit& sp);
 
-// lambda[links] from the applied torques `force` (nb), cluster accelerations
-// `acc` (nc) and static limits `limit` (nf). Returns the group utilisation u*
-// (nullity 1) or the largest element utilisation (otherwise).
+// lambda[links] (indexed by link id) from the applied torques `force` (nb),
+// cluster accelerations `acc` (nc), static limits `limit` (by link id; contacts'
+// entries unused) and the contacts' sides. Returns the group utilisation u*
+// (nullity 1) or the largest friction element utilisation (otherwise).
 double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClusters& c,
                           const std::vector<double>& force, const std::vector<double>& acc,
-                          const std::vector<double>& limit, std::vector<double>& lambda);
+                          const std::vector<double>& limit, const std::vector<std::int8_t>& spring_side,
+                          std::vector<double>& lambda);
 
-// Minimises max_i |l0_i + n_i z| / L_i over the scalar z exactly (the optimum
-// lies where two of the 2m lines +-(l0_i + n_i z)/L_i cross). Returns z; `value`
-// receives the minimum.
+// Minimises max_i |l0_i + n_i z| / L_i over the scalar z in [z_low, z_high]
+// exactly (the optimum lies where two of the 2m lines +-(l0_i + n_i z)/L_i
+// cross, or at an end). Returns z; `value` receives the minimum.
 double chebyshev_offset(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, const Eigen::VectorXd& L,
-                        double& value);
+                        double& value, double z_low = -INFINITY, double z_high = INFINITY);
 
 }  // namespace luztar

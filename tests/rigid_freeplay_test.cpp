@@ -150,9 +150,10 @@ elements:
   EXPECT_EQ(error_of("stiffness: .inf", "stiffness: 100"),
             "gap.yaml:6:78: elements.stop.restitution: applies to rigid freeplay only (stiffness .inf with "
             "freeplay > 0): an elastic spring's impacts follow from its stiffness and damping");
-  EXPECT_EQ(error_of("solver: time_stepping, step: 1.0e-4", "rtol: 1.0e-8"),
-            "gap.yaml:6:44: elements.stop.stiffness: a rigid freeplay (stiffness .inf with freeplay) is an impact "
-            "pair, which needs simulation.solver: time_stepping");
+  EXPECT_EQ(error_of("solver: time_stepping, step: 1.0e-4", "rest_velocity: -1.0e-6"),
+            "gap.yaml:2:60: simulation.rest_velocity: must be >= 0 (got -1e-06)");
+  EXPECT_EQ(error_of("solver: time_stepping, step: 1.0e-4", "rest_velocity: 1.0e-6"), "no error")
+      << "rigid freeplay runs event-driven too";
   EXPECT_EQ(error_of("b: {inertia: 0.01}", "b: {inertia: 0.01, angle: 0.02}"),
             "gap.yaml:6:60: elements.stop.freeplay: the initial relative angle 0.02 rad lies outside the rigid "
             "freeplay [-0.01, 0.01]");

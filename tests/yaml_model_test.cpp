@@ -52,9 +52,10 @@ std::vector<Case> cases() {
       {"negative stiffness",
        model(kBodies, "  s: {type: spring, bodies: [a, b], stiffness: -10}\n" + kFriction + kTorque), "t.yaml:6:48",
        "elements.s.stiffness", "must be >= 0 or .inf (got -10)"},
-      {"rigid freeplay with the event-driven solver",
-       model(kBodies, "  s: {type: spring, bodies: [a, b], stiffness: .inf, freeplay: 0.1}\n" + kFriction + kTorque),
-       "t.yaml:6:48", "elements.s.stiffness", "is an impact pair, which needs simulation.solver: time_stepping"},
+      {"rigid freeplay between bodies whose initial angles leave its gap",
+       model("  a: {inertia: 1, angle: 0.5}\n  b: {inertia: 2}\n",
+             "  s: {type: spring, bodies: [a, b], stiffness: .inf, freeplay: 0.1}\n" + kFriction + kTorque),
+       "t.yaml:6:64", "elements.s.freeplay", "lies outside the rigid freeplay [-0.1, 0.1]"},
       {"restitution out of range",
        model(kBodies, "  s: {type: spring, bodies: [a, b], stiffness: .inf, freeplay: 0.1, restitution: -0.2}\n" +
                           kFriction + kTorque),

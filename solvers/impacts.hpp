@@ -1,0 +1,51 @@
+#pragma once
+// Impacts of rigid freeplays (seed 002, eq. 12-14): when teeth meet, the
+// velocities jump by impulses Pi >= 0 of all contacts at once. With
+// n_c = -side_c (e_a - p e_b) the separating velocity of contact c
+// (u = N w >= 0 opens the gap), Newton's law u+_c >= -e_c u-_c, Pi_c >= 0,
+// complementary, and w+ = w- + M^-1 N^T Pi give the LCP
+//   Pi >= 0,  A Pi + (1 + e) u- >= 0,  Pi^T (A Pi + (1 + e) u-) = 0,
+// A = N M^-1 N^T, solved by Lemke's pivoting (PGS if Lemke fails). Every
+// rigid freeplay whose teeth touch takes part: a contact that is already
+// closed passes the impulse on (e irrelevant there, u- = 0).
+//
+// Dry friction carries no impulse (its torque is bounded), so M is the
+// bodies' own inertia: a stuck clutch between bodies that the impulse sets
+// apart slips afterwards.
+//
+// Accumulation: a contact struck so slowly that its rebound e |u-| would be
+// below `rest_velocity` is taken as plastic (e = 0), so a bouncing gear comes
+// to rest in contact after finitely many impacts instead of an endless
+// sequence of ever shorter flights.
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+#include "core/model.hpp"
+
+namespace luztar {
+
+struct ImpactWorkspace {
+  std::vector<int> contacts;  // springs taking part (rigid, side != 0)
+  std::vector<int> bodies;    // their bodies, ascending
+  Eigen::MatrixXd n_minv;     // N M^-1 (contacts x bodies)
+  Eigen::MatrixXd delassus;   // N M^-1 N^T
+  Eigen::VectorXd before, q, impulse;  // u-, (1 + e) u-, Pi
+  std::vector<double> approach;        // (ns) approach speed -u- of each spring at the last impact (0: none)
+};
+
+struct ImpactOutcome {
+  bool struck = false;       // some contact approached: the velocities jumped
+  double energy_lost = 0.0;  // kinetic energy removed [J] (>= 0)
+  bool solved = true;        // the LCP was solved (Lemke or PGS) to its tolerance
+};
+
+// Applies the impact to w. `side` holds each spring's side (rigid freeplays
+// whose teeth touch: +-1); contacts that rebound (separating velocity after
+// the impact) are set to side 0, the others stay in contact. The angles q are
+// moved (by the event location's roundoff, mass-weighted) so that every
+// contact sits exactly on its flank, x = side * a.
+ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, double rest_velocity,
+                              std::vector<double>& q, std::vector<double>& w, ImpactWorkspace& ws);
+
+}  // namespace luztar
