@@ -7,8 +7,9 @@
 
 namespace luztar {
 
-ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, double rest_velocity,
-                              std::vector<double>& q, std::vector<double>& w, ImpactWorkspace& ws) {
+ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, const RestThreshold& rest,
+                              const std::vector<double>& force, std::vector<double>& q, std::vector<double>& w,
+                              ImpactWorkspace& ws) {
   ImpactOutcome out;
   ws.approach.assign(m.springs.size(), 0.0);
   ws.contacts.clear();
@@ -42,8 +43,13 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, do
       ws.approach[ws.contacts[c]] = -ws.before[c];
     }
     speed = std::max(speed, std::abs(ws.before[c]));
-    // Newton's law, plastic below the rest velocity.
-    const double e = sp.restitution * -ws.before[c] < rest_velocity ? 0.0 : sp.restitution;
+    // Newton's law, plastic when the rebound would be too slow or too shallow
+    // (depth v^2 / (2 |acceleration back onto the flank|)) to resolve.
+    const double rebound = sp.restitution * -ws.before[c];
+    const double back = -dir * (force[sp.a] / m.inertia[sp.a] -
+                                (sp.b == kGround ? 0.0 : sp.ratio * force[sp.b] / m.inertia[sp.b]));
+    const bool shallow = back > 0.0 && rebound * rebound < 2.0 * back * rest.depth;
+    const double e = rebound < rest.velocity || shallow ? 0.0 : sp.restitution;
     ws.q[c] = (1.0 + e) * ws.before[c];
   }
   if (!out.struck) return out;
@@ -86,7 +92,7 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, do
     }
   // Teeth that fly apart leave the contact; a rebound is at least
   // rest_velocity fast, a contact that stays has u+ = 0 up to roundoff.
-  const double apart = std::max(1e-9 * speed, 0.5 * rest_velocity);
+  const double apart = std::max(1e-9 * speed, 0.5 * rest.velocity);
   for (int c = 0; c < nc; ++c) {
     const int s = ws.contacts[c];
     const Spring& sp = m.springs[s];

@@ -14,9 +14,11 @@
 // apart slips afterwards.
 //
 // Accumulation: a contact struck so slowly that its rebound e |u-| would be
-// below `rest_velocity` is taken as plastic (e = 0), so a bouncing gear comes
-// to rest in contact after finitely many impacts instead of an endless
-// sequence of ever shorter flights.
+// below `rest_velocity`, or whose rebound flight against the relative
+// acceleration pressing it back (from the applied torques) would rise less
+// than `rest_depth` off the flank (a flight the integrator cannot resolve), is
+// taken as plastic (e = 0). A bouncing gear so comes to rest in contact after
+// finitely many impacts instead of an endless sequence of ever shorter flights.
 #include <Eigen/Dense>
 #include <cstdint>
 #include <vector>
@@ -45,7 +47,13 @@ struct ImpactOutcome {
 // the impact) are set to side 0, the others stay in contact. The angles q are
 // moved (by the event location's roundoff, mass-weighted) so that every
 // contact sits exactly on its flank, x = side * a.
-ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, double rest_velocity,
-                              std::vector<double>& q, std::vector<double>& w, ImpactWorkspace& ws);
+// `force` (nb) holds the applied torques at the impact (dynamics.hpp: applied_forces).
+struct RestThreshold {
+  double velocity = 0.0;  // [rad/s]
+  double depth = 0.0;     // [rad]
+};
+ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, const RestThreshold& rest,
+                              const std::vector<double>& force, std::vector<double>& q, std::vector<double>& w,
+                              ImpactWorkspace& ws);
 
 }  // namespace luztar

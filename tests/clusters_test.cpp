@@ -38,6 +38,29 @@ TEST(Clusters, ProjectionConservesMomentumAndReportsTheLoss) {
   EXPECT_DOUBLE_EQ(lost, (0.5 * 16 - 0.5 * 4 * 1) + 0.5 * 2 * 25);
 }
 
+// Gears locked through two meshes whose ratios do not multiply to the
+// clutch's 1 cannot move: the weighted clusters report a jammed cluster.
+TEST(Clusters, RatioLinksGiveGainsAndAnInconsistentLoopJams) {
+  const std::vector<double> inertia = {1.0, 2.0, 3.0};
+  const LockedClusters ok = lock_clusters(inertia, {{0, 1, 2.0}, {1, 2, 3.0}, {0, 2, 6.0}});
+  ASSERT_EQ(ok.num_clusters(), 1);
+  EXPECT_FALSE(ok.grounded[0]);
+  EXPECT_DOUBLE_EQ(ok.gain[1], 0.5);
+  EXPECT_DOUBLE_EQ(ok.gain[2], 1.0 / 6.0);
+  EXPECT_DOUBLE_EQ(ok.inertia[0], 1.0 + 2.0 * 0.25 + 3.0 / 36.0);
+  EXPECT_EQ(ok.redundancy[0], 1);
+  const LockedClusters jammed = lock_clusters(inertia, {{0, 1, 2.0}, {1, 2, 3.0}, {0, 2, 5.0}});
+  ASSERT_EQ(jammed.num_clusters(), 1);
+  EXPECT_TRUE(jammed.grounded[0]);
+  EXPECT_EQ(jammed.rep[2], -1);
+  // The projection into the consistent cluster keeps the generalised momentum.
+  std::vector<double> w = {1.0, 0.0, 0.0};
+  project_velocities(ok, inertia, w);
+  EXPECT_NEAR(w[0], 1.0 / ok.inertia[0], 1e-15);
+  EXPECT_NEAR(w[1], 0.5 * w[0], 1e-15);
+  EXPECT_NEAR(w[2], w[0] / 6.0, 1e-15);
+}
+
 TEST(Signals, ValuesAndBreakpoints) {
   Signal step;
   step.kind = Signal::Kind::step;

@@ -1,0 +1,277 @@
+// Rigid freeplay run by the event-driven solver: the teeth meeting is a CVODE
+// event, the velocities jump by the impulse LCP of seed 002 (eq. 12-14), a
+// contact that stays is a ratio link of the locked clusters, and it lets go
+// where its contact torque reaches zero. Every check is against a closed form.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/energy.hpp"
+#include "io/yaml_model.hpp"
+#include "model_builder.hpp"
+#include "solvers/simulator.hpp"
+
+namespace luztar {
+namespace {
+
+using test::body;
+using test::torque;
+
+SpringSpec rigid_freeplay(std::string name, std::string a, std::string b, double gap, double e, double ratio = 1.0) {
+  SpringSpec s = test::spring(std::move(name), std::move(a), std::move(b), INFINITY, gap);
+  s.restitution = e;
+  s.ratio = ratio;
+  return s;
+}
+
+std::vector<EventRecord> of_kind(const std::vector<EventRecord>& events, EventKind kind) {
+  std::vector<EventRecord> out;
+  for (const EventRecord& e : events)
+    if (e.kind == kind) out.push_back(e);
+  return out;
+}
+
+// Input work - (stored energy gained) - dissipated, since t_start.
+double energy_residual(const Model& m, const State& s) {
+  const double stored0 = kinetic_energy(m, m.velocity0) + elastic_energy(m, m.angle0);
+  return s.input_work - (kinetic_energy(m, s.w) + elastic_energy(m, s.q) - stored0) - s.dissipated;
+}
+
+// A body in a rigid gap |q| <= a to the base, pushed from q = -a at rest by a
+// constant torque tau (alpha = tau / I). Impact n arrives at t_n with
+// v_n = e^(n-1) v1 (t1 = sqrt(4 a / alpha), v1 = alpha t1), leaves with -e v_n
+// and flies 2 e v_n / alpha; the impacts accumulate at
+// t_rest = t1 + 2 e v1 / (alpha (1 - e)). Each dissipates (1 - e^2) I v_n^2 / 2,
+// the plastic one that ends the sequence the rest: in all I v1^2 / 2 = 2 a tau.
+// Then the body rests on the stop, the contact torque carrying tau, until the
+// torque, ramped down through 0 at t_off, lets it go there.
+TEST(RigidFreeplayEvents, BouncesToRestAgainstTheClosedForm) {
+  const double I = 0.01, tau = 0.1, a = 0.01, e = 0.8, t_off = 0.8;
+  ModelSpec spec;
+  spec.bodies = {body("b", I, -a)};
+  spec.elements = {rigid_freeplay("stop", "b", "", a, e),
+                   torque("push", "b", test::ramp(0.7, 0.9, tau, -tau))};
+  spec.simulation = test::settings(1.0, 1e-3);
+  const Model m = assemble(spec);
+  const double alpha = tau / I, t1 = std::sqrt(4 * a / alpha), v1 = alpha * t1;
+  const double t_rest = t1 + 2 * e * v1 / (alpha * (1 - e));
+
+  Simulator sim(m);
+  double t_n = t1, v_n = v1;
+  for (int n = 1; n <= 12; ++n) {
+    // A quarter into the flight after impact n: w = -e v_n + alpha (flight / 4) = -e v_n / 2.
+    const double flight = 2 * e * v_n / alpha;
+    ASSERT_EQ(sim.advance_to(t_n + flight / 4), StepStatus::reached_time) << sim.message();
+    EXPECT_NEAR(sim.state().w[0], -e * v_n / 2, 1e-7 * v1) << "impact " << n;
+    EXPECT_NEAR(sim.stats().impact_loss, 0.5 * I * v1 * v1 * (1 - std::pow(e, 2 * n)), 1e-8 * I * v1 * v1)
+        << "impact " << n;
+    t_n += flight;
+    v_n *= e;
+  }
+  ASSERT_EQ(sim.advance_to(0.7), StepStatus::reached_time) << sim.message();
+  const std::vector<EventRecord> impacts = of_kind(sim.events(), EventKind::impact);
+  ASSERT_GE(impacts.size(), 12u);
+  t_n = t1;
+  v_n = v1;
+  for (int n = 0; n < 12; ++n) {
+    EXPECT_NEAR(impacts[n].t, t_n, 1e-8) << "impact " << n + 1;
+    EXPECT_EQ(impacts[n].before, 1);
+    EXPECT_EQ(impacts[n].after, 0) << "a rebound";
+    t_n += 2 * e * v_n / alpha;
+    v_n *= e;
+  }
+  // Finitely many impacts: the sequence stops with a plastic impact once the
+  // rebound flight would rise less than depth = 1000 (atol + rtol a) off the
+  // flank (rebound speed sqrt(2 alpha depth)); the flights cut off would
+  // have lasted 2 e v / (alpha (1 - e)) more.
+  const double depth = 1e3 * (m.simulation.atol + m.simulation.rtol * a), v_cut = std::sqrt(2 * alpha * depth);
+  const double n_cut = std::log(v_cut / v1) / std::log(e);
+  EXPECT_NEAR(static_cast<double>(impacts.size()), n_cut + 1, 1.5);
+  EXPECT_EQ(impacts.back().after, 1) << "the last impact is plastic";
+  const std::vector<EventRecord> contacts = of_kind(sim.events(), EventKind::contact);
+  ASSERT_EQ(contacts.size(), 1u) << "the sequence ends in a persistent contact";
+  EXPECT_LE(contacts[0].t, t_rest);
+  EXPECT_GE(contacts[0].t, t_rest - 2 * v_cut / (alpha * (1 - e)) / e);
+  EXPECT_EQ(sim.stats().missed_strikes, 0);
+  EXPECT_NEAR(sim.stats().impact_loss, 2 * a * tau, 1e-7 * 2 * a * tau);
+  // Resting on the stop: exactly at +a, at rest, the contact torque equal to tau.
+  EXPECT_EQ(sim.state().spring_side[0], 1);
+  EXPECT_NEAR(sim.state().q[0], a, 1e-12);
+  EXPECT_EQ(sim.state().w[0], 0.0);
+  EXPECT_NEAR(sim.value(sim.output("stop.torque")), tau, 1e-12);
+  EXPECT_LT(std::abs(energy_residual(m, sim.state())), 1e-7 * 2 * a * tau);
+  // The torque falls through 0 at t_off: the contact lets go exactly there,
+  // and the body follows the torque -slope (t - t_off) away from the flank.
+  ASSERT_EQ(sim.advance_to(0.85), StepStatus::reached_time) << sim.message();
+  const std::vector<EventRecord> separations = of_kind(sim.events(), EventKind::separation);
+  ASSERT_EQ(separations.size(), 1u);
+  EXPECT_NEAR(separations[0].t, t_off, 1e-9);
+  const double slope = 2 * tau / 0.2, s = 0.85 - t_off;
+  EXPECT_NEAR(sim.state().w[0], -slope * s * s / (2 * I), 1e-8);
+  EXPECT_NEAR(sim.state().q[0], a - slope * s * s * s / (6 * I), 1e-9);
+  EXPECT_LT(std::abs(energy_residual(m, sim.state())), 1e-7 * 2 * a * tau);
+}
+
+// The impact times converge to the closed form as the tolerances shrink (the
+// error of each flight adds up along the sequence).
+TEST(RigidFreeplayEvents, ImpactTimesConvergeWithTheTolerance) {
+  const double I = 0.01, tau = 0.1, a = 0.01, e = 0.8;
+  ModelSpec spec;
+  spec.bodies = {body("b", I, -a)};
+  spec.elements = {rigid_freeplay("stop", "b", "", a, e), torque("push", "b", Signal::make_constant(tau))};
+  const double alpha = tau / I, t1 = std::sqrt(4 * a / alpha), v1 = alpha * t1;
+  auto worst = [&](double rtol) {
+    spec.simulation = test::settings(0.56, 0.01, rtol, 1e-14);
+    const Result r = simulate(assemble(spec));
+    EXPECT_EQ(r.status, StepStatus::reached_time) << r.message;
+    const std::vector<EventRecord> impacts = of_kind(r.events, EventKind::impact);
+    EXPECT_GE(impacts.size(), 15u);
+    double t_n = t1, v_n = v1, err = 0.0;
+    for (std::size_t n = 0; n < 15 && n < impacts.size(); ++n) {
+      err = std::max(err, std::abs(impacts[n].t - t_n));
+      t_n += 2 * e * v_n / alpha;
+      v_n *= e;
+    }
+    return err;
+  };
+  const double coarse = worst(1e-8), fine = worst(1e-10), finest = worst(1e-12);
+  EXPECT_LT(coarse, 1e-6);
+  EXPECT_LT(fine, coarse / 30);
+  EXPECT_LT(finest, fine / 30);
+}
+
+// Two gears through a rigid mesh of ratio p (x = q_A - p q_B), no loads: A
+// starts at w0 and B at rest with the gap centred, so A's tooth strikes at
+// t = a / w0. Newton's law and the impulse keep I_A w_A + I_B w_B / p and give
+// x' = -e w0 after; the impact dissipates (1 - e^2) m w0^2 / 2 with the
+// effective inertia m = 1 / (1 / I_A + p^2 / I_B). The teeth then cross the gap
+// (2 a / (e w0)) and strike the other flank.
+TEST(RigidFreeplayEvents, GearMeshImpactWithRatio) {
+  const double IA = 2e-4, IB = 4e-3, p = 3.0, a = 0.02, w0 = 5.0, e = 0.6;
+  ModelSpec spec;
+  spec.bodies = {body("A", IA, 0.0, w0), body("B", IB)};
+  spec.elements = {rigid_freeplay("mesh", "A", "B", a, e, p)};
+  spec.simulation = test::settings(1.0, 1e-3);
+  const Model m = assemble(spec);
+  Simulator sim(m);
+  const double t1 = a / w0, t2 = t1 + 2 * a / (e * w0);
+  ASSERT_EQ(sim.advance_to(0.5 * (t1 + t2)), StepStatus::reached_time) << sim.message();
+  const double wB = IA * w0 * (1 + e) / (IA * p + IB / p), wA = p * wB - e * w0;
+  EXPECT_NEAR(sim.state().w[0], wA, 1e-10 * w0);
+  EXPECT_NEAR(sim.state().w[1], wB, 1e-10 * w0);
+  const double m_eff = 1.0 / (1.0 / IA + p * p / IB);
+  EXPECT_NEAR(sim.stats().impact_loss, 0.5 * (1 - e * e) * m_eff * w0 * w0, 1e-12);
+  ASSERT_EQ(sim.advance_to(t2 + 1e-4), StepStatus::reached_time);
+  const std::vector<EventRecord> impacts = of_kind(sim.events(), EventKind::impact);
+  ASSERT_EQ(impacts.size(), 2u);
+  EXPECT_NEAR(impacts[0].t, t1, 1e-10);
+  EXPECT_NEAR(impacts[1].t, t2, 1e-9);
+  EXPECT_EQ(impacts[1].before, -1) << "the other flank";
+  EXPECT_NEAR(energy_residual(m, sim.state()), 0.0, 1e-12);
+}
+
+// Three equal bodies A, B, C in a row through two rigid gaps; B and C touch
+// at rest. A strikes B: both contacts take part in one LCP. Closed form:
+// e = 0: all three at v/3 (one plastic cluster); otherwise
+// w_A = (1 - 2e) v / 3, w_B = w_C = (1 + e) v / 3 (B and C stay in contact).
+TEST(RigidFreeplayEvents, SimultaneousContactsSolveOneLcp) {
+  const double I = 0.02, v = 1.0, a = 0.01;
+  for (double e : {0.0, 0.8}) {
+    ModelSpec spec;
+    spec.bodies = {body("A", I, 0.0, v), body("B", I, 0.0), body("C", I, -a)};
+    spec.elements = {rigid_freeplay("AB", "A", "B", a, e), rigid_freeplay("BC", "B", "C", a, e)};
+    spec.simulation = test::settings(0.02, 1e-3);
+    const Model m = assemble(spec);
+    Simulator sim(m);
+    ASSERT_EQ(sim.advance_to(0.02), StepStatus::reached_time) << sim.message();
+    EXPECT_NEAR(sim.state().w[0], (1 - 2 * e) * v / 3, 1e-12) << "e = " << e;
+    EXPECT_NEAR(sim.state().w[1], (1 + e) * v / 3, 1e-12) << "e = " << e;
+    EXPECT_NEAR(sim.state().w[2], (1 + e) * v / 3, 1e-12) << "e = " << e;
+    EXPECT_EQ(sim.state().spring_side[1], 1) << "B and C stay in contact";
+    EXPECT_EQ(sim.state().spring_side[0], e == 0.0 ? 1 : 0);
+    const std::vector<EventRecord> impacts = of_kind(sim.events(), EventKind::impact);
+    ASSERT_EQ(impacts.size(), 1u);
+    EXPECT_NEAR(impacts[0].t, a / v, 1e-12);
+    EXPECT_NEAR(energy_residual(m, sim.state()), 0.0, 1e-14);
+  }
+}
+
+// A motor drives a load through a rigid mesh of ratio p, teeth in contact
+// (x = +a), both on Coulomb bearings (limits Lm, Ll), the motor torque rising
+// as k t. The three links (two bearings, the contact) close a loop through
+// the base: the group holds while some split keeps both bearings within their
+// limits with the contact pressed, i.e. while k t <= Lm + Ll / p. Then both
+// bearings slip together and the contact carries the load: the motor moves
+// with the reflected inertia J = Im + Il / p^2 under k t - Lm - Ll / p, and
+// the contact torque is T = k t - Lm - Im a_m.
+TEST(RigidFreeplayEvents, LoadedContactIsARatioLinkWithFriction) {
+  const double Im = 2e-4, Il = 4e-3, p = 3.0, a = 0.02, k = 1.0, Lm = 0.01, Ll = 0.06;
+  ModelSpec spec;
+  spec.bodies = {body("motor", Im, a), body("load", Il)};
+  spec.elements = {rigid_freeplay("mesh", "motor", "load", a, 0.5, p),
+                   test::friction("motor_bearing", "motor", "", Lm),
+                   test::friction("load_bearing", "load", "", Ll),
+                   torque("drive", "motor", test::ramp(0.0, 1.0, 0.0, k))};
+  spec.simulation = test::settings(0.1, 1e-3);
+  const Model m = assemble(spec);
+  Simulator sim(m);
+  const double tb = (Lm + Ll / p) / k;
+  ASSERT_EQ(sim.advance_to(0.5 * tb), StepStatus::reached_time) << sim.message();
+  EXPECT_EQ(sim.state().w[0], 0.0);
+  EXPECT_EQ(sim.state().spring_side[0], 1);
+  EXPECT_GE(sim.value(sim.output("mesh.torque")), 0.0) << "a contact only pushes";
+  ASSERT_EQ(sim.advance_to(0.1), StepStatus::reached_time) << sim.message();
+  const std::vector<EventRecord> breaks = of_kind(sim.events(), EventKind::break_away);
+  ASSERT_EQ(breaks.size(), 2u);
+  EXPECT_NEAR(breaks[0].t, tb, 1e-9);
+  EXPECT_NEAR(breaks[1].t, tb, 1e-9);
+  EXPECT_TRUE(of_kind(sim.events(), EventKind::separation).empty());
+  const double J = Im + Il / (p * p), s = 0.1 - tb;
+  // a_m = k (t - tb) / J: w_m = k s^2 / (2 J), q_m = a + k s^3 / (6 J)
+  EXPECT_NEAR(sim.state().w[0], k * s * s / (2 * J), 1e-8);
+  EXPECT_NEAR(sim.state().w[1], sim.state().w[0] / p, 1e-12) << "the mesh ratio holds exactly";
+  EXPECT_NEAR(sim.state().q[0], a + k * s * s * s / (6 * J), 1e-9);
+  EXPECT_NEAR(sim.state().q[0] - p * sim.state().q[1], a, 1e-12) << "the teeth stay on the flank";
+  EXPECT_NEAR(sim.value(sim.output("mesh.torque")), k * 0.1 - Lm - Im * k * s / J, 1e-8);
+  EXPECT_LT(std::abs(energy_residual(m, sim.state())), 1e-10);
+}
+
+// The two solvers cross-check each other on models/rigid_backlash.yaml (a
+// motor rattling in a rigid gear backlash, e = 0.8, friction on both gears):
+// Moreau-Jean time stepping converges to the event-driven solution as h
+// shrinks (first order: each impact is located within one step). Measured
+// max load-angle errors over the first 0.3 s (the first rattle to rest and the
+// load's break-away): 3.2e-5, 1.4e-5, 4.3e-6 rad at h = 40, 20, 10 us.
+TEST(RigidFreeplayEvents, TimeSteppingConvergesToTheEventDrivenSolution) {
+  Model m = io::load_model(LUZTAR_MODELS_DIR "/rigid_backlash.yaml");
+  SimulationSettings s = m.simulation;
+  s.t_end = 0.3;
+  s.output_step = 1e-4;
+  s.solver = "event_driven";
+  s.rtol = 1e-11;
+  s.atol = 1e-13;
+  const Result ref = simulate(m, s);
+  ASSERT_EQ(ref.status, StepStatus::reached_time) << ref.message;
+  ASSERT_GE(of_kind(ref.events, EventKind::impact).size(), 20u);
+  EXPECT_EQ(of_kind(ref.events, EventKind::contact).size(), 1u) << "the rattle ends in a persistent contact";
+  EXPECT_NEAR(ref.input_work.back() - ref.kinetic.back() + ref.kinetic.front() - ref.dissipated.back(), 0.0,
+              1e-8 * ref.input_work.back());
+  s.solver = "time_stepping";
+  std::vector<double> errors;
+  for (double h : {4e-5, 2e-5, 1e-5}) {
+    s.step = h;
+    const Result r = simulate(m, s);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.num_samples(), ref.num_samples());
+    double err = 0.0;
+    for (int k = 0; k < r.num_samples(); ++k) err = std::max(err, std::abs(test::angle(r, k, 1) - test::angle(ref, k, 1)));
+    errors.push_back(err);
+  }
+  EXPECT_LT(errors[2], 1e-5);
+  EXPECT_LT(errors[2], errors[0] / 4) << "at least first order over two halvings";
+  EXPECT_LT(errors[1], errors[0]);
+}
+
+}  // namespace
+}  // namespace luztar
