@@ -27,6 +27,9 @@
 
 namespace luztar {
 
+// Storage kept between impacts. Lemke's tableau is built per impact, so an
+// impact allocates (an impact is a rare event next to the allocation-free
+// stick/slip and freeplay events).
 struct ImpactWorkspace {
   std::vector<int> contacts;  // springs taking part (rigid, side != 0)
   std::vector<int> bodies;    // their bodies, ascending
