@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -396,11 +397,8 @@ class Simulator::Impl final : public OdeSystem {
   bool find_missed_strikes() {
     bool any = false;
     for (std::size_t s = 0; s < model.springs.size(); ++s) {
-      const Spring& sp = model.springs[s];
-      if (!sp.rigid() || state.spring_side[s] != 0) continue;
-      const double x = spring_deflection(sp, state.q);
-      if (std::abs(x) <= sp.freeplay) continue;
-      state.spring_side[s] = x > 0.0 ? 1 : -1;
+      if (!past_flank(s)) continue;
+      state.spring_side[s] = spring_deflection(model.springs[s], state.q) > 0.0 ? 1 : -1;
       struck.push_back(static_cast<int>(s));
       ++stats.missed_strikes;
       any = true;
@@ -408,11 +406,18 @@ class Simulator::Impl final : public OdeSystem {
     return any;
   }
   bool has_missed_strike() const {
-    for (std::size_t s = 0; s < model.springs.size(); ++s) {
-      const Spring& sp = model.springs[s];
-      if (sp.rigid() && state.spring_side[s] == 0 && std::abs(spring_deflection(sp, state.q)) > sp.freeplay) return true;
-    }
+    for (std::size_t s = 0; s < model.springs.size(); ++s)
+      if (past_flank(s)) return true;
     return false;
+  }
+  // A rigid freeplay in its gap whose teeth are past a flank by more than the
+  // roundoff of x = q_a - p q_b (teeth that just left a flank sit on it).
+  bool past_flank(std::size_t s) const {
+    const Spring& sp = model.springs[s];
+    if (!sp.rigid() || state.spring_side[s] != 0) return false;
+    const double pb = sp.b == kGround ? 0.0 : sp.ratio * state.q[sp.b];
+    const double roundoff = 16 * std::numeric_limits<double>::epsilon() * (std::abs(state.q[sp.a]) + std::abs(pb) + sp.freeplay);
+    return std::abs(state.q[sp.a] - pb) > sp.freeplay + roundoff;
   }
 
   // Rigid freeplays whose teeth touch are decided with the friction elements.
