@@ -124,17 +124,16 @@ void build_mode_structure(const Model& m, const State& modes, double t, const do
       kinks(K::freeplay_upper, K::freeplay_lower, s, 0);
       // No turnaround to watch while the structure holds x' at 0 (both sides
       // held, or locked together at the mesh ratio): x' would be 0 throughout.
+      // Within one cluster x' = (g_a - p g_b) v; gains are 0 on held bodies.
       const Spring& sp = m.springs[s];
       const LockedClusters& c = ms.clusters;
-      const double ga = c.gain[sp.a], gb = sp.b == kGround ? 0.0 : c.gain[sp.b];
-      const bool same = sp.b == kGround ? c.rep[sp.a] < 0
-                                        : (c.rep[sp.a] < 0 && c.rep[sp.b] < 0) ||
-                                              (c.cluster_of[sp.a] == c.cluster_of[sp.b] &&
-                                               std::abs(ga - sp.ratio * gb) <= 1e-12 * std::abs(ga));
+      const double ga = c.gain[sp.a], pgb = sp.b == kGround ? 0.0 : sp.ratio * c.gain[sp.b];
+      const bool held = (ga == 0.0 && pgb == 0.0) || (sp.b != kGround && c.cluster_of[sp.a] == c.cluster_of[sp.b] &&
+                                                      std::abs(ga - pgb) <= 1e-12 * std::abs(ga));
       // The flank the teeth are nearer is the one a short flight returns to;
       // the root sits slip_margin past 0 so that teeth that leave a flank at
       // rest (x' = 0 there) do not start on it.
-      if (!same) {
+      if (!held) {
         const bool upper = spring_deflection(sp, modes.q) >= 0.0;
         ms.roots.push_back({K::gap_turnaround, s, upper ? +1 : -1, upper ? slip_margin : -slip_margin});
       }
@@ -342,8 +341,7 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
         g[r] = ws.force[spec.index] + ws.massless_mt0[spec.index];
         break;
       case RootSpec::Kind::gap_turnaround: {
-        const Spring& s = m.springs[spec.index];
-        g[r] = ws.w[s.a] - (s.b == kGround ? 0.0 : s.ratio * ws.w[s.b]) - spec.level;
+        g[r] = spring_deflection(m.springs[spec.index], ws.w) - spec.level;  // x' (x is linear in q)
         break;
       }
       case RootSpec::Kind::contact_force:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/energy.hpp"
 #include "solvers/lcp.hpp"
 
 namespace luztar {
@@ -37,7 +38,7 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
     const double dir = -side[ws.contacts[c]];
     ws.n_minv(c, local(sp.a)) += dir / m.inertia[sp.a];
     if (sp.b != kGround) ws.n_minv(c, local(sp.b)) -= dir * sp.ratio / m.inertia[sp.b];
-    ws.before[c] = dir * (w[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * w[sp.b]));
+    ws.before[c] = dir * spring_deflection(sp, w);  // x' = q_a' - p q_b' (x is linear in q)
     if (ws.before[c] < 0.0) {
       out.struck = true;
       ws.approach[ws.contacts[c]] = -ws.before[c];
@@ -83,8 +84,7 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
   for (int sweep = 0; sweep < 3; ++sweep)
     for (int c = 0; c < nc; ++c) {
       const Spring& sp = m.springs[ws.contacts[c]];
-      const double x = q[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * q[sp.b]);
-      const double gap = side[ws.contacts[c]] * sp.freeplay - x;
+      const double gap = side[ws.contacts[c]] * sp.freeplay - spring_deflection(sp, q);
       const double ia = 1.0 / m.inertia[sp.a], ib = sp.b == kGround ? 0.0 : 1.0 / m.inertia[sp.b];
       const double k = gap / (ia + sp.ratio * sp.ratio * ib);
       q[sp.a] += ia * k;
@@ -96,8 +96,7 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
   for (int c = 0; c < nc; ++c) {
     const int s = ws.contacts[c];
     const Spring& sp = m.springs[s];
-    const double u = -side[s] * (w[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * w[sp.b]));
-    if (u > apart) side[s] = 0;
+    if (-side[s] * spring_deflection(sp, w) > apart) side[s] = 0;
   }
   return out;
 }
