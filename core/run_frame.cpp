@@ -2,15 +2,19 @@
 
 #include <cmath>
 
+#include "core/times.hpp"
+
 namespace luztar {
 
 std::vector<double> output_times(const SimulationSettings& s) {
   const double dt = s.output_step;
-  const long n = static_cast<long>(std::floor((s.t_end - s.t_start) / dt * (1.0 + 1e-12)));
+  long n = static_cast<long>(std::floor((s.t_end - s.t_start) / dt));
+  if (same_time(s.t_start + static_cast<double>(n + 1) * dt, s.t_end)) ++n;  // the quotient rounded down
   std::vector<double> grid;
   grid.reserve(static_cast<std::size_t>(n) + 2);
   for (long k = 0; k <= n; ++k) grid.push_back(s.t_start + static_cast<double>(k) * dt);
-  if (s.t_end - grid.back() > 1e-9 * dt) grid.push_back(s.t_end);
+  if (same_time(grid.back(), s.t_end)) grid.back() = s.t_end;  // 700 * 0.001 ends at 0.7 itself
+  else if (grid.back() < s.t_end) grid.push_back(s.t_end);
   return grid;
 }
 

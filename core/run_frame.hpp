@@ -10,7 +10,8 @@
 namespace luztar {
 
 // t_start, t_start + output_step, ... up to t_end, and t_end itself when the
-// grid does not land on it (beyond 1e-9 output_step).
+// grid does not land on it; a grid point at the same instant as t_end
+// (core/times.hpp) is t_end.
 std::vector<double> output_times(const SimulationSettings& s);
 
 // A Result with body and element names and element kinds, no samples yet.

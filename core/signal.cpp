@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/times.hpp"
+
 namespace luztar {
 
 double interpolate(const std::vector<double>& t, const std::vector<double>& v, double x) {
@@ -87,7 +89,7 @@ double evaluate(const Signal& s, double t, const double* inputs, const double* q
     case Signal::Kind::sine:
       return s.offset + s.amplitude * std::sin(2.0 * std::numbers::pi * s.frequency * t + s.phase);
     case Signal::Kind::step:
-      return t < s.time ? s.initial : s.final_value;
+      return earlier(t, s.time) ? s.initial : s.final_value;
     case Signal::Kind::ramp:
       if (t <= s.start) return s.initial;
       if (t >= s.end) return s.final_value;
@@ -155,9 +157,63 @@ bool is_constant(const Signal& s) {
   return false;
 }
 
+namespace {
+
+// The shortest piece of a piecewise-linear part of s [s] (ramp, table segment).
+double shortest_piece(const Signal& s) {
+  double piece = INFINITY;
+  switch (s.kind) {
+    case Signal::Kind::ramp:
+      if (!is_constant(s) && s.end > s.start) piece = s.end - s.start;
+      break;
+    case Signal::Kind::table:
+      if (!is_constant(s))
+        for (std::size_t i = 1; i < s.table_t.size(); ++i) piece = std::min(piece, s.table_t[i] - s.table_t[i - 1]);
+      break;
+    case Signal::Kind::sum:
+    case Signal::Kind::product:
+    case Signal::Kind::dead_zone:
+    case Signal::Kind::saturation:
+      for (const Signal& term : s.terms) piece = std::min(piece, shortest_piece(term));
+      break;
+    default:
+      break;
+  }
+  return piece;
+}
+
+}  // namespace
+
+double turning_time(const Signal& s) {
+  double turn = INFINITY;
+  switch (s.kind) {
+    case Signal::Kind::sine:
+      if (!is_constant(s)) turn = 1.0 / std::abs(s.frequency);
+      break;
+    case Signal::Kind::sum:
+    case Signal::Kind::dead_zone:
+    case Signal::Kind::saturation:
+      for (const Signal& term : s.terms) turn = std::min(turn, turning_time(term));
+      break;
+    case Signal::Kind::product: {
+      int varying = 0;
+      for (const Signal& term : s.terms) {
+        turn = std::min(turn, turning_time(term));
+        varying += is_constant(term) ? 0 : 1;
+      }
+      if (varying > 1)
+        for (const Signal& term : s.terms) turn = std::min(turn, shortest_piece(term));
+      break;
+    }
+    default:
+      break;
+  }
+  return turn;
+}
+
 void collect_breakpoints(const Signal& s, double t0, double t1, std::vector<double>& out) {
   auto add = [&](double t) {
-    if (t > t0 && t <= t1) out.push_back(t);
+    if (earlier(t0, t) && at_or_before(t, t1)) out.push_back(t);
   };
   switch (s.kind) {
     case Signal::Kind::step:

@@ -75,7 +75,8 @@ struct Signal {
 // Linear interpolation in samples (t increasing), held constant outside them.
 double interpolate(const std::vector<double>& t, const std::vector<double>& v, double x);
 
-// Value at time t (t at a step or corner takes the value after it). Inputs
+// Value at time t (t at a step or corner, or the same instant as one
+// (core/times.hpp), takes the value after it). Inputs
 // and sampled blocks take inputs[s.input] (their held value), or their initial
 // value when `inputs` is null. Measurements read the body angles q and
 // velocities w; only the sampler passes them (a measurement outside a sampled
@@ -100,8 +101,18 @@ std::string term_field(const std::string& field, const Signal& s, std::size_t i)
 // True when the signal is the same constant for all t.
 bool is_constant(const Signal& s);
 
+// The shortest time over which the signal can turn back between its
+// breakpoints [s]: a sine's period; a product of two time-varying terms (a
+// parabola between breakpoints when both are linear there) also the shortest
+// ramp or table segment of its terms. INFINITY when the signal is monotone
+// between breakpoints (constant, step, ramp, table, their sums and memoryless
+// blocks) or held there (inputs, sampled blocks). A root function of the
+// signals can enter and leave zero within this time, so the solver never
+// steps over more than a fraction of it (solvers/simulator.hpp).
+double turning_time(const Signal& s);
+
 // Times in (t0, t1] where the signal or its slope jumps: step times, ramp
-// corners, table knots. The integrator stops there so that no step straddles one.
+// corners, table knots (none at the same instant as t0, core/times.hpp). The integrator stops there so that no step straddles one.
 // Sampled blocks contribute nothing here (the solvers stop at their instants,
 // solvers/sampled_blocks.hpp), nor does their input, which is read only there.
 void collect_breakpoints(const Signal& s, double t0, double t1, std::vector<double>& out);

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "core/times.hpp"
 #include "solvers/complementarity_blocks.hpp"
 
 namespace luztar {
@@ -25,14 +26,14 @@ void BlockSampler::set_counts(const std::vector<long>& counts) {
 bool BlockSampler::sample(const Model& m, double t, const double* q, const double* w, double* values) {
   bool changed = false;
   for (std::size_t k = 0; k < count_.size(); ++k) {
-    if (instant(k) > t) continue;
+    if (!at_or_before(instant(k), t)) continue;
     const Signal& b = m.sampled[k];
     const double x = evaluate(b.terms[0], t, values, q, w);
     double& y = values[b.input];
     const double before = y;
     // A caller that samples late (a time stepper, at the end of the step that
     // holds the instant) gives every instant passed the input it reads now.
-    for (; instant(k) <= t; ++count_[k]) {
+    for (; at_or_before(instant(k), t); ++count_[k]) {
       switch (b.kind) {
         case Signal::Kind::hold:
           y = x;

@@ -29,9 +29,10 @@ class BlockSampler {
 
   // The earliest instant not yet sampled [s] (INFINITY without blocks).
   double next_instant() const { return next_; }
-  // Updates the blocks whose instant is at or before t, reading the input
-  // values `values` (named inputs and held outputs) and the state q, w; writes
-  // their new outputs into `values`. Returns whether any held output changed.
+  // Updates the blocks whose instant is at or before t (or the same instant,
+  // core/times.hpp), reading the input values `values` (named inputs and held
+  // outputs) and the state q, w; writes their new outputs into `values`.
+  // Returns whether any held output changed.
   bool sample(const Model& m, double t, const double* q, const double* w, double* values);
 
   // Samples taken per block, to snapshot and restore.

@@ -11,6 +11,7 @@
 #include "bodies/clusters.hpp"
 #include "core/energy.hpp"
 #include "core/run_frame.hpp"
+#include "core/times.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "solvers/cvode_integrator.hpp"
@@ -24,7 +25,23 @@ namespace luztar {
 
 namespace {
 constexpr int kQuadInput = 0, kQuadDissipated = 1;
+
+// Steps per turning time of the signals (solvers/simulator.hpp): a stick
+// reserve window shorter than this fraction of a sine period (a sine of
+// amplitude within 0.12 % of the limit, cos(pi / 64) = 0.9988) could still
+// hide inside one step.
+constexpr double kStepsPerTurn = 64.0;
+
+// The longest CVODE step [s]: simulation.max_step (0 = none) and the signals'
+// turning times; 0 when neither bounds it.
+double max_cvode_step(const Model& m, double user_max_step) {
+  double turn = INFINITY;
+  for (const Signal& s : m.signals) turn = std::min(turn, turning_time(s));
+  double h = std::isfinite(turn) ? turn / kStepsPerTurn : 0.0;
+  if (user_max_step > 0.0) h = h > 0.0 ? std::min(h, user_max_step) : user_max_step;
+  return h;
 }
+}  // namespace
 
 class Simulator::Impl final : public OdeSystem {
  public:
@@ -37,7 +54,7 @@ class Simulator::Impl final : public OdeSystem {
     o.rtol = s.rtol;
     o.atol = s.atol;
     o.quad_atol = s.atol;
-    o.max_step = s.max_step;
+    o.max_step = max_cvode_step(m, s.max_step);
     const int hb = jacobian_half_bandwidth(m);
     o.band = s.linear_solver == "band" || (s.linear_solver == "auto" && o.size > 64 && 2 * hb + 1 < o.size / 2);
     o.half_bandwidth = hb;
@@ -78,12 +95,15 @@ class Simulator::Impl final : public OdeSystem {
     message.clear();
     outputs_valid = false;
     apply_input_change();
-    while (state.t < target) {
-      // With inputs, CVODE never steps past the caller's time: an input set
-      // there then acts from exactly there, with CVODE's history intact.
-      const double tstop = model.inputs.empty() ? next_stop(state.t, target) : std::min(next_stop(state.t, target), target);
+    while (earlier(state.t, target)) {
+      // A target at the same instant as the next stop (core/times.hpp) is that
+      // stop. With inputs, CVODE never steps past the caller's time: an input
+      // set there then acts from exactly there, with CVODE's history intact.
+      const double stop = next_stop(state.t, target);
+      const double tout = same_time(target, stop) ? stop : std::min(target, stop);
+      const double tstop = model.inputs.empty() ? stop : tout;
       double t = state.t;
-      const auto outcome = cvode->advance(std::min(target, tstop), tstop, t, y.data());
+      const auto outcome = cvode->advance(tout, tstop, t, y.data());
       sync(t);
       switch (outcome) {
         case CvodeIntegrator::Outcome::reached: {
@@ -92,13 +112,16 @@ class Simulator::Impl final : public OdeSystem {
           break;
         }
         case CvodeIntegrator::Outcome::root:
+          // A root at the same instant as a breakpoint is at the breakpoint:
+          // the jump is taken there (no stop can be placed a few ulp later).
+          if (const double* bp = breakpoint_near(t)) state.t = *bp;
           handle_roots();
-          if (sample_blocks()) reselect_and_restart();
+          if (sample_blocks() || is_breakpoint(state.t)) reselect_and_restart();
           break;
         case CvodeIntegrator::Outcome::stop_time: {
           // A stop only for a sample instant whose outputs did not change
           // (a relay holding its state) keeps CVODE's history.
-          const bool instant_only = sampler.next_instant() == t && !is_breakpoint(t) && t != target;
+          const bool instant_only = same_time(sampler.next_instant(), t) && !is_breakpoint(t) && !same_time(t, target);
           const bool resampled = sample_blocks();
           if (resampled || !instant_only || !stuck_consistent() || has_missed_strike()) reselect_and_restart();
           break;
@@ -125,7 +148,7 @@ class Simulator::Impl final : public OdeSystem {
   // outputs; a changed output is a jump of the torques it drives, handled by
   // the caller like a breakpoint. Returns whether an output changed.
   bool sample_blocks() {
-    if (sampler.next_instant() > state.t) return false;
+    if (!at_or_before(sampler.next_instant(), state.t)) return false;
     outputs_valid = false;
     return sampler.sample(model, state.t, state.q.data(), state.w.data(), ws.inputs.data());
   }
@@ -223,14 +246,27 @@ class Simulator::Impl final : public OdeSystem {
 
   bool can_stick(std::size_t i) const { return luztar::can_stick(model, model.frictions[i]); }
 
-  bool is_breakpoint(double t) const {
-    return std::binary_search(model.breakpoints.begin(), model.breakpoints.end(), t);
+  // Breakpoints are compared as instants (core/times.hpp): t a few ulp off
+  // one is at it.
+  bool is_breakpoint(double t) const { return breakpoint_near(t) != nullptr; }
+  // The breakpoint at the same instant as t, or null.
+  const double* breakpoint_near(double t) const {
+    const auto it = std::lower_bound(model.breakpoints.begin(), model.breakpoints.end(), t);
+    if (it != model.breakpoints.end() && same_time(*it, t)) return &*it;
+    if (it != model.breakpoints.begin() && same_time(*(it - 1), t)) return &*(it - 1);
+    return nullptr;
   }
 
+  // The next instant after t (not the same instant) where CVODE must stop:
+  // a breakpoint, a sample instant, t_end, or else past the target.
   double next_stop(double t, double target) const {
-    const auto it = std::upper_bound(model.breakpoints.begin(), model.breakpoints.end(), t);
-    const double bp = std::min(it == model.breakpoints.end() ? settings.t_end : *it, sampler.next_instant());
-    return std::max(std::min(bp, std::max(settings.t_end, target)), std::nextafter(t, INFINITY));
+    double stop = std::max(settings.t_end, target);
+    if (earlier(t, settings.t_end)) stop = settings.t_end;
+    auto it = std::upper_bound(model.breakpoints.begin(), model.breakpoints.end(), t);
+    while (it != model.breakpoints.end() && same_time(*it, t)) ++it;
+    if (it != model.breakpoints.end()) stop = std::min(stop, *it);
+    if (earlier(t, sampler.next_instant())) stop = std::min(stop, sampler.next_instant());
+    return stop;
   }
 
   // Rebuilds the structure for the current modes and restarts CVODE at state.t.

@@ -22,6 +22,15 @@
 // corners, table knots) are integration stops: CVODE restarts there and the
 // friction modes are checked again.
 //
+// No step of CVODE is longer than 1/64 of the shortest turning time of the
+// model's signals (core/signal.hpp: a sine's period, ...), nor than
+// simulation.max_step when set: a root function changes sign only at step
+// ends as CVODE sees it, and while nothing moves the error test alone would
+// let a step grow over a whole stick reserve window (a break-away and the
+// return below the limit). So the results do not depend on the output grid or
+// on how a host chops time. Instants are compared as in core/times.hpp: a
+// target, a breakpoint and a sample instant a few ulp apart are one instant.
+//
 // advance_to() never throws for outcomes: it returns a status (reached time,
 // event limit, event storm, solver failure) with a message. It prints nothing
 // and does not allocate: workspaces are sized at construction, and the static
