@@ -191,6 +191,27 @@ TEST(SameTime, RampEndingBetweenGridRoundoffRuns) {
   EXPECT_NEAR(r.velocity.back(), ref.velocity.back(), 1e-8);
 }
 
+// A sampled block's instant 7 * 0.1 = 0.7000000000000001 is the same instant
+// as a torque step at 0.7 (the output grid of 0.35 s lands on 0.7 exactly):
+// it is sampled there instead of leaving CVODE a segment of one ulp. The hold
+// reads the ramp 2 t at its instants, 1.4 at 0.7 and 2 at 1.05 and 1.4 (the
+// ramp ends at 1 s); MT0 = 10 keeps the block stuck.
+TEST(SameTime, SampleInstantAtABreakpoint) {
+  const Model m = block_under(1.4, 0.35,
+                              "{sum: [{hold: {of: {ramp: {initial: 0, final: 2, start: 0, end: 1}}, period: 0.1}},"
+                              " {step: {time: 0.7, initial: 0, final: 0.5}}]}",
+                              "10.0");
+  const Result r = simulate(m);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  ASSERT_EQ(r.time.size(), 5u);
+  EXPECT_EQ(r.time[2], 0.7);
+  ASSERT_EQ(r.block_output.size(), 5u);
+  EXPECT_NEAR(r.block_output[2], 1.4, 1e-12);
+  EXPECT_NEAR(r.block_output[3], 2.0, 1e-12);
+  EXPECT_EQ(r.events.size(), 0u);
+  EXPECT_EQ(r.angle.back(), 0.0);
+}
+
 // A host stepping t = k * 1e-3 over a torque step at T (the model has an
 // input, so CVODE stops at every host time). With MT0 = 0.5 and the step from
 // 0 to 1 N m the block breaks away at T exactly and then slides with
