@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <numbers>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/run_frame.hpp"
 #include "core/times.hpp"
@@ -143,6 +145,46 @@ TEST(EventCoverage, StuckBodyBreaksAwayWhenItsLimitDips) {
   SimulationSettings fine = m.simulation;
   fine.output_step = 1e-3;
   expect_same_events(r.events, simulate(m, fine).events, 1e-10);
+}
+
+Signal sine(double f) {
+  Signal s;
+  s.kind = Signal::Kind::sine;
+  s.amplitude = 1.0;
+  s.frequency = f;
+  return s;
+}
+Signal ramp(double start, double end) {
+  Signal s;
+  s.kind = Signal::Kind::ramp;
+  s.start = start;
+  s.end = end;
+  s.final_value = 1.0;
+  return s;
+}
+Signal of_kind(Signal::Kind kind, std::vector<Signal> terms) {
+  Signal s;
+  s.kind = kind;
+  s.terms = std::move(terms);
+  return s;
+}
+
+// The turning time of core/signal.hpp: a sine's period; piecewise-linear
+// signals and their sums are monotone between breakpoints; a product of two
+// of them is a parabola there, bounded by the shortest piece.
+TEST(TurningTime, OfEachKind) {
+  EXPECT_EQ(turning_time(sine(4.0)), 0.25);
+  EXPECT_EQ(turning_time(sine(-4.0)), 0.25);
+  EXPECT_EQ(turning_time(Signal::make_constant(2.0)), INFINITY);
+  EXPECT_EQ(turning_time(ramp(1.0, 3.0)), INFINITY);
+  const Signal two_ramps = of_kind(Signal::Kind::sum, {ramp(1.0, 3.0), ramp(0.0, 0.5)});
+  EXPECT_EQ(turning_time(two_ramps), INFINITY);
+  EXPECT_EQ(turning_time(of_kind(Signal::Kind::product, {ramp(1.0, 3.0), ramp(0.0, 0.5)})), 0.5);
+  EXPECT_EQ(turning_time(of_kind(Signal::Kind::product, {ramp(1.0, 3.0), Signal::make_constant(2.0)})), INFINITY);
+  EXPECT_EQ(turning_time(of_kind(Signal::Kind::saturation, {of_kind(Signal::Kind::sum, {sine(2.0), two_ramps})})), 0.5);
+  Signal held = of_kind(Signal::Kind::hold, {sine(100.0)});  // held between its instants
+  held.period = 0.1;
+  EXPECT_EQ(turning_time(held), INFINITY);
 }
 
 TEST(SameTime, FewUlpApartIsOneInstant) {
