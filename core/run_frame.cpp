@@ -1,10 +1,20 @@
 #include "core/run_frame.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace luztar {
 
+double output_sample_count(const SimulationSettings& s) {
+  const double n = std::floor((s.t_end - s.t_start) / s.output_step * (1.0 + 1e-12));
+  return std::isfinite(n) && n >= 0.0 ? n + 2.0 : INFINITY;  // + t_start, + t_end off the grid
+}
+
 std::vector<double> output_times(const SimulationSettings& s) {
+  if (!(output_sample_count(s) <= kMaxStoredValues))
+    throw std::invalid_argument("output grid: (t_end - t_start) / output_step gives more than " +
+                                std::to_string(static_cast<long>(kMaxStoredValues)) + " samples");
   const double dt = s.output_step;
   const long n = static_cast<long>(std::floor((s.t_end - s.t_start) / dt * (1.0 + 1e-12)));
   std::vector<double> grid;
