@@ -34,19 +34,20 @@ std::size_t value_count(const SweepParameter& p) {
 // Runs of the sweep, in floating point (exact up to 2^53, beyond any limit,
 // and it cannot wrap); with the factors for the message ("1000 x 1000").
 double run_count(const SweepSpec& spec, std::string& factors) {
-  double runs = 1.0, zipped = -1.0;
-  auto factor = [&](double n) {
-    factors += (factors.empty() ? "" : " x ") + std::to_string(static_cast<long>(n));
-    runs *= n;
+  double runs = 1.0;
+  auto factor = [&](long n) {
+    factors += (factors.empty() ? "" : " x ") + std::to_string(n);
+    runs *= static_cast<double>(n);
   };
+  long zipped = -1;
   for (const SweepParameter& p : spec.parameters) {
     if (p.sampled()) continue;
-    const double n = static_cast<double>(value_count(p));
+    const long n = static_cast<long>(value_count(p));
     if (!spec.zip) factor(n);
-    else if (zipped < 0.0) zipped = n;  // equal lengths are checked where they are zipped
+    else if (zipped < 0) zipped = n;  // equal lengths are checked where they are zipped
   }
-  if (zipped >= 0.0) factor(zipped);
-  if (spec.samples > 0) factor(static_cast<double>(spec.samples));
+  if (zipped >= 0) factor(zipped);
+  if (spec.samples > 0) factor(spec.samples);
   return runs;
 }
 
