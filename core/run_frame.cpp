@@ -13,7 +13,7 @@ double output_sample_count(const SimulationSettings& s) {
 
 std::vector<double> output_times(const SimulationSettings& s) {
   if (!(output_sample_count(s) <= kMaxStoredValues))
-    throw std::invalid_argument("output grid: (t_end - t_start) / output_step gives more than " +
+    throw std::invalid_argument("output grid: t_end - t_start and output_step must be > 0 and give at most " +
                                 std::to_string(static_cast<long>(kMaxStoredValues)) + " samples");
   const double dt = s.output_step;
   const long n = static_cast<long>(std::floor((s.t_end - s.t_start) / dt * (1.0 + 1e-12)));

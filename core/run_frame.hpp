@@ -26,14 +26,15 @@ inline double stored_values_per_sample(std::size_t bodies, std::size_t elements)
   return 5.0 + 2.0 * static_cast<double>(bodies) + 2.0 * static_cast<double>(elements);
 }
 
-// Number of samples of the output grid (output_times), computed without
-// allocating and without overflow (+inf for a degenerate grid).
+// At most the number of samples of the output grid (output_times), computed
+// without allocating and without overflow; +inf for a grid that is not one
+// (t_end <= t_start, output_step <= 0, NaN, overflow).
 double output_sample_count(const SimulationSettings& s);
 
 // t_start, t_start + output_step, ... up to t_end, and t_end itself when the
 // grid does not land on it (beyond 1e-9 output_step). Throws
-// std::invalid_argument for a grid of more than kMaxStoredValues samples
-// (settings that did not pass validate()).
+// std::invalid_argument for a degenerate grid or one of more than
+// kMaxStoredValues samples (settings that did not pass validate()).
 std::vector<double> output_times(const SimulationSettings& s);
 
 // A Result with body and element names and element kinds, no samples yet.

@@ -157,7 +157,7 @@ TEST(Simulator, SettingsTooLargeForMemoryAreRefusedBeforeAllocation) {
     simulate(m, s);
     ADD_FAILURE() << "no error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "output grid: (t_end - t_start) / output_step gives more than 100000000 samples");
+    EXPECT_EQ(std::string(e.what()), "output grid: t_end - t_start and output_step must be > 0 and give at most 100000000 samples");
   }
 }
 
