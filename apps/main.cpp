@@ -62,6 +62,7 @@ int run(const RunOptions& o) {
     luztar::app::print_summary(std::cout, model, model.simulation, r);
     std::cout << "  wrote      " << out << (o.csv.empty() ? "" : ", " + o.csv) << "\n";
   }
+  if (r.stats.energy_residual_exceeded) std::cerr << "luztar: " << luztar::app::energy_warning(r) << "\n";
   if (r.status != luztar::StepStatus::reached_time) {
     std::cerr << "luztar: run stopped early (" << luztar::to_string(r.status) << "): " << r.message << "\n";
     return 3;

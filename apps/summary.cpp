@@ -18,6 +18,13 @@ std::string format(const char* fmt, double v) {
 }
 }  // namespace
 
+std::string energy_warning(const Result& r) {
+  return "warning: the relative energy residual " + format("%.2e", r.stats.energy_residual) +
+         " exceeds " + format("%.0e", kEnergyResidualLimit) +
+         ": the results are suspect (tighten rtol/atol, take a smaller step, or check the step against the "
+         "stiffest spring's period)";
+}
+
 void print_summary(std::ostream& out, const Model& model, const SimulationSettings& s, const Result& r) {
   const std::string name =
       !model.name.empty() ? model.name : std::filesystem::path(model.source_path).stem().string();
@@ -56,6 +63,7 @@ void print_summary(std::ostream& out, const Model& model, const SimulationSettin
         << " + elastic " << format("%.6g", b.elastic_change) << " + dissipated " << format("%.6g", b.dissipated)
         << "; residual " << format("%.2e", b.residual) << " J (relative " << format("%.2e", b.relative) << ")\n";
   }
+  if (r.stats.energy_residual_exceeded) out << "  " << energy_warning(r) << "\n";
   if (s.solver == "time_stepping") {
     out << "  solver     Moreau-Jean time stepping: " << r.stats.steps << " steps (h " << s.step << ", theta " << s.theta
         << ")\n";

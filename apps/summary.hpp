@@ -2,11 +2,16 @@
 // The terminal summary of a run: events by kind, time stuck per friction
 // element, energy balance, solver statistics, wall time.
 #include <ostream>
+#include <string>
 
 #include "core/model.hpp"
 #include "core/result.hpp"
 
 namespace luztar::app {
+
+// The warning for a run whose energy residual exceeds kEnergyResidualLimit
+// (RunStats::energy_residual_exceeded), one line without a newline.
+std::string energy_warning(const Result& r);
 
 void print_summary(std::ostream& out, const Model& model, const SimulationSettings& settings, const Result& r);
 

@@ -33,4 +33,15 @@ struct EnergyBalance {
 };
 EnergyBalance energy_balance(const Result& r, int k);
 
+// A run whose relative energy residual at its last sample exceeds this is
+// flagged as suspect (RunStats::energy_residual_exceeded). The models in
+// models/ close their balance to 1e-6 or better at their settings; a residual
+// of 1e-3 means the integration lost or made energy: tolerances too loose, or
+// a time step too coarse for the stiffest spring (README, "Energy balance").
+inline constexpr double kEnergyResidualLimit = 1e-3;
+
+// Books the energy balance at the last sample of r in r.stats
+// (energy_residual, energy_residual_exceeded); nothing for a run without samples.
+void check_energy_balance(Result& r);
+
 }  // namespace luztar

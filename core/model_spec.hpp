@@ -64,7 +64,7 @@ struct SimulationSettings {
   double atol = 1e-10;        // CVODE absolute tolerance on angles and velocities
   double max_step = 0.0;      // largest CVODE step [s]; 0 = no limit
   long max_events = 10000000; // stop with status event_limit beyond this many events
-  int storm_events = 200;     // an event storm is this many events ...
+  long storm_events = 200;    // an event storm is this many events ...
   double storm_span = 1e-9;   // ... within this span of time [s]
   // event_driven: a rigid freeplay struck at a relative speed whose rebound
   // e |u| would be below this comes to rest in contact (plastic impact), which

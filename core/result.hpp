@@ -50,6 +50,10 @@ struct RunStats {
   double impact_loss = 0.0;      // event-driven: kinetic energy lost in impacts (counted as dissipated) [J]
   long missed_strikes = 0;       // event-driven: teeth found past their flank (a rebound flight below the
                                  // integration tolerance), struck where found
+  // Relative energy residual at the last sample (core/energy.hpp energy_balance),
+  // and whether it exceeds kEnergyResidualLimit (a suspect run; README, "Energy balance").
+  double energy_residual = 0.0;
+  bool energy_residual_exceeded = false;
   double wall_time = 0.0;        // [s]
 };
 

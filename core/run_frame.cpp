@@ -1,12 +1,22 @@
 #include "core/run_frame.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "core/times.hpp"
 
 namespace luztar {
 
+double output_sample_count(const SimulationSettings& s) {
+  const double n = std::floor((s.t_end - s.t_start) / s.output_step * (1.0 + 1e-12));
+  return std::isfinite(n) && n >= 0.0 ? n + 2.0 : INFINITY;  // + t_start, + t_end off the grid
+}
+
 std::vector<double> output_times(const SimulationSettings& s) {
+  if (!(output_sample_count(s) <= kMaxStoredValues))
+    throw std::invalid_argument("output grid: t_end - t_start and output_step must be > 0 and give at most " +
+                                std::to_string(static_cast<long>(kMaxStoredValues)) + " samples");
   const double dt = s.output_step;
   long n = static_cast<long>(std::floor((s.t_end - s.t_start) / dt));
   if (same_time(s.t_start + static_cast<double>(n + 1) * dt, s.t_end)) ++n;  // the quotient rounded down

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "core/errors.hpp"
 
@@ -17,8 +18,41 @@ namespace {
   throw ModelError("sweep.parameters." + p.path, detail, p.where);
 }
 
-std::vector<std::string> range_values(const SweepParameter& p) {
+// Values a listed or ranged parameter contributes, checked before any is made.
+std::size_t value_count(const SweepParameter& p) {
+  if (p.kind == SweepParameter::Kind::list) {
+    if (p.values.empty()) bad(p, "the list of values is empty");
+    return p.values.size();
+  }
   if (p.count < 1) bad(p, "the range is empty (count " + std::to_string(p.count) + "; give at least 1)");
+  if (p.count > kMaxSweepRuns)
+    bad(p, "count " + std::to_string(p.count) + " is more than the limit of " + std::to_string(kMaxSweepRuns) +
+               " runs per sweep");
+  return static_cast<std::size_t>(p.count);
+}
+
+// Runs of the sweep, in floating point (exact up to 2^53, beyond any limit,
+// and it cannot wrap); with the factors for the message ("1000 x 1000").
+double run_count(const SweepSpec& spec, std::string& factors) {
+  double runs = 1.0;
+  auto factor = [&](long n) {
+    factors += (factors.empty() ? "" : " x ") + std::to_string(n);
+    runs *= static_cast<double>(n);
+  };
+  long zipped = -1;
+  for (const SweepParameter& p : spec.parameters) {
+    if (p.sampled()) continue;
+    const long n = static_cast<long>(value_count(p));
+    if (!spec.zip) factor(n);
+    else if (zipped < 0) zipped = n;  // equal lengths are checked where they are zipped
+  }
+  if (zipped >= 0) factor(zipped);
+  if (spec.samples > 0) factor(spec.samples);
+  return runs;
+}
+
+std::vector<std::string> range_values(const SweepParameter& p) {
+  value_count(p);
   if (!std::isfinite(p.from) || !std::isfinite(p.to)) bad(p, "the range ends must be finite numbers");
   if (p.count == 1 && p.from != p.to)
     bad(p, "count 1 between two different ends is ambiguous (give count >= 2, or a list of one value)");
@@ -110,18 +144,26 @@ RunTable expand(const SweepSpec& spec) {
       continue;
     }
     fixed_index.push_back(i);
-    if (p.kind == SweepParameter::Kind::list) {
-      if (p.values.empty()) bad(p, "the list of values is empty");
-      fixed.push_back(p.values);
-    } else {
-      fixed.push_back(range_values(p));
-    }
+    value_count(p);
   }
   if (!sampled_index.empty() && spec.samples < 1)
     throw ModelError("sweep.samples", "sampled parameters need 'samples' (the number of draws, >= 1)", spec.where);
   if (sampled_index.empty() && spec.samples > 0)
     throw ModelError("sweep.samples", "'samples' is given but no parameter is sampled (uniform or latin_hypercube)",
                      spec.where);
+  std::string factors;
+  const double runs = run_count(spec, factors);
+  if (runs > static_cast<double>(kMaxSweepRuns)) {
+    std::ostringstream os;
+    os << "the sweep has " << factors << " = " << runs << " runs, more than the limit of " << kMaxSweepRuns
+       << " (use fewer values, or split it into several sweeps)";
+    throw ModelError("sweep", os.str(), spec.where);
+  }
+
+  for (std::size_t i : fixed_index) {
+    const SweepParameter& p = spec.parameters[i];
+    fixed.push_back(p.kind == SweepParameter::Kind::list ? p.values : range_values(p));
+  }
 
   // Rows of the listed/ranged parameters: grid (first parameter slowest) or zip.
   std::vector<std::vector<std::string>> rows(1);

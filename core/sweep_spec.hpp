@@ -73,10 +73,16 @@ struct SweepRunResult {
   Result trajectory;             // when the sweep stores trajectories
 };
 
+// Most runs a sweep may have (grid or zip rows x samples); also the most
+// values of one range and the most samples. The run table holds every run's
+// values as text, about 0.1-1 kB per run.
+inline constexpr long kMaxSweepRuns = 1000000;
+
 // Expands the sweep. Throws ModelError (field "sweep.parameters.<path>") for an
-// empty list or range, a count below 1, a log scale over values <= 0, sampled
-// parameters without `samples`, zipped lists of different lengths, or a path
-// given twice. The same spec always gives the same table (the random streams
+// empty list or range, a count below 1 or above kMaxSweepRuns, a log scale over
+// values <= 0, sampled parameters without `samples`, zipped lists of different
+// lengths, or a path given twice; (field "sweep") for more than kMaxSweepRuns
+// runs, counted before any run is built. The same spec always gives the same table (the random streams
 // are defined here, not by the standard library).
 RunTable expand(const SweepSpec& spec);
 

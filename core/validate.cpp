@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/model.hpp"
+#include "core/run_frame.hpp"
 
 namespace luztar {
 
@@ -28,6 +29,49 @@ void require_nonnegative(double v, const std::string& field) {
 void require_positive(double v, const std::string& field) {
   require_finite(v, field);
   if (v <= 0.0) throw ModelError(field, "must be > 0 (got " + show(v) + ")");
+}
+
+// Tolerances: rtol in (0, kMaxRtol], atol in (0, kMaxAtol]; larger ones make
+// the integrator's error control meaningless (a "converged" step may be wrong
+// by more than the state itself).
+constexpr double kMaxRtol = 0.1;
+constexpr double kMaxAtol = 1.0;
+
+// lo < v <= hi.
+void require_in(double v, double lo, double hi, const std::string& field) {
+  require_finite(v, field);
+  if (!(v > lo && v <= hi))
+    throw ModelError(field, "must be in (" + show(lo) + ", " + show(hi) + "] (got " + show(v) + ")");
+}
+
+// A count lo <= n <= hi.
+void require_count(long n, long lo, long hi, const std::string& field) {
+  if (n < lo || n > hi)
+    throw ModelError(field, "must be a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                "] (got " + std::to_string(n) + ")");
+}
+
+// The output grid fits in memory: samples x values per sample <= kMaxStoredValues.
+void require_stored_values(const SimulationSettings& sim, std::size_t bodies, std::size_t elements) {
+  const double samples = output_sample_count(sim);
+  const double values = samples * stored_values_per_sample(bodies, elements);
+  if (!(values <= kMaxStoredValues))
+    throw ModelError("simulation.output_step",
+                     "(t_end - t_start) / output_step gives " + show(samples) + " output samples x " +
+                         show(stored_values_per_sample(bodies, elements)) + " values per sample = " + show(values) +
+                         " stored values, more than the limit " + show(kMaxStoredValues) + " (got output_step " +
+                         show(sim.output_step) + "; raise it or shorten the run)");
+}
+
+// time_stepping: 0 < step <= t_end - t_start, at most kMaxTimeSteps steps.
+void require_step_count(const SimulationSettings& sim) {
+  const double span = sim.t_end - sim.t_start;
+  if (!(sim.step <= span))
+    throw ModelError("simulation.step", "must be <= t_end - t_start = " + show(span) + " s (got " + show(sim.step) + ")");
+  const double steps = span / sim.step;
+  if (!(steps <= kMaxTimeSteps))
+    throw ModelError("simulation.step", "(t_end - t_start) / step gives " + show(steps) + " steps, more than the limit " +
+                                            show(kMaxTimeSteps) + " (got step " + show(sim.step) + ")");
 }
 
 // Bounds of a signal over all time, by interval arithmetic (used to prove that
@@ -269,11 +313,12 @@ void validate(const ModelSpec& spec) {
   if (!(sim.t_end > sim.t_start))
     throw ModelError("simulation.t_end", "must be later than t_start (got " + show(sim.t_end) + ")");
   require_positive(sim.output_step, "simulation.output_step");
-  require_positive(sim.rtol, "simulation.rtol");
-  require_positive(sim.atol, "simulation.atol");
+  require_stored_values(sim, spec.bodies.size(), spec.elements.size());
+  require_in(sim.rtol, 0.0, kMaxRtol, "simulation.rtol");
+  require_in(sim.atol, 0.0, kMaxAtol, "simulation.atol");
   require_nonnegative(sim.max_step, "simulation.max_step");
-  if (sim.max_events <= 0) throw ModelError("simulation.max_events", "must be > 0");
-  if (sim.storm_events < 2) throw ModelError("simulation.event_storm.events", "must be >= 2");
+  require_count(sim.max_events, 1, kMaxEvents, "simulation.max_events");
+  require_count(sim.storm_events, 2, kMaxStormEvents, "simulation.event_storm.events");
   require_nonnegative(sim.storm_span, "simulation.event_storm.span");
   require_nonnegative(sim.rest_velocity, "simulation.rest_velocity");
   if (sim.linear_solver != "auto" && sim.linear_solver != "dense" && sim.linear_solver != "band")
@@ -285,6 +330,7 @@ void validate(const ModelSpec& spec) {
     if (sim.step == 0.0)
       throw ModelError("simulation.step", "solver time_stepping needs a step h [s] (e.g. step: 1.0e-4)");
     require_positive(sim.step, "simulation.step");
+    require_step_count(sim);
     require_finite(sim.theta, "simulation.theta");
     if (sim.theta < 0.5 || sim.theta > 1.0)
       throw ModelError("simulation.theta", "must be in [0.5, 1] (got " + show(sim.theta) + ")");

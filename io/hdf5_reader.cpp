@@ -89,6 +89,11 @@ StoredRun read_hdf5(const std::string& path) {
   r.stats.steps = f.numeric_attribute<long>("run", "steps", H5T_NATIVE_LONG);
   r.stats.events = f.numeric_attribute<long>("run", "events", H5T_NATIVE_LONG);
   r.stats.wall_time = f.numeric_attribute<double>("run", "wall_time", H5T_NATIVE_DOUBLE);
+  if (f.has_attribute("run", "energy_residual")) {  // written since the energy check
+    r.stats.energy_residual = f.numeric_attribute<double>("run", "energy_residual", H5T_NATIVE_DOUBLE);
+    r.stats.energy_residual_exceeded =
+        f.numeric_attribute<long>("run", "energy_residual_exceeded", H5T_NATIVE_LONG) != 0;
+  }
   run.model_text = f.strings("model/text").front();
   run.luztar_version = f.string_attribute("/", "luztar_version");
   return run;

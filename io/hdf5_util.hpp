@@ -196,6 +196,9 @@ class File {
     if (g.id < 0) throw std::runtime_error(path_ + ": missing group " + group);
     return h5::children(g.id);
   }
+  bool has_attribute(const std::string& object, const std::string& name) const {
+    return H5Aexists_by_name(id_, object.c_str(), name.c_str(), H5P_DEFAULT) > 0;
+  }
   std::string string_attribute(const std::string& object, const std::string& name) const {
     Closer a{H5Aopen_by_name(id_, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose};
     if (a.id < 0) throw std::runtime_error(path_ + ": missing attribute " + object + "@" + name);

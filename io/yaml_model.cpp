@@ -315,7 +315,7 @@ class Reader {
       const std::string sf = f + ".event_storm";
       require_map(st, sf);
       check_keys(st, sf, {"events", "span"});
-      if (st["events"]) s.storm_events = static_cast<int>(integer(st["events"], sf + ".events"));
+      if (st["events"]) s.storm_events = integer(st["events"], sf + ".events");
       s.storm_span = number_or(st, "span", sf, s.storm_span);
     }
     s.rest_velocity = number_or(n, "rest_velocity", f, s.rest_velocity);

@@ -160,7 +160,9 @@ class SweepReader {
     }
     if (n["samples"]) {
       s.samples = whole(n["samples"], "sweep.samples");
-      if (s.samples < 1) fail(n["samples"], "sweep.samples", "must be >= 1");
+      if (s.samples < 1 || s.samples > kMaxSweepRuns)
+        fail(n["samples"], "sweep.samples", "must be a whole number in [1, " + std::to_string(kMaxSweepRuns) +
+                                                "] (got " + std::to_string(s.samples) + ")");
     }
     if (n["seed"]) {
       const long seed = whole(n["seed"], "sweep.seed");
@@ -258,6 +260,8 @@ bool shorthand(const std::string& path, const std::string& rhs, const std::strin
     if (f.size() != 3 || !parse_double(f[0], p.from) || !parse_double(f[1], p.to) || !parse_double(f[2], count) ||
         count != std::floor(count))
       bad("expected FROM:TO:COUNT[:log], got '" + rhs + "'");
+    if (std::abs(count) > static_cast<double>(kMaxSweepRuns))  // before the conversion, which could overflow
+      bad("COUNT must be a whole number in [1, " + std::to_string(kMaxSweepRuns) + "], got '" + f[2] + "'");
     p.kind = SweepParameter::Kind::range;
     p.count = static_cast<long>(count);
     return true;

@@ -70,7 +70,7 @@ class Simulator::Impl final : public OdeSystem {
     struck_side.assign(m.springs.size(), 0);
     locked.reserve(m.num_bodies());
     events.reserve(1024);  // the event log grows by doubling beyond this
-    recent.reserve(static_cast<std::size_t>(std::max(s.storm_events, 0)) + 1);
+    recent.reserve(static_cast<std::size_t>(std::max(s.storm_events, 0L)) + 1);
     initialise();
     before = state;
   }
@@ -619,6 +619,10 @@ namespace {
 const SimulationSettings& event_driven_settings(const Model&, const SimulationSettings& settings) {
   if (settings.solver == "time_stepping")
     throw std::invalid_argument("Simulator runs the event-driven solver; solver time_stepping runs through simulate()");
+  // The storm window is reserved up front (validate() bounds it for models from a file).
+  if (settings.storm_events < 2 || settings.storm_events > kMaxStormEvents)
+    throw std::invalid_argument("simulation.event_storm.events must be in [2, " + std::to_string(kMaxStormEvents) +
+                                "] (got " + std::to_string(settings.storm_events) + ")");
   return settings;
 }
 }  // namespace
@@ -768,8 +772,8 @@ void Simulator::restore(const Snapshot& snap) {
 
 Result simulate(const Model& model) { return simulate(model, model.simulation); }
 
-Result simulate(const Model& model, const SimulationSettings& settings) {
-  if (settings.solver == "time_stepping") return simulate_time_stepping(model, settings);
+namespace {
+Result simulate_event_driven(const Model& model, const SimulationSettings& settings) {
   const auto wall0 = std::chrono::steady_clock::now();
   Result r = labelled_result(model);
   Simulator sim(model, settings);
@@ -803,6 +807,14 @@ Result simulate(const Model& model, const SimulationSettings& settings) {
   r.time_stuck = sim.time_stuck();
   r.stats = sim.stats();
   r.stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+}  // namespace
+
+Result simulate(const Model& model, const SimulationSettings& settings) {
+  Result r = settings.solver == "time_stepping" ? simulate_time_stepping(model, settings)
+                                                : simulate_event_driven(model, settings);
+  check_energy_balance(r);
   return r;
 }
 

@@ -145,7 +145,9 @@ class Simulator {
 };
 
 // Runs t_start -> t_end and samples every output_step, with the solver that
-// settings.solver names (time_stepping: solvers/time_stepping.hpp).
+// settings.solver names (time_stepping: solvers/time_stepping.hpp). The
+// energy balance at the last sample is booked in Result::stats
+// (check_energy_balance, core/energy.hpp).
 Result simulate(const Model& model);
 Result simulate(const Model& model, const SimulationSettings& settings);
 

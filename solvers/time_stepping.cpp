@@ -419,11 +419,16 @@ Result simulate_time_stepping(const Model& model, const SimulationSettings& sett
     for (const Signal& b : model.sampled) r.block_output.push_back(mj.input_values()[b.input]);
   };
 
-  const double h = settings.step;
+  const double h = settings.step;  // > 0 and finite (MoreauJean checked it)
   const double span = settings.t_end - settings.t_start;
+  if (!(span / h <= kMaxTimeSteps))
+    throw std::invalid_argument("time stepping: (t_end - t_start) / step must be at most " +
+                                std::to_string(static_cast<long>(kMaxTimeSteps)) + " steps (simulation.step)");
+  // Whole steps, and a shorter last one for a remainder beyond roundoff; at
+  // least one step, which ends at t_end (a step longer than the span is cut).
   const long n_full = static_cast<long>(std::floor(span / h * (1.0 + 1e-12)));
-  const bool partial = span - static_cast<double>(n_full) * h > 1e-9 * h;
-  const long n_steps = n_full + (partial ? 1 : 0);
+  const bool partial = span - static_cast<double>(n_full) * h > 1e-9 * std::min(h, span);
+  const long n_steps = std::max(n_full + (partial ? 1 : 0), 1L);
   std::size_t next = 0;  // next output sample
   Eigen::VectorXd q0(nb), v0(nb);  // state at the start of the step
   std::vector<std::int8_t> before(ne);
@@ -462,6 +467,14 @@ Result simulate_time_stepping(const Model& model, const SimulationSettings& sett
       r.message = "time stepping: more than simulation.max_events steps with mode changes";
       break;
     }
+  }
+  // reached_time means t_end was reached and every output sample taken.
+  if (r.status == StepStatus::reached_time && (mj.t() != settings.t_end || next != grid.size())) {
+    r.status = StepStatus::solver_failure;
+    std::ostringstream os;
+    os << "time stepping: stopped at t = " << mj.t() << " s short of t_end = " << settings.t_end << " s ("
+       << next << " of " << grid.size() << " output samples)";
+    r.message = os.str();
   }
   r.stats.lcp_not_converged = mj.lcp_not_converged();
   r.stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -48,8 +48,10 @@
 namespace luztar {
 
 // Runs settings.t_start -> t_end with step settings.step and samples every
-// output_step. Throws ModelError (field simulation.solver) when the model has
-// massless bodies, std::invalid_argument for settings out of range.
+// output_step; the last step is cut to end at t_end. Status reached_time only
+// when t_end was reached with every output sample. Throws ModelError (field
+// simulation.solver) when the model has massless bodies, std::invalid_argument
+// for settings out of range (h not > 0, more than kMaxTimeSteps steps).
 Result simulate_time_stepping(const Model& model, const SimulationSettings& settings);
 
 }  // namespace luztar

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <numbers>
+#include <stdexcept>
+#include <string>
 
 #include "core/energy.hpp"
 #include "model_builder.hpp"
@@ -134,6 +136,29 @@ TEST(Simulator, EventLimitStopsTheRunWithAStatus) {
   EXPECT_EQ(r.status, StepStatus::event_limit);
   EXPECT_NE(r.message.find("more than 5 events"), std::string::npos) << r.message;
   EXPECT_LT(r.time.back(), 1.0);
+}
+
+// Settings that did not pass validate() (an embedding caller's own) are
+// refused before anything is reserved: the event-storm window and the output
+// grid would take 34 GB and 8 TB here.
+TEST(Simulator, SettingsTooLargeForMemoryAreRefusedBeforeAllocation) {
+  const Model m = assemble(one_body(1e-6, 10.0, {spring("wall", "x", "", 1e4, 1e-3)}, 1.0));
+  SimulationSettings s = m.simulation;
+  s.storm_events = 4294967298;
+  try {
+    Simulator sim(m, s);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "simulation.event_storm.events must be in [2, 1000000] (got 4294967298)");
+  }
+  s = m.simulation;
+  s.output_step = 1e-12;
+  try {
+    simulate(m, s);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "output grid: t_end - t_start and output_step must be > 0 and give at most 100000000 samples");
+  }
 }
 
 // Stepping through advance_to at 1 ms gives the run's samples exactly.

@@ -122,6 +122,40 @@ TEST(SweepExpand, UniformDrawsStayInBoundsAndCrossTheGrid) {
   EXPECT_NEAR(sum / 1000, 1.0, 0.15);  // mean of U(-1, 3) = 1, standard error 0.037
 }
 
+// The runs are counted (in floating point: it cannot wrap) from the lists'
+// lengths, the ranges' counts and the samples before any value or row is
+// built: a grid of 1000^4 = 1e12 runs, which would take terabytes to expand,
+// is refused with an error; so is one run over the limit.
+TEST(SweepExpand, RefusesMoreRunsThanTheLimitBeforeBuildingAny) {
+  auto error = [](const SweepSpec& s) {
+    try {
+      const RunTable t = expand(s);
+      return "expanded to " + std::to_string(t.size()) + " runs";
+    } catch (const ModelError& e) {
+      return std::string(e.what());
+    }
+  };
+  SweepSpec s;
+  s.where = "s.yaml:2:3";
+  for (const char* p : {"a", "b", "c", "d"}) s.parameters.push_back(range(p, 0.0, 1.0, 1000));
+  EXPECT_EQ(error(s), "s.yaml:2:3: sweep: the sweep has 1000 x 1000 x 1000 x 1000 = 1e+12 runs, more than the limit "
+                      "of 1000000 (use fewer values, or split it into several sweeps)");
+  s.parameters = {range("a", 0.0, 1.0, 1000), range("b", 0.0, 1.0, 1001)};
+  EXPECT_NE(error(s).find("sweep: the sweep has 1000 x 1001 = 1.001e+06 runs, more than the limit"), std::string::npos);
+  s.zip = true;  // zipped: one row per value (lengths checked after the count)
+  s.parameters = {range("a", 0.0, 1.0, 2000), range("b", 0.0, 1.0, 2000)};
+  s.samples = 1000;
+  s.parameters.push_back(sampled("c", SweepParameter::Kind::uniform, 0.0, 1.0));
+  EXPECT_NE(error(s).find("sweep: the sweep has 2000 x 1000 = 2e+06 runs"), std::string::npos);
+  s.samples = 0;
+  s.zip = false;
+  s.parameters = {range("a", 0.0, 1.0, 2000000)};
+  s.parameters[0].where = "s.yaml:4:5";  // a parameter's own rule is reported where it is defined
+  EXPECT_EQ(error(s), "s.yaml:4:5: sweep.parameters.a: count 2000000 is more than the limit of 1000000 runs per sweep");
+  s.parameters = {range("a", 0.0, 1.0, 1000), list("b", {"1", "2"})};
+  EXPECT_EQ(error(s), "expanded to 2000 runs");
+}
+
 TEST(SweepExpand, FormatValueRoundTrips) {
   for (double v : {0.1, 1.0 / 3.0, 1e-300, 6.02214076e23, -2.5, 0.0})
     EXPECT_EQ(std::strtod(format_value(v).c_str(), nullptr), v);
@@ -188,6 +222,12 @@ TEST_F(SweepErrors, EachBadDescriptionGetsItsMessage) {
        "metrics.m: unknown event kind 'slip'"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {hysteresis: bodies.psi.angle}\n",
        "sweep.metrics.m: missing field 'against'"},
+      {"sweep:\n  parameters:\n    elements.mesh.freeplay: {from: 0.01, to: 0.02, count: 1000}\n"
+       "    bodies.psi.inertia: {from: 1, to: 2, count: 1000}\n    bodies.phi.inertia: {from: 1, to: 2, count: 1000}\n"
+       "    elements.mesh.stiffness: {from: 1, to: 2, count: 1000}\n",
+       f + ":3:3: sweep: the sweep has 1000 x 1000 x 1000 x 1000 = 1e+12 runs, more than the limit of 1000000"},
+      {"sweep:\n  samples: 4294967298\n  parameters:\n    bodies.psi.inertia: {uniform: [1, 2]}\n",
+       f + ":3:12: sweep.samples: must be a whole number in [1, 1000000] (got 4294967298)"},
       {"sweep:\n  combine: all\n  parameters:\n    bodies.psi.inertia: [1]\n",
        f + ":3:12: sweep.combine: expected 'grid' or 'zip', got 'all'"},
       {"sweep:\n  paramters:\n    bodies.psi.inertia: [1]\n", f + ":3:3: sweep.paramters: unknown key 'paramters'"},
@@ -208,6 +248,10 @@ TEST_F(SweepErrors, CommandLineValuesAndMissingFiles) {
   EXPECT_NE(error_of(base, {"elements.mesh.freeplay=0.01:0.02:x"}).find(
                 "--set elements.mesh.freeplay=0.01:0.02:x: sweep.parameters.elements.mesh.freeplay: expected "
                 "FROM:TO:COUNT[:log]"),
+            std::string::npos);
+  EXPECT_NE(error_of(base, {"elements.mesh.freeplay=0.01:0.02:1e30"}).find(
+                "--set elements.mesh.freeplay=0.01:0.02:1e30: sweep.parameters.elements.mesh.freeplay: COUNT must be "
+                "a whole number in [1, 1000000], got '1e30'"),
             std::string::npos);
   EXPECT_NE(error_of(base, {"elements.mesh.freeplay"}).find("expected PATH=VALUES"), std::string::npos);
   EXPECT_NE(error_of(base, {"elements.mesh.freeplay=0.01,,0.02"}).find("empty value in the list"), std::string::npos);

@@ -219,6 +219,33 @@ TEST(TimeStepping, RefusesMasslessBodiesAndBadSettings) {
   EXPECT_THROW(assemble(spec), ModelError);
 }
 
+// reached_time means t_end was reached with every output sample. Settings
+// that pass by validate() (an embedding caller's own) get one cut step when
+// the step exceeds the span, and a refusal when they would overflow the step
+// count; before, a step of 1e9 s over 1 s ran no step and a step of 1e-300 s
+// overflowed the count, and both reported reached_time with no sample.
+TEST(TimeStepping, ReachedTimeOnlyAtTEndWithEverySample) {
+  const Model m = io::load_model(LUZTAR_MODELS_DIR "/block.yaml");
+  SimulationSettings s = m.simulation;
+  s.solver = "time_stepping";
+  s.t_end = 1.0;
+  s.output_step = 0.25;
+  for (double h : {1e9, 1.0, 0.3, 1e-3}) {
+    s.step = h;
+    const Result r = simulate_time_stepping(m, s);
+    SCOPED_TRACE(h);
+    EXPECT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.num_samples(), 5);  // 0, 0.25, 0.5, 0.75, 1
+    EXPECT_EQ(r.time.back(), 1.0);
+    EXPECT_EQ(r.stats.steps, static_cast<long>(std::ceil(1.0 / std::min(h, 1.0) - 1e-9)));
+  }
+  for (double h : {1e-300, 1e-20, 0.0, -1.0, std::nan(""), HUGE_VAL}) {
+    s.step = h;
+    SCOPED_TRACE(h);
+    EXPECT_THROW(simulate_time_stepping(m, s), std::invalid_argument);
+  }
+}
+
 // The stepping API is event-driven; it says so instead of ignoring the setting.
 TEST(TimeStepping, SimulatorRefusesTheTimeSteppingSetting) {
   const Model m = io::load_model(LUZTAR_MODELS_DIR "/block.yaml");

@@ -148,20 +148,55 @@ std::vector<Case> cases() {
   };
 }
 
-TEST(YamlModel, EveryMistakeNamesFileLineColumnAndField) {
-  for (const Case& c : cases()) {
-    SCOPED_TRACE(c.name);
-    try {
-      io::parse_model_spec(c.yaml, "t.yaml", LUZTAR_TEST_DATA_DIR);
-      ADD_FAILURE() << "no error for: " << c.name;
-    } catch (const ModelError& e) {
-      const std::string msg = e.what();
-      EXPECT_EQ(e.where(), c.location) << msg;
-      EXPECT_EQ(e.field(), c.field) << msg;
-      EXPECT_NE(msg.find(c.words), std::string::npos) << msg;
-      EXPECT_EQ(msg.rfind(c.location + ": ", 0), 0u) << msg;  // the message starts with the location
-    }
+void expect_located_error(const Case& c) {
+  SCOPED_TRACE(c.name);
+  try {
+    io::parse_model_spec(c.yaml, "t.yaml", LUZTAR_TEST_DATA_DIR);
+    ADD_FAILURE() << "no error for: " << c.name;
+  } catch (const ModelError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(e.where(), c.location) << msg;
+    EXPECT_EQ(e.field(), c.field) << msg;
+    EXPECT_NE(msg.find(c.words), std::string::npos) << msg;
+    EXPECT_EQ(msg.rfind(c.location + ": ", 0), 0u) << msg;  // the message starts with the location
   }
+}
+
+TEST(YamlModel, EveryMistakeNamesFileLineColumnAndField) {
+  for (const Case& c : cases()) expect_located_error(c);
+}
+
+// Settings that would run no step, overflow a count, allocate beyond memory
+// or make the error control meaningless are refused before the run, with the
+// limits of core/run_frame.hpp and core/validate.cpp (README, "Limits").
+TEST(YamlModel, RunSizesCountsAndTolerancesAreBounded) {
+  const std::string elements = kSpring + kFriction + kTorque;
+  auto sim = [&](const std::string& settings) {
+    return model(kBodies, elements, "simulation: {t_end: 1, output_step: 0.01, " + settings + "}");
+  };
+  const std::vector<Case> size_cases = {
+      {"time step too small to count", sim("solver: time_stepping, step: 1.0e-300"), "t.yaml:1:72",
+       "simulation.step", "(t_end - t_start) / step gives 1e+300 steps, more than the limit 1e+09 (got step 1e-300)"},
+      {"time step of 1e-20", sim("solver: time_stepping, step: 1.0e-20"), "t.yaml:1:72", "simulation.step",
+       "gives 1e+20 steps, more than the limit 1e+09"},
+      {"time step longer than the run", sim("solver: time_stepping, step: 1.0e9"), "t.yaml:1:72",
+       "simulation.step", "must be <= t_end - t_start = 1 s (got 1e+09)"},
+      {"rtol 3", sim("rtol: 3"), "t.yaml:1:49", "simulation.rtol", "must be in (0, 0.1] (got 3)"},
+      {"atol 1e300", sim("atol: 1.0e300"), "t.yaml:1:49", "simulation.atol", "must be in (0, 1] (got 1e+300)"},
+      {"atol 0", sim("atol: 0"), "t.yaml:1:49", "simulation.atol", "must be in (0, 1] (got 0)"},
+      {"output grid beyond memory",
+       model(kBodies, elements, "simulation: {t_end: 1, output_step: 1.0e-12}"), "t.yaml:1:37",
+       "simulation.output_step",
+       "(t_end - t_start) / output_step gives 1e+12 output samples x 15 values per sample = 1.5e+13 stored values, "
+       "more than the limit 1e+08"},
+      {"event storm count beyond int", sim("event_storm: {events: 4294967298}"), "t.yaml:1:65",
+       "simulation.event_storm.events", "must be a whole number in [2, 1000000] (got 4294967298)"},
+      {"max_events beyond its limit", sim("max_events: 10000000000"), "t.yaml:1:55", "simulation.max_events",
+       "must be a whole number in [1, 1000000000] (got 10000000000)"},
+      {"max_events beyond long", sim("max_events: 99999999999999999999"), "t.yaml:1:55", "simulation.max_events",
+       "expected a whole number, got '99999999999999999999'"},
+  };
+  for (const Case& c : size_cases) expect_located_error(c);
 }
 
 TEST(YamlModel, MissingModelFile) {
