@@ -1,9 +1,14 @@
 // The C API (apps/luztar.h) over luztar::Simulator: exceptions become status
-// codes and a per-thread message; handles own their C++ objects.
+// codes and a per-thread message; handles own their C++ objects. A model
+// handle shares its Model with the simulators made from it (a reference count
+// inside this binding only), so freeing the model first is safe.
 #include "apps/luztar.h"
 
+#include <cmath>
 #include <exception>
+#include <memory>
 #include <new>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,13 +19,14 @@
 #include "solvers/simulator.hpp"
 
 struct luztar_model {
-  luztar::Model model;
+  std::shared_ptr<const luztar::Model> model;
 };
 
 struct luztar_simulator {
-  explicit luztar_simulator(const luztar::Model& m) : sim(m) {}
+  explicit luztar_simulator(std::shared_ptr<const luztar::Model> m) : model(std::move(m)), sim(*model) {}
+  std::shared_ptr<const luztar::Model> model;  // kept alive for sim (declared first: destroyed last)
   luztar::Simulator sim;
-  std::vector<luztar::OutputId> outputs;  // C ids index this
+  std::vector<luztar::OutputId> outputs;  // C ids index this, one entry per distinct output
 };
 
 struct luztar_snapshot {
@@ -101,14 +107,17 @@ const char* luztar_last_error(void) { return last_error.c_str(); }
 luztar_status luztar_model_load(const char* path, luztar_model** out) {
   LUZTAR_REQUIRE(path);
   LUZTAR_REQUIRE(out);
-  return create(out, [&] { return new luztar_model{luztar::io::load_model(path)}; });
+  return create(out, [&] {
+    return new luztar_model{std::make_shared<const luztar::Model>(luztar::io::load_model(path))};
+  });
 }
 
 luztar_status luztar_model_parse(const char* yaml_text, luztar_model** out) {
   LUZTAR_REQUIRE(yaml_text);
   LUZTAR_REQUIRE(out);
   return create(out, [&] {
-    return new luztar_model{luztar::assemble(luztar::io::parse_model_spec(yaml_text, "<text>", "."))};
+    return new luztar_model{std::make_shared<const luztar::Model>(
+        luztar::assemble(luztar::io::parse_model_spec(yaml_text, "<text>", ".")))};
   });
 }
 
@@ -117,7 +126,7 @@ void luztar_model_free(luztar_model* model) { delete model; }
 luztar_status luztar_simulator_new(const luztar_model* model, luztar_simulator** out) {
   LUZTAR_REQUIRE(model);
   LUZTAR_REQUIRE(out);
-  return create(out, [&] { return new luztar_simulator(model->model); });
+  return create(out, [&] { return new luztar_simulator(model->model); });  // shares the model
 }
 
 void luztar_simulator_free(luztar_simulator* sim) { delete sim; }
@@ -128,7 +137,10 @@ int luztar_input(luztar_simulator* sim, const char* name) {
 
 int luztar_output(luztar_simulator* sim, const char* name) {
   return resolve_id(sim, name, __func__, [&] {
-    sim->outputs.push_back(sim->sim.output(name));
+    const luztar::OutputId id = sim->sim.output(name);
+    for (std::size_t k = 0; k < sim->outputs.size(); ++k)  // asked before (by this or another name)
+      if (sim->outputs[k].kind == id.kind && sim->outputs[k].index == id.index) return static_cast<int>(k);
+    sim->outputs.push_back(id);
     return static_cast<int>(sim->outputs.size()) - 1;
   });
 }
@@ -143,6 +155,13 @@ luztar_status luztar_set_input(luztar_simulator* sim, int input, double value) {
 
 luztar_status luztar_advance_to(luztar_simulator* sim, double t) {
   LUZTAR_REQUIRE(sim);
+  const double now = sim->sim.time(), t_end = sim->model->simulation.t_end;
+  if (!std::isfinite(t) || t < now || t > t_end) {
+    std::ostringstream os;
+    os << "luztar_advance_to: t = " << t << " must be a finite time in [" << now << ", " << t_end
+       << "] (from the simulator's time to simulation.t_end)";
+    return fail(LUZTAR_BAD_ARGUMENT, os.str());
+  }
   return guarded([&] {
     const luztar::StepStatus s = sim->sim.advance_to(t);
     return status_of(s, sim->sim.message());
@@ -160,7 +179,11 @@ luztar_status luztar_value(luztar_simulator* sim, int output, double* value) {
   });
 }
 
-double luztar_time(const luztar_simulator* sim) { return sim ? sim->sim.time() : 0.0; }
+double luztar_time(const luztar_simulator* sim) {
+  if (sim) return sim->sim.time();
+  fail(LUZTAR_BAD_ARGUMENT, "luztar_time: sim is null");
+  return NAN;
+}
 
 luztar_status luztar_get_stats(const luztar_simulator* sim, luztar_stats* out) {
   LUZTAR_REQUIRE(sim);

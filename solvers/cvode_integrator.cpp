@@ -9,6 +9,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include <cassert>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace luztar {
@@ -24,6 +25,7 @@ struct CvodeIntegrator::Impl {
   int nroots = -1;
   IntegratorCounters done;  // counters of finished segments (CVodeReInit resets CVODE's)
   std::string* last_error = nullptr;
+  std::string callback_error;  // what a callback threw (CVODE is C: nothing may unwind through it)
 
   IntegratorCounters current() const {
     IntegratorCounters c;
@@ -48,19 +50,35 @@ namespace {
 
 using Impl = CvodeIntegrator::Impl;
 
+// Runs a callback's body: an exception becomes CVODE's "unrecoverable" -1,
+// its text kept for advance() to report.
+template <class F>
+int shielded(void* data, F&& body) {
+  try {
+    body();
+    return 0;
+  } catch (const std::exception& e) {
+    static_cast<Impl*>(data)->callback_error = e.what();
+  } catch (...) {
+    static_cast<Impl*>(data)->callback_error = "unknown exception";
+  }
+  return -1;
+}
+
 int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
-  static_cast<Impl*>(data)->system->rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
-  return 0;
+  return shielded(data, [&] {
+    static_cast<Impl*>(data)->system->rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
+  });
 }
 
 int quad_cb(sunrealtype t, N_Vector y, N_Vector qdot, void* data) {
-  static_cast<Impl*>(data)->system->quadrature(t, N_VGetArrayPointer(y), N_VGetArrayPointer(qdot));
-  return 0;
+  return shielded(data, [&] {
+    static_cast<Impl*>(data)->system->quadrature(t, N_VGetArrayPointer(y), N_VGetArrayPointer(qdot));
+  });
 }
 
 int root_cb(sunrealtype t, N_Vector y, sunrealtype* g, void* data) {
-  static_cast<Impl*>(data)->system->roots(t, N_VGetArrayPointer(y), g);
-  return 0;
+  return shielded(data, [&] { static_cast<Impl*>(data)->system->roots(t, N_VGetArrayPointer(y), g); });
 }
 
 class DenseSink final : public JacobianSink {
@@ -84,20 +102,29 @@ class BandSink final : public JacobianSink {
 int jac_cb(sunrealtype t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vector, N_Vector, N_Vector) {
   auto* impl = static_cast<Impl*>(data);
   SUNMatZero(J);
-  if (impl->options.band) {
-    BandSink sink(J);
-    impl->system->jacobian(t, N_VGetArrayPointer(y), sink);
-  } else {
-    DenseSink sink(J);
-    impl->system->jacobian(t, N_VGetArrayPointer(y), sink);
-  }
-  return 0;
+  return shielded(data, [&] {
+    if (impl->options.band) {
+      BandSink sink(J);
+      impl->system->jacobian(t, N_VGetArrayPointer(y), sink);
+    } else {
+      DenseSink sink(J);
+      impl->system->jacobian(t, N_VGetArrayPointer(y), sink);
+    }
+  });
 }
 
 // CVODE reports through this instead of printing: the message becomes the run's status text.
 void error_cb(int, const char* module, const char* function, char* msg, void* data) {
   auto* impl = static_cast<Impl*>(data);
   *impl->last_error = std::string(module) + " " + function + ": " + msg;
+}
+
+// CVODE's name of a return flag (SUNDIALS 6 mallocs it).
+std::string flag_name(int flag) {
+  char* name = CVodeGetReturnFlagName(flag);
+  std::string s = name ? name : "unknown flag";
+  std::free(name);
+  return s;
 }
 
 void check(int flag, const char* what) {
@@ -185,6 +212,7 @@ void CvodeIntegrator::reset(double t0, const double* y0, const double* q0, const
 CvodeIntegrator::Outcome CvodeIntegrator::advance(double tout, double tstop, double& t, double* y) {
   Impl& d = *impl_;
   check(CVodeSetStopTime(d.mem, tstop), "CVodeSetStopTime");
+  d.callback_error.clear();
   const int flag = CVode(d.mem, tout, d.y, &t, CV_NORMAL);
   const double* yd = N_VGetArrayPointer(d.y);
   for (int i = 0; i < d.options.size; ++i) y[i] = yd[i];
@@ -196,7 +224,8 @@ CvodeIntegrator::Outcome CvodeIntegrator::advance(double tout, double tstop, dou
     case CV_TSTOP_RETURN:
       return Outcome::stop_time;
     default:
-      if (last_error_.empty()) last_error_ = CVodeGetReturnFlagName(flag);
+      if (!d.callback_error.empty()) last_error_ = d.callback_error + " (" + flag_name(flag) + ")";
+      else if (last_error_.empty()) last_error_ = flag_name(flag);
       return Outcome::failure;
   }
 }

@@ -593,6 +593,7 @@ class Simulator::Impl final : public OdeSystem {
   std::vector<double> recent;  // times of the latest events (storm watch)
   RunStats stats;
   std::string message;
+  bool broken = false;  // an exception stopped advance_to mid-step: the state is not trusted until restore()
   bool inputs_changed = false;
   bool outputs_valid = false;
   std::vector<double> out_torque;       // (ne) cache of element outputs at state.t
@@ -631,7 +632,27 @@ Simulator::Simulator(const Model& model, const SimulationSettings& settings)
     : impl_(std::make_unique<Impl>(model, event_driven_settings(model, settings))) {}
 Simulator::~Simulator() = default;
 
-StepStatus Simulator::advance_to(double t) { return impl_->advance_to(t); }
+// A stage that throws (a block's LCP without a solution, a CVODE callback,
+// out of memory) stops the run as a solver failure with the exception's text;
+// the state it left half updated is not trusted until restore().
+StepStatus Simulator::advance_to(double t) {
+  Impl& s = *impl_;
+  if (!std::isfinite(t) || t < s.state.t) {
+    std::ostringstream os;
+    os << "advance_to: t = " << t << " must be a finite time not before the simulator's time " << s.state.t;
+    throw std::invalid_argument(os.str());
+  }
+  if (s.broken) return StepStatus::solver_failure;  // the message of the failure stays
+  try {
+    return s.advance_to(t);
+  } catch (const std::exception& e) {
+    std::ostringstream os;
+    os << "stopped by an error at t = " << s.state.t << " s: " << e.what();
+    s.message = os.str();
+    s.broken = true;
+    return StepStatus::solver_failure;
+  }
+}
 const State& Simulator::state() const { return impl_->state; }
 double Simulator::time() const { return impl_->state.t; }
 const std::string& Simulator::message() const { return impl_->message; }
@@ -735,6 +756,7 @@ double Simulator::value(OutputId id) const {
 
 Snapshot Simulator::snapshot() {
   Impl& s = *impl_;
+  if (s.broken) throw std::logic_error("snapshot: the simulator stopped on an error (" + s.message + "); restore an earlier snapshot");
   if (!s.apply_input_change()) s.restart();
   s.outputs_valid = false;
   Snapshot snap;
@@ -767,6 +789,8 @@ void Simulator::restore(const Snapshot& snap) {
   s.outputs_valid = false;
   s.segment_start = snap.state.t;  // stuck time is booked up to the snapshot already
   s.restart();                     // the same fresh start as the snapshot made
+  s.broken = false;
+  s.message.clear();
   s.stats = snap.stats;
 }
 

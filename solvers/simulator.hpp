@@ -101,7 +101,13 @@ class Simulator {
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
-  // Integrates to time t, handling every event in (now, t].
+  // Integrates to time t, handling every event in (now, t]. Throws
+  // std::invalid_argument for a t that is not finite or before time(). An
+  // exception from a stage of the step (a block's LCP without a solution, a
+  // CVODE callback, out of memory) ends it with solver_failure and the
+  // exception's text in message(); the simulator then stays stopped (every
+  // advance_to returns solver_failure, snapshot() throws std::logic_error)
+  // until restore() of a snapshot taken before.
   StepStatus advance_to(double t);
 
   const State& state() const;

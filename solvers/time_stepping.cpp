@@ -438,7 +438,15 @@ Result simulate_time_stepping(const Model& model, const SimulationSettings& sett
     const double t0 = mj.t(), W0 = mj.input_work(), D0 = mj.dissipated();
     before = mj.state();
     const double t1 = k + 1 == n_steps ? settings.t_end : settings.t_start + static_cast<double>(k + 1) * h;
-    mj.step(t1 - t0);
+    try {  // a stage that throws (a block's LCP, out of memory) ends the run with the samples so far
+      mj.step(t1 - t0);
+    } catch (const std::exception& e) {
+      r.status = StepStatus::solver_failure;
+      std::ostringstream os;
+      os << "time stepping: stopped by an error in the step from t = " << t0 << " s: " << e.what();
+      r.message = os.str();
+      break;
+    }
     ++r.stats.steps;
     if (!mj.v().allFinite() || !mj.q().allFinite()) {
       r.status = StepStatus::solver_failure;

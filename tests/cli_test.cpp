@@ -144,5 +144,22 @@ TEST_F(Cli, PlotDrawsAPicture) {
   EXPECT_EQ(run("plot " + path("missing.h5") + " -o " + png).code, 1);
 }
 
+// An exception during a run (a control block's LCP without a solution at
+// t = 0.18 s, tests/data/block_overflow.yaml) is a run stopped early: exit 3,
+// the message on stderr, and the results up to then written.
+TEST_F(Cli, ExceptionDuringARunExitsThreeAndKeepsResults) {
+  const std::string h5 = path("overflow.h5");
+  const Outcome o = run("run " + std::string(LUZTAR_TEST_DATA_DIR) + "/block_overflow.yaml -q -o " + h5);
+  EXPECT_EQ(o.code, 3) << o.out;
+  EXPECT_NE(o.out.find("luztar: run stopped early (solver_failure): stopped by an error at t = 0.18 s: complementarity "
+                       "block: Lemke failed"),
+            std::string::npos)
+      << o.out;
+  const io::StoredRun back = io::read_hdf5(h5);
+  EXPECT_EQ(back.result.status, StepStatus::solver_failure);
+  ASSERT_EQ(back.result.time.size(), 18u);
+  EXPECT_NEAR(back.result.time.back(), 0.17, 1e-12);
+}
+
 }  // namespace
 }  // namespace luztar

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/energy.hpp"
+#include "io/yaml_model.hpp"
 #include "model_builder.hpp"
 #include "solvers/simulator.hpp"
 
@@ -173,6 +174,78 @@ TEST(Simulator, AdvanceToMatchesRun) {
     EXPECT_EQ(sim.state().w[0], velocity(r, k, 0));
   }
   EXPECT_EQ(sim.events().size(), r.events.size());
+}
+
+// tests/data/block_overflow.yaml: a body from rest under 1 N m on a viscous
+// bearing 0.5 N m s (I = 1): v = 2 (1 - e^(-t/2)), q = 2 t - 4 (1 - e^(-t/2)).
+double overflow_angle(double t) { return 2.0 * t - 4.0 * (1.0 - std::exp(-t / 2.0)); }
+double overflow_velocity(double t) { return 2.0 * (1.0 - std::exp(-t / 2.0)); }
+
+// Every sample of r against the closed form (tol absolute, rad and rad/s).
+void expect_overflow_closed_form(const Result& r, double tol) {
+  for (std::size_t k = 0; k < r.time.size(); ++k) {
+    EXPECT_NEAR(angle(r, static_cast<int>(k), 0), overflow_angle(r.time[k]), tol) << "t = " << r.time[k];
+    EXPECT_NEAR(velocity(r, static_cast<int>(k), 0), overflow_velocity(r.time[k]), tol) << "t = " << r.time[k];
+  }
+}
+
+// An exception from a stage of a step (here the saturated integrator's LCP,
+// which has no solution for the +inf its input reaches at its instant 0.18 s)
+// stops the run as a solver failure with the exception's text; the result
+// keeps the samples before it (0 .. 0.17 s), which are right.
+TEST(Simulator, ExceptionInAStageStopsTheRunWithTheSamplesSoFar) {
+  const Model m = io::load_model(std::string(LUZTAR_TEST_DATA_DIR) + "/block_overflow.yaml");
+  const Result r = simulate(m);
+  EXPECT_EQ(r.status, StepStatus::solver_failure);
+  EXPECT_EQ(r.message,
+            "stopped by an error at t = 0.18 s: complementarity block: Lemke failed (no solution (Lemke: secondary ray))");
+  ASSERT_EQ(r.time.size(), 18u);
+  EXPECT_NEAR(r.time.back(), 0.17, 1e-12);
+  expect_overflow_closed_form(r, 1e-7);
+}
+
+// After such a stop the state is not trusted: the simulator stays stopped
+// (same status and message, time unchanged, no snapshot of it) until a
+// snapshot from before is restored, from which it runs on correctly.
+TEST(Simulator, AStoppedSimulatorStaysStoppedUntilRestored) {
+  const Model m = io::load_model(std::string(LUZTAR_TEST_DATA_DIR) + "/block_overflow.yaml");
+  Simulator sim(m);
+  ASSERT_EQ(sim.advance_to(0.1), StepStatus::reached_time) << sim.message();
+  const Snapshot before = sim.snapshot();
+  ASSERT_EQ(sim.advance_to(0.5), StepStatus::solver_failure);
+  const std::string why = sim.message();
+  const double stopped_at = sim.time();
+  EXPECT_NEAR(stopped_at, 0.18, 1e-12);
+  EXPECT_EQ(sim.advance_to(0.6), StepStatus::solver_failure);
+  EXPECT_EQ(sim.message(), why);
+  EXPECT_EQ(sim.time(), stopped_at);
+  EXPECT_THROW(sim.snapshot(), std::logic_error);
+  sim.restore(before);
+  EXPECT_EQ(sim.time(), 0.1);
+  ASSERT_EQ(sim.advance_to(0.17), StepStatus::reached_time) << sim.message();
+  EXPECT_NEAR(sim.state().q[0], overflow_angle(0.17), 1e-7);
+  EXPECT_NEAR(sim.state().w[0], overflow_velocity(0.17), 1e-7);
+}
+
+// advance_to refuses a time that is not finite or lies before the simulator's
+// time (it would otherwise report reached_time without going there).
+TEST(Simulator, AdvanceToRefusesTimesNotFiniteOrBackwards) {
+  const Model m = io::load_model(std::string(LUZTAR_TEST_DATA_DIR) + "/block_overflow.yaml");
+  Simulator sim(m);
+  ASSERT_EQ(sim.advance_to(0.05), StepStatus::reached_time);
+  auto error_of = [&](double t) {
+    try {
+      sim.advance_to(t);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(0.01), "advance_to: t = 0.01 must be a finite time not before the simulator's time 0.05");
+  EXPECT_EQ(error_of(std::nan("")), "advance_to: t = nan must be a finite time not before the simulator's time 0.05");
+  EXPECT_EQ(error_of(INFINITY), "advance_to: t = inf must be a finite time not before the simulator's time 0.05");
+  EXPECT_EQ(sim.time(), 0.05);
+  EXPECT_EQ(sim.advance_to(0.05), StepStatus::reached_time);  // now again: nothing to do
 }
 
 }  // namespace

@@ -172,6 +172,23 @@ TEST_F(SweepCli, FailedRunIsRecordedAndTheSweepGoesOn) {
   }
 }
 
+// A run stopped by an exception (a control block's LCP without a solution at
+// t = 0.18 s, tests/data/block_overflow.yaml) counts as a solver failure with
+// the exception's text; the run that ends before it is fine.
+TEST_F(SweepCli, ExceptionDuringARunIsASolverFailure) {
+  const std::string out = path("overflow.h5");
+  const test_support::Outcome o = run_cli("sweep " + std::string(LUZTAR_TEST_DATA_DIR) +
+                                          "/block_overflow.yaml --set simulation.t_end=0.1,0.5 -o " + out);
+  EXPECT_EQ(o.code, 3) << o.out;
+  EXPECT_NE(o.out.find("1 reached t_end, 1 did not"), std::string::npos) << o.out;
+  const io::SweepFileContents c = io::read_sweep_file(out);
+  ASSERT_EQ(c.runs(), 2u);
+  EXPECT_EQ(c.status[0], RunStatus::ok);
+  EXPECT_EQ(c.status[1], RunStatus::solver_failure);
+  EXPECT_EQ(c.message[1],
+            "stopped by an error at t = 0.18 s: complementarity block: Lemke failed (no solution (Lemke: secondary ray))");
+}
+
 TEST_F(SweepCli, SweepSectionInTheModelFileAndDryRun) {
   const std::string model = path("block_sweep.yaml"), out = path("block_sweep.h5");
   std::ofstream(model) << read_text(std::string(LUZTAR_MODELS_DIR) + "/block.yaml")

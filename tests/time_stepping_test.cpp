@@ -255,5 +255,28 @@ TEST(TimeStepping, SimulatorRefusesTheTimeSteppingSetting) {
   EXPECT_THROW(Simulator(m, s), std::invalid_argument);
 }
 
+// An exception from a stage of a step (the saturated integrator of
+// tests/data/block_overflow.yaml, whose LCP has no solution for the +inf its
+// input reaches at its instant 0.18 s) stops the run as a solver failure with
+// the exception's text; the samples before it (0 .. 0.18 s) are kept and
+// follow the closed form q = 2 t - 4 (1 - e^(-t/2)), v = 2 (1 - e^(-t/2))
+// to the method's O(h^2) (h = 1e-3, theta = 1/2).
+TEST(TimeStepping, ExceptionInAStepStopsTheRunWithTheSamplesSoFar) {
+  ModelSpec spec = io::load_model_spec(std::string(LUZTAR_TEST_DATA_DIR) + "/block_overflow.yaml");
+  spec.simulation.solver = "time_stepping";
+  const Result r = simulate(assemble(spec));
+  EXPECT_EQ(r.status, StepStatus::solver_failure);
+  EXPECT_EQ(r.message,
+            "time stepping: stopped by an error in the step from t = 0.18 s: complementarity block: Lemke failed (no "
+            "solution (Lemke: secondary ray))");
+  ASSERT_EQ(r.time.size(), 19u);
+  EXPECT_NEAR(r.time.back(), 0.18, 1e-12);
+  for (std::size_t k = 0; k < r.time.size(); ++k) {
+    const double t = r.time[k];
+    EXPECT_NEAR(test::angle(r, static_cast<int>(k), 0), 2.0 * t - 4.0 * (1.0 - std::exp(-t / 2.0)), 1e-6);
+    EXPECT_NEAR(test::velocity(r, static_cast<int>(k), 0), 2.0 * (1.0 - std::exp(-t / 2.0)), 1e-6);
+  }
+}
+
 }  // namespace
 }  // namespace luztar

@@ -1,0 +1,201 @@
+// The C API (apps/luztar.h) misused: every entry point with null handles and
+// strings, times that are not finite, backwards or past simulation.t_end, the
+// model freed before its simulator (clean under ASan), the same output asked
+// twice, and a run stopped by an exception. Only the C functions are called.
+//
+// The model, tests/data/block_overflow.yaml: a body from rest under 1 N m on a
+// viscous bearing 0.5 N m s (I = 1), q = 2 t - 4 (1 - e^(-t/2)); a control
+// block whose LCP has no solution at t = 0.18 s stops its run there.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "luztar.h"
+
+namespace {
+
+const std::string kModel = std::string(LUZTAR_TEST_DATA_DIR) + "/block_overflow.yaml";
+
+double closed_form_angle(double t) { return 2.0 * t - 4.0 * (1.0 - std::exp(-t / 2.0)); }
+
+luztar_model* load() {
+  luztar_model* m = nullptr;
+  EXPECT_EQ(luztar_model_load(kModel.c_str(), &m), LUZTAR_OK) << luztar_last_error();
+  return m;
+}
+
+luztar_simulator* start(const luztar_model* m) {
+  luztar_simulator* s = nullptr;
+  EXPECT_EQ(luztar_simulator_new(m, &s), LUZTAR_OK) << luztar_last_error();
+  return s;
+}
+
+double angle_now(luztar_simulator* sim) {
+  const int angle = luztar_output(sim, "load.angle");
+  double q = NAN;
+  EXPECT_EQ(luztar_value(sim, angle, &q), LUZTAR_OK) << luztar_last_error();
+  return q;
+}
+
+// The simulator shares the model: freeing the model first leaves it working
+// (before, this read freed memory: ASan's heap-use-after-free), and each of
+// two simulators of one model outlives the other and the model.
+TEST(CApi, FreeingTheModelBeforeItsSimulatorsIsSafe) {
+  luztar_model* m = load();
+  luztar_simulator* a = start(m);
+  luztar_simulator* b = start(m);
+  luztar_model_free(m);
+  ASSERT_EQ(luztar_advance_to(a, 0.1), LUZTAR_OK) << luztar_last_error();
+  EXPECT_NEAR(angle_now(a), closed_form_angle(0.1), 1e-7);
+  luztar_simulator_free(a);
+  ASSERT_EQ(luztar_advance_to(b, 0.15), LUZTAR_OK) << luztar_last_error();
+  EXPECT_NEAR(angle_now(b), closed_form_angle(0.15), 1e-7);
+  luztar_simulator_free(b);
+}
+
+// A time that is not finite, lies before the simulator's time or past
+// simulation.t_end (1 s) is refused with LUZTAR_BAD_ARGUMENT and the rule,
+// and the simulator is left where it was; now and t_end themselves are fine.
+TEST(CApi, AdvanceToRefusesBadTimes) {
+  luztar_model* m = load();
+  luztar_simulator* sim = start(m);
+  ASSERT_EQ(luztar_advance_to(sim, 0.05), LUZTAR_OK) << luztar_last_error();
+  const auto refused = [&](double t) {
+    EXPECT_EQ(luztar_advance_to(sim, t), LUZTAR_BAD_ARGUMENT) << "t = " << t;
+    EXPECT_EQ(luztar_time(sim), 0.05);
+    return std::string(luztar_last_error());
+  };
+  const std::string rule = " must be a finite time in [0.05, 1] (from the simulator's time to simulation.t_end)";
+  EXPECT_EQ(refused(NAN), "luztar_advance_to: t = nan" + rule);
+  EXPECT_EQ(refused(INFINITY), "luztar_advance_to: t = inf" + rule);
+  EXPECT_EQ(refused(-INFINITY), "luztar_advance_to: t = -inf" + rule);
+  EXPECT_EQ(refused(0.04), "luztar_advance_to: t = 0.04" + rule);
+  EXPECT_EQ(refused(1.5), "luztar_advance_to: t = 1.5" + rule);
+  EXPECT_EQ(luztar_advance_to(sim, 0.05), LUZTAR_OK);  // now: nothing to do
+  EXPECT_STREQ(luztar_last_error(), "");
+  EXPECT_NEAR(angle_now(sim), closed_form_angle(0.05), 1e-7);
+  luztar_simulator_free(sim);
+  luztar_model_free(m);
+}
+
+TEST(CApi, AdvanceToTheEndTimeItselfIsAllowed) {
+  luztar_model* m = nullptr;
+  ASSERT_EQ(luztar_model_parse("simulation: {t_end: 0.5, output_step: 0.1}\nbodies:\n  load: {inertia: 1.0}\n"
+                               "elements:\n  motor: {type: torque, body: load, torque: 1.0}\n"
+                               "  bearing: {type: friction, body: load, coulomb: 0, viscous: 0.5}\n",
+                               &m),
+            LUZTAR_OK)
+      << luztar_last_error();
+  luztar_simulator* sim = start(m);
+  ASSERT_EQ(luztar_advance_to(sim, 0.5), LUZTAR_OK) << luztar_last_error();
+  EXPECT_EQ(luztar_time(sim), 0.5);
+  EXPECT_NEAR(angle_now(sim), closed_form_angle(0.5), 1e-7);
+  luztar_simulator_free(sim);
+  luztar_model_free(m);
+}
+
+// The same output asked twice (or through another of its names) is one id;
+// another output is another id.
+TEST(CApi, SameOutputTwiceGivesTheSameId) {
+  luztar_model* m = load();
+  luztar_simulator* sim = start(m);
+  const int angle = luztar_output(sim, "load.angle");
+  const int velocity = luztar_output(sim, "load.velocity");
+  ASSERT_GE(angle, 0);
+  ASSERT_GE(velocity, 0);
+  EXPECT_NE(angle, velocity);
+  EXPECT_EQ(luztar_output(sim, "load.angle"), angle);
+  EXPECT_EQ(luztar_output(sim, "load.velocity"), velocity);
+  EXPECT_EQ(luztar_output(sim, "load.angle"), angle);
+  EXPECT_EQ(luztar_output(sim, "no.such"), -1);
+  EXPECT_EQ(std::string(luztar_last_error()).rfind("no output 'no.such'", 0), 0u) << luztar_last_error();
+  double v = NAN;
+  EXPECT_EQ(luztar_value(sim, 2, &v), LUZTAR_BAD_ARGUMENT);  // only ids 0 and 1 exist
+  EXPECT_STREQ(luztar_last_error(), "luztar_value: unknown output id 2");
+  luztar_simulator_free(sim);
+  luztar_model_free(m);
+}
+
+// Every entry point given a null handle, string or result pointer answers
+// LUZTAR_BAD_ARGUMENT (-1 for ids, NaN for the time) naming the argument;
+// freeing null does nothing.
+TEST(CApi, NullArgumentsAreRefused) {
+  luztar_model* m = load();
+  luztar_simulator* sim = start(m);
+  luztar_model* no_model = nullptr;
+  luztar_simulator* no_sim = nullptr;
+  luztar_snapshot* no_snapshot = nullptr;
+  const auto refused = [](luztar_status s, const char* why) {
+    EXPECT_EQ(s, LUZTAR_BAD_ARGUMENT) << why;
+    EXPECT_STREQ(luztar_last_error(), why);
+  };
+  refused(luztar_model_load(nullptr, &no_model), "luztar_model_load: path is null");
+  refused(luztar_model_load(kModel.c_str(), nullptr), "luztar_model_load: out is null");
+  refused(luztar_model_parse(nullptr, &no_model), "luztar_model_parse: yaml_text is null");
+  refused(luztar_model_parse("bodies: {}", nullptr), "luztar_model_parse: out is null");
+  refused(luztar_simulator_new(nullptr, &no_sim), "luztar_simulator_new: model is null");
+  refused(luztar_simulator_new(m, nullptr), "luztar_simulator_new: out is null");
+  EXPECT_EQ(no_model, nullptr);
+  EXPECT_EQ(no_sim, nullptr);
+  EXPECT_EQ(luztar_input(nullptr, "x"), -1);
+  EXPECT_STREQ(luztar_last_error(), "luztar_input: null argument");
+  EXPECT_EQ(luztar_input(sim, nullptr), -1);
+  EXPECT_STREQ(luztar_last_error(), "luztar_input: null argument");
+  EXPECT_EQ(luztar_output(nullptr, "load.angle"), -1);
+  EXPECT_STREQ(luztar_last_error(), "luztar_output: null argument");
+  EXPECT_EQ(luztar_output(sim, nullptr), -1);
+  EXPECT_STREQ(luztar_last_error(), "luztar_output: null argument");
+  refused(luztar_set_input(nullptr, 0, 1.0), "luztar_set_input: sim is null");
+  refused(luztar_advance_to(nullptr, 0.1), "luztar_advance_to: sim is null");
+  double v = 0.0;
+  refused(luztar_value(nullptr, 0, &v), "luztar_value: sim is null");
+  refused(luztar_value(sim, luztar_output(sim, "load.angle"), nullptr), "luztar_value: value is null");
+  EXPECT_TRUE(std::isnan(luztar_time(nullptr)));
+  EXPECT_STREQ(luztar_last_error(), "luztar_time: sim is null");
+  luztar_stats stats;
+  refused(luztar_get_stats(nullptr, &stats), "luztar_get_stats: sim is null");
+  refused(luztar_get_stats(sim, nullptr), "luztar_get_stats: out is null");
+  refused(luztar_snapshot_take(nullptr, &no_snapshot), "luztar_snapshot_take: sim is null");
+  refused(luztar_snapshot_take(sim, nullptr), "luztar_snapshot_take: out is null");
+  refused(luztar_snapshot_restore(nullptr, no_snapshot), "luztar_snapshot_restore: sim is null");
+  refused(luztar_snapshot_restore(sim, nullptr), "luztar_snapshot_restore: snapshot is null");
+  // The model has no inputs: any id is unknown.
+  EXPECT_EQ(luztar_set_input(sim, 0, 1.0), LUZTAR_BAD_ARGUMENT);
+  EXPECT_STREQ(luztar_last_error(), "set_input: unknown input id 0");
+  luztar_model_free(nullptr);
+  luztar_simulator_free(nullptr);
+  luztar_snapshot_free(nullptr);
+  EXPECT_EQ(luztar_time(sim), 0.0);  // the simulator was not touched
+  luztar_simulator_free(sim);
+  luztar_model_free(m);
+}
+
+// A run stopped by an exception (the block's LCP at t = 0.18 s) is
+// LUZTAR_SOLVER_FAILURE with the exception's text, again on every call, until
+// a snapshot from before is restored.
+TEST(CApi, ExceptionDuringARunIsASolverFailureUntilRestored) {
+  luztar_model* m = load();
+  luztar_simulator* sim = start(m);
+  ASSERT_EQ(luztar_advance_to(sim, 0.1), LUZTAR_OK) << luztar_last_error();
+  luztar_snapshot* snap = nullptr;
+  ASSERT_EQ(luztar_snapshot_take(sim, &snap), LUZTAR_OK) << luztar_last_error();
+  const std::string why =
+      "stopped by an error at t = 0.18 s: complementarity block: Lemke failed (no solution (Lemke: secondary ray))";
+  EXPECT_EQ(luztar_advance_to(sim, 0.5), LUZTAR_SOLVER_FAILURE);
+  EXPECT_EQ(luztar_last_error(), why);
+  EXPECT_NEAR(luztar_time(sim), 0.18, 1e-12);
+  EXPECT_EQ(luztar_advance_to(sim, 0.6), LUZTAR_SOLVER_FAILURE);
+  EXPECT_EQ(luztar_last_error(), why);
+  luztar_snapshot* broken = nullptr;
+  EXPECT_EQ(luztar_snapshot_take(sim, &broken), LUZTAR_INTERNAL);
+  EXPECT_EQ(broken, nullptr);
+  ASSERT_EQ(luztar_snapshot_restore(sim, snap), LUZTAR_OK) << luztar_last_error();
+  ASSERT_EQ(luztar_advance_to(sim, 0.17), LUZTAR_OK) << luztar_last_error();
+  EXPECT_NEAR(angle_now(sim), closed_form_angle(0.17), 1e-7);
+  luztar_snapshot_free(snap);
+  luztar_simulator_free(sim);
+  luztar_model_free(m);
+}
+
+}  // namespace
