@@ -151,7 +151,12 @@ void remove_temporaries_on_signal(std::initializer_list<int> signals) {
   action.sa_handler = remove_temporaries_and_die;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESETHAND;
-  for (const int sig : signals) ::sigaction(sig, &action, nullptr);
+  for (const int sig : signals) {
+    struct sigaction before{};
+    // a signal the process was told to ignore (nohup, a background job) stays ignored
+    if (::sigaction(sig, nullptr, &before) == 0 && before.sa_handler == SIG_IGN) continue;
+    ::sigaction(sig, &action, nullptr);
+  }
 }
 
 void remove_stale_temporaries(const std::string& path) {

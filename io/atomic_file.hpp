@@ -52,7 +52,8 @@ class AtomicOutput {
 
 // Installs a handler for `signals` (e.g. SIGINT, SIGTERM) that removes every
 // uncommitted AtomicOutput temporary of the process and then lets the signal
-// end the process as it would have (killed by that signal). Process-wide by
+// end the process as it would have (killed by that signal); a signal that is
+// ignored (nohup, a background job of a script) stays ignored. Process-wide by
 // nature: for command-line tools, not for a library embedded in a host.
 void remove_temporaries_on_signal(std::initializer_list<int> signals);
 

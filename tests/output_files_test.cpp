@@ -50,9 +50,11 @@ std::vector<std::string> temporaries(const fs::path& dir) {
 // 128 + signal when a signal ended it, or -1 when the limit was reached.
 class Child {
  public:
-  Child(const std::vector<std::string>& args, const std::string& log) {
+  // `ignored`: a signal set to SIG_IGN for the child, as nohup does (kept across exec)
+  Child(const std::vector<std::string>& args, const std::string& log, int ignored = 0) {
     pid_ = ::fork();
     if (pid_ == 0) {
+      if (ignored) ::signal(ignored, SIG_IGN);
       const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(fd, 1);
       ::dup2(fd, 2);
@@ -64,6 +66,10 @@ class Child {
     }
   }
   void signal(int sig) const { ::kill(pid_, sig); }
+  bool running() const {
+    siginfo_t info{};  // si_pid stays 0 while the child has not ended; WNOWAIT leaves it for wait()
+    return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+  }
   int wait(std::chrono::seconds limit) {
     const auto end = std::chrono::steady_clock::now() + limit;
     int status = 0;
@@ -263,6 +269,22 @@ TEST_F(OutputFiles, KilledRunLeavesNoTemporary) {
     EXPECT_FALSE(fs::exists(path("long.h5")));
     EXPECT_FALSE(fs::exists(path("long.csv")));
   }
+}
+
+// A signal the run was started to ignore (nohup: SIGHUP) does not end it: the
+// cleanup handler is not installed over an ignored signal.
+TEST_F(OutputFiles, IgnoredSignalStaysIgnored) {
+  Child c({"run", kBlock, "--t-end", "1e6", "-q", "-o", path("out.h5")}, path("log"), SIGHUP);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (temporaries(dir_).empty() && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(temporaries(dir_).size(), 1u);
+  c.signal(SIGHUP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_TRUE(c.running()) << "SIGHUP ended a run that ignores it";
+  c.signal(SIGTERM);
+  EXPECT_EQ(c.wait(std::chrono::seconds(30)), 128 + SIGTERM);
+  EXPECT_TRUE(temporaries(dir_).empty());
 }
 
 // The leftover of a run killed by SIGKILL (no handler runs) is removed by the
