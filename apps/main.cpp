@@ -4,6 +4,8 @@
 // 3 the run stopped early (event storm, event limit, solver failure; results up
 // to that point are still written), or some runs of a sweep did; 4 plotting
 // failed; 130 a sweep was interrupted (finished runs kept, --resume continues).
+// A run or plot ended by SIGINT, SIGTERM or SIGHUP removes its temporary output
+// files and dies of the signal.
 #include <CLI/CLI.hpp>
 
 #include <csignal>
@@ -16,8 +18,8 @@
 #include "apps/sweep_command.hpp"
 #include "core/errors.hpp"
 #include "core/reduce.hpp"
-#include "io/csv_writer.hpp"
 #include "io/atomic_file.hpp"
+#include "io/csv_writer.hpp"
 #include "io/hdf5_writer.hpp"
 #include "io/yaml_model.hpp"
 #include "io/yaml_writer.hpp"

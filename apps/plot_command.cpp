@@ -3,6 +3,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -27,6 +28,8 @@ int run_plot(const std::string& input, const std::string& output, const std::vec
   const std::string script = find_script();
   // the picture goes to a temporary file renamed over `output` when the script
   // succeeds; a link, FIFO or device at `output` is refused here, before plotting
+  io::remove_temporaries_on_signal({SIGINT, SIGTERM, SIGHUP});
+  io::remove_stale_temporaries(output);
   io::AtomicOutput out(output);
   // Debian's interpreter is the one that has python3-h5py and python3-matplotlib,
   // even when another python3 comes first on PATH.
