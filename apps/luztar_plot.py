@@ -10,6 +10,7 @@ element on it) is stuck shaded, and events marked on the time axis. A sweep
 Needs h5py and matplotlib (Debian: python3-h5py python3-matplotlib).
 """
 import argparse
+import os
 import sys
 
 
@@ -81,7 +82,7 @@ def plot_sweep(f, args, plt):
     ax.set_title(f"{definition}" + (f"\n({missing} runs pending or not finished, left out)" if missing else ""),
                  fontsize=10)
     fig.tight_layout()
-    fig.savefig(args.output, dpi=110)
+    save(fig, args)
 
 
 def plot_weave(f, args, plt):
@@ -116,7 +117,14 @@ def plot_weave(f, args, plt):
         a.axvline(0, color="k", lw=0.5)
     fig.suptitle("on-centre weave (dead band from the road-wheel plot, hysteresis from torque vs a_y at a_y = 0)")
     fig.tight_layout()
-    fig.savefig(args.output, dpi=110)
+    save(fig, args)
+
+
+def save(fig, args):
+    """Writes the picture in the format of --output's extension, to --write-to
+    when given (luztar plot passes a temporary file and renames it to --output)."""
+    fmt = os.path.splitext(args.output)[1][1:].lower() or "png"
+    fig.savefig(args.write_to or args.output, dpi=110, format=fmt)
 
 
 def main():
@@ -126,6 +134,7 @@ def main():
     parser.add_argument("--metric", help="sweep: metric to map (default: the first)")
     parser.add_argument("--x", help="sweep: parameter on the x axis (default: the first numeric one)")
     parser.add_argument("--y", help="sweep: parameter on the y axis (default: the second numeric one)")
+    parser.add_argument("--write-to", help="file to write instead of --output (format still from --output)")
     args = parser.parse_args()
     try:
         import h5py
@@ -185,7 +194,7 @@ def main():
         for ax in axes:
             ax.grid(alpha=0.3)
         fig.tight_layout()
-        fig.savefig(args.output, dpi=110)
+        save(fig, args)
     print(f"wrote {args.output}")
 
 

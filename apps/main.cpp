@@ -4,8 +4,11 @@
 // 3 the run stopped early (event storm, event limit, solver failure; results up
 // to that point are still written), or some runs of a sweep did; 4 plotting
 // failed; 130 a sweep was interrupted (finished runs kept, --resume continues).
+// A run or plot ended by SIGINT, SIGTERM or SIGHUP removes its temporary output
+// files and dies of the signal.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -15,6 +18,7 @@
 #include "apps/sweep_command.hpp"
 #include "core/errors.hpp"
 #include "core/reduce.hpp"
+#include "io/atomic_file.hpp"
 #include "io/csv_writer.hpp"
 #include "io/hdf5_writer.hpp"
 #include "io/yaml_model.hpp"
@@ -52,12 +56,36 @@ luztar::Model load(const std::string& path, const RunOptions* overrides) {
   }
 }
 
+// Whether two output paths name one file (the second rename would replace the first).
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a), ea);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b), eb);
+  return ea || eb ? a == b : ca == cb;
+}
+
 int run(const RunOptions& o) {
   const luztar::Model model = load(o.model, &o);
   const std::string out = o.output.empty() ? std::filesystem::path(o.model).stem().string() + ".h5" : o.output;
+  // Both outputs are checked and their temporary files created before the run,
+  // so a bad path fails now, not after it; both are committed only once both are
+  // written. A kill removes the temporaries (and the leftovers of a killed run
+  // are removed here).
+  if (!o.csv.empty() && same_file(out, o.csv))
+    throw std::runtime_error(o.csv + ": --csv names the HDF5 output file too; give them different paths");
+  luztar::io::remove_temporaries_on_signal({SIGINT, SIGTERM, SIGHUP});
+  luztar::io::remove_stale_temporaries(out);
+  luztar::io::AtomicOutput h5_out(out);
+  std::optional<luztar::io::AtomicOutput> csv_out;
+  if (!o.csv.empty()) {
+    luztar::io::remove_stale_temporaries(o.csv);
+    csv_out.emplace(o.csv);
+  }
   const luztar::Result r = luztar::simulate(model);
-  luztar::io::write_hdf5(out, model, model.simulation, r);
-  if (!o.csv.empty()) luztar::io::write_csv(o.csv, r);
+  luztar::io::write_hdf5(h5_out, model, model.simulation, r);
+  if (csv_out) luztar::io::write_csv(*csv_out, r);
+  h5_out.commit();
+  if (csv_out) csv_out->commit();
   if (!o.quiet) {
     luztar::app::print_summary(std::cout, model, model.simulation, r);
     std::cout << "  wrote      " << out << (o.csv.empty() ? "" : ", " + o.csv) << "\n";
@@ -72,8 +100,9 @@ int run(const RunOptions& o) {
 
 int reduce(const std::string& path, std::string output) {
   const luztar::ModelSpec spec = luztar::io::load_model_spec(path);
-  const luztar::Reduction r = luztar::reduce(spec);
   if (output.empty()) output = std::filesystem::path(path).stem().string() + "_reduced.yaml";
+  luztar::io::AtomicOutput out(output);  // a bad output path fails before the reduction
+  const luztar::Reduction r = luztar::reduce(spec);
   std::cout << "luztar reduce: " << path << " (" << spec.bodies.size() << " bodies) -> " << output << " ("
             << r.spec.bodies.size() << " bodies)\n";
   if (r.steps.empty()) std::cout << "  nothing to reduce: no massless or rigid parts\n";
@@ -82,7 +111,8 @@ int reduce(const std::string& path, std::string output) {
   for (std::size_t i = 0; i < r.steps.size(); ++i) comment.push_back("  " + std::to_string(i + 1) + ". " + r.steps[i]);
   luztar::ModelSpec reduced = r.spec;
   if (!reduced.name.empty()) reduced.name += "_reduced";
-  luztar::io::write_yaml(output, reduced, comment);
+  luztar::io::write_yaml(out, reduced, comment);
+  out.commit();
   return 0;
 }
 

@@ -3,10 +3,13 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <vector>
+
+#include "io/atomic_file.hpp"
 
 extern char** environ;
 
@@ -23,10 +26,15 @@ std::string find_script() {
 
 int run_plot(const std::string& input, const std::string& output, const std::vector<std::string>& extra) {
   const std::string script = find_script();
+  // the picture goes to a temporary file renamed over `output` when the script
+  // succeeds; a link, FIFO or device at `output` is refused here, before plotting
+  io::remove_temporaries_on_signal({SIGINT, SIGTERM, SIGHUP});
+  io::remove_stale_temporaries(output);
+  io::AtomicOutput out(output);
   // Debian's interpreter is the one that has python3-h5py and python3-matplotlib,
   // even when another python3 comes first on PATH.
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  std::vector<std::string> args = {python, script, input, "-o", output};
+  std::vector<std::string> args = {python, script, input, "-o", output, "--write-to", out.temp_path()};
   args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -36,7 +44,9 @@ int run_plot(const std::string& input, const std::string& output, const std::vec
     throw std::runtime_error("cannot start python3 for plotting");
   int status = 0;
   waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  if (code == 0) out.commit();
+  return code;
 }
 
 }  // namespace luztar::app

@@ -6,7 +6,9 @@ namespace luztar::app {
 
 // Runs apps/luztar_plot.py (python3 with h5py and matplotlib) on an HDF5 result
 // or sweep file; `extra` are further script options (--metric, --x, --y).
-// Returns the script's exit code; throws std::runtime_error when it cannot start.
+// The picture is written atomically (io::AtomicOutput): `output` must be a new
+// path or a regular file. Returns the script's exit code; throws
+// std::runtime_error when the output is refused or the script cannot start.
 int run_plot(const std::string& input, const std::string& output, const std::vector<std::string>& extra = {});
 
 }  // namespace luztar::app

@@ -13,6 +13,7 @@
 #include "apps/sweep_progress.hpp"
 #include "apps/sweep_schedule.hpp"
 #include "core/errors.hpp"
+#include "io/atomic_file.hpp"
 #include "io/sweep_file.hpp"
 #include "io/yaml_sweep.hpp"
 
@@ -41,16 +42,6 @@ SweepPlan build_plan(const SweepOptions& o) {
 std::string output_path(const SweepOptions& o) {
   if (!o.output.empty()) return o.output;
   return std::filesystem::path(o.input).stem().string() + "_sweep.h5";
-}
-
-// Temporary files of a writer that was killed mid-update.
-void remove_stale_partials(const std::string& output) {
-  const std::filesystem::path p(output);
-  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
-  const std::string prefix = p.filename().string() + ".partial-";
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-    if (entry.path().filename().string().rfind(prefix, 0) == 0) std::filesystem::remove(entry.path(), ec);
 }
 
 // Decides what to run: every run for a new file, the pending ones on --resume.
@@ -205,8 +196,10 @@ int run_sweep(const SweepOptions& o) {
   std::vector<std::size_t> todo;
   std::unique_ptr<OutputLock> lock;
   try {
+    io::check_output_path(out);  // a link, FIFO, device or directory is refused, before the lock file
+    io::remove_temporaries_on_signal({SIGINT, SIGTERM, SIGHUP});  // until coordinate() takes SIGINT, SIGTERM
     lock = std::make_unique<OutputLock>(out);
-    remove_stale_partials(out);
+    io::remove_stale_temporaries(out);  // of a writer that was killed mid-update
     todo = prepare_file(o, plan, out);
   } catch (const std::exception&) {
     Dispenser none({});

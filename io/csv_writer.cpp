@@ -9,6 +9,12 @@ namespace luztar::io {
 
 void write_csv(const std::string& path, const Result& r) {
   AtomicOutput out(path);
+  write_csv(out, r);
+  out.commit();
+}
+
+void write_csv(AtomicOutput& out, const Result& r) {
+  const std::string& path = out.path();
   {
     std::FILE* f = std::fopen(out.temp_path().c_str(), "w");
     if (!f) throw std::runtime_error(path + ": cannot open the output file for writing");
@@ -29,7 +35,6 @@ void write_csv(const std::string& path, const Result& r) {
     const bool failed = std::ferror(f) != 0;
     if (std::fclose(f) != 0 || failed) throw std::runtime_error(path + ": error while writing");
   }
-  out.commit();
 }
 
 }  // namespace luztar::io

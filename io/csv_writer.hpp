@@ -5,9 +5,12 @@
 #include <string>
 
 #include "core/result.hpp"
+#include "io/atomic_file.hpp"
 
 namespace luztar::io {
 
 void write_csv(const std::string& path, const Result& r);
+// Writes into out's temporary file; the caller commits.
+void write_csv(AtomicOutput& out, const Result& r);
 
 }  // namespace luztar::io

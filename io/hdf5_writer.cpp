@@ -139,15 +139,17 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
 
 }  // namespace
 
+void write_hdf5(AtomicOutput& out, const Model& model, const SimulationSettings& settings, const Result& r) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors come back as exceptions, not printed
+  Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+              ("file " + out.path()).c_str());
+  write_contents(file, model, settings, r);
+  check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file");
+}
+
 void write_hdf5(const std::string& path, const Model& model, const SimulationSettings& settings, const Result& r) {
   AtomicOutput out(path);
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors come back as exceptions, not printed
-  {
-    Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                ("file " + path).c_str());
-    write_contents(file, model, settings, r);
-    check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file");
-  }
+  write_hdf5(out, model, settings, r);
   out.commit();
 }
 

@@ -21,10 +21,14 @@
 
 #include "core/model.hpp"
 #include "core/result.hpp"
+#include "io/atomic_file.hpp"
 
 namespace luztar::io {
 
 // Writes atomically (temporary file, then rename). Throws std::runtime_error.
 void write_hdf5(const std::string& path, const Model& model, const SimulationSettings& settings, const Result& r);
+// Writes into out's temporary file and leaves the commit to the caller, who may
+// commit it together with other outputs of the same run.
+void write_hdf5(AtomicOutput& out, const Model& model, const SimulationSettings& settings, const Result& r);
 
 }  // namespace luztar::io

@@ -186,15 +186,18 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
   return text.str();
 }
 
-void write_yaml(const std::string& path, const ModelSpec& spec, const std::vector<std::string>& comment) {
+void write_yaml(AtomicOutput& out, const ModelSpec& spec, const std::vector<std::string>& comment) {
   const std::string text = to_yaml(spec, comment);
+  const std::string& path = out.path();
+  std::FILE* f = std::fopen(out.temp_path().c_str(), "w");
+  if (!f) throw std::runtime_error(path + ": cannot open the output file for writing");
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok) throw std::runtime_error(path + ": error while writing");
+}
+
+void write_yaml(const std::string& path, const ModelSpec& spec, const std::vector<std::string>& comment) {
   AtomicOutput out(path);
-  {
-    std::FILE* f = std::fopen(out.temp_path().c_str(), "w");
-    if (!f) throw std::runtime_error(path + ": cannot open the output file for writing");
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (std::fclose(f) != 0 || !ok) throw std::runtime_error(path + ": error while writing");
-  }
+  write_yaml(out, spec, comment);
   out.commit();
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/model_spec.hpp"
+#include "io/atomic_file.hpp"
 
 namespace luztar::io {
 
@@ -15,5 +16,7 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
 
 // Writes atomically. Throws std::runtime_error.
 void write_yaml(const std::string& path, const ModelSpec& spec, const std::vector<std::string>& comment = {});
+// Writes into out's temporary file; the caller commits.
+void write_yaml(AtomicOutput& out, const ModelSpec& spec, const std::vector<std::string>& comment = {});
 
 }  // namespace luztar::io
