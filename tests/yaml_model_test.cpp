@@ -144,7 +144,7 @@ std::vector<Case> cases() {
        "t.yaml:9:1", "bodys", "unknown key 'bodys'"},
       {"YAML syntax error", "simulation: {t_end: 1, output_step: 0.01}\nbodies: [a\n", "t.yaml:3:1", "",
        "YAML syntax error"},
-      {"empty file", "", "t.yaml", "", "the model file is empty"},
+      {"empty file", "", "t.yaml:1:1", "", "the model file is empty"},
   };
 }
 
