@@ -181,7 +181,7 @@ class SweepReader {
     }
     if (const YAML::Node ms = n["metrics"]) {
       if (!ms.IsMap()) fail(ms, "sweep.metrics", "expected a mapping of names to metrics");
-      for_each_entry(ms, "sweep.metrics", origin_, [&](const std::string& name, const YAML::Node& k, const YAML::Node& v) {
+      for_each_entry(ms, "sweep.metrics", origin_, Names{true}, [&](const std::string& name, const YAML::Node& k, const YAML::Node& v) {
         check_name(name, k);
         s.metrics.push_back(metric(name, v));
       });
