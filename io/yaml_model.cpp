@@ -52,7 +52,7 @@ class Reader {
       }
     });
   }
-  YAML::Node required(const YAML::Node& map, const char* key, const std::string& field) {
+  YAML::Node required(const YAML::Node& map, const char* key, const std::string& field) const {
     const YAML::Node n = map[key];
     if (!n) fail(map, field, std::string("missing field '") + key + "'");
     return n;
@@ -316,7 +316,8 @@ class Reader {
   void named_entries(const YAML::Node& map, const std::string& field, bool column, F&& each) {
     require_map(map, field);
     remember(field, map);
-    for_each_entry(map, field, origin_, Names{true}, [&](const std::string& name, const YAML::Node& k, const YAML::Node& v) {
+    for_each_entry(map, field, origin_, Names{true},
+                   [&](const std::string& name, const YAML::Node& k, const YAML::Node& v) {
       remember(field + "." + name, k);
       if (const std::string problem = name_problem(name, column); !problem.empty())
         fail(k, field + "." + name, problem);

@@ -34,7 +34,8 @@ class SweepReader {
         ok = ok || key == a;
         list += std::string(list.empty() ? "" : ", ") + a;
       }
-      if (!ok) fail(k, field.empty() ? key : field + "." + key, "unknown key '" + key + "' (expected one of: " + list + ")");
+      if (!ok)
+        fail(k, field.empty() ? key : field + "." + key, "unknown key '" + key + "' (expected one of: " + list + ")");
     });
   }
   double number(const YAML::Node& n, const std::string& field) const {
@@ -175,13 +176,15 @@ class SweepReader {
     }
     if (const YAML::Node ps = n["parameters"]) {
       if (!ps.IsMap()) fail(ps, "sweep.parameters", "expected a mapping of model paths to values");
-      for_each_entry(ps, "sweep.parameters", origin_, [&](const std::string& path, const YAML::Node&, const YAML::Node& v) {
+      for_each_entry(ps, "sweep.parameters", origin_,
+                     [&](const std::string& path, const YAML::Node&, const YAML::Node& v) {
         s.parameters.push_back(parameter(path, v));
       });
     }
     if (const YAML::Node ms = n["metrics"]) {
       if (!ms.IsMap()) fail(ms, "sweep.metrics", "expected a mapping of names to metrics");
-      for_each_entry(ms, "sweep.metrics", origin_, Names{true}, [&](const std::string& name, const YAML::Node& k, const YAML::Node& v) {
+      for_each_entry(ms, "sweep.metrics", origin_, Names{true},
+                     [&](const std::string& name, const YAML::Node& k, const YAML::Node& v) {
         check_name(name, k);
         s.metrics.push_back(metric(name, v));
       });
