@@ -38,21 +38,32 @@ struct RunOptions {
 };
 
 luztar::Model load(const std::string& path, const RunOptions* overrides) {
-  luztar::ModelSpec spec = luztar::io::load_model_spec(path);
+  luztar::ModelSpec spec = luztar::io::load_model_spec(path);  // every rule checked, located in the file
+  std::vector<std::string> set;  // the fields the command line overrode
   if (overrides) {
     auto& s = spec.simulation;
-    if (overrides->t_end) s.t_end = *overrides->t_end;
-    if (overrides->output_step) s.output_step = *overrides->output_step;
-    if (overrides->rtol) s.rtol = *overrides->rtol;
-    if (overrides->atol) s.atol = *overrides->atol;
-    if (overrides->solver) s.solver = *overrides->solver;
-    if (overrides->step) s.step = *overrides->step;
-    if (overrides->theta) s.theta = *overrides->theta;
+    auto put = [&](const auto& option, auto& field, const char* name) {
+      if (!option) return;
+      field = *option;
+      set.push_back(std::string("simulation.") + name);
+    };
+    put(overrides->t_end, s.t_end, "t_end");
+    put(overrides->output_step, s.output_step, "output_step");
+    put(overrides->rtol, s.rtol, "rtol");
+    put(overrides->atol, s.atol, "atol");
+    put(overrides->solver, s.solver, "solver");
+    put(overrides->step, s.step, "step");
+    put(overrides->theta, s.theta, "theta");
   }
   try {
     return luztar::assemble(spec);
-  } catch (const luztar::ModelError& e) {  // only an override can fail here
-    throw luztar::ModelError(e.field(), e.detail() + " (set on the command line)", path);
+  } catch (const luztar::ModelError& e) {  // a rule that the overridden values break
+    for (const std::string& f : set)
+      if (e.field() == f) throw luztar::ModelError(e.field(), e.detail() + " (set on the command line)", path);
+    std::string options;  // a field of the file, now wrong with the values given on the command line
+    for (const std::string& f : set) options += (options.empty() ? "" : ", ") + f;
+    throw luztar::ModelError(e.field(), e.detail() + " (with " + options + " set on the command line)",
+                             luztar::where(spec, e.field()));
   }
 }
 

@@ -51,7 +51,7 @@ const char* unit_of(const std::string& path) {
 }
 
 [[noreturn]] void bad(const MetricSpec& m, const std::string& detail) {
-  throw ModelError("metrics." + m.name, detail, m.where);
+  throw ModelError("sweep.metrics." + m.name, detail, m.where);
 }
 
 void check_signal(const MetricSpec& m, const std::string& path, const Model& model) {

@@ -83,11 +83,27 @@ struct ModelSpec {
   std::string description;
   std::string source_text;   // the YAML text, stored with the results
   std::string source_path;   // file it came from, if any
+  // Where each field was written: dotted path -> "file:line:col" (filled by
+  // io/ for a model read from a file; empty for a model built in code).
+  std::map<std::string, std::string> locations;
   std::vector<BodySpec> bodies;
   std::vector<ElementSpec> elements;      // in the order they were given
   std::map<std::string, Signal> signals;  // named signals referenced by elements
   SimulationSettings simulation;
 };
+
+// Location of `field` in the model's file: the field's own, else its closest
+// recorded parent's ("elements.mesh.ratio" falls back to "elements.mesh"),
+// else source_path (empty for a model built in code).
+std::string where(const ModelSpec& spec, std::string field);
+
+// Why `name` cannot name a body, element, signal or sweep metric, or "" if it
+// can. Names become HDF5 paths (/bodies/NAME/angle) and CSV columns
+// (NAME.angle; a block's column is its signal's name alone), so a name is not
+// empty, has no '/', '.' or ',', no control characters and no leading or
+// trailing whitespace. A column name (`column`: true for signals) is also none
+// of the fixed columns: time, input_work, kinetic, elastic, dissipated.
+std::string name_problem(const std::string& name, bool column);
 
 // Name of an element whatever its kind.
 const std::string& element_name(const ElementSpec& e);

@@ -341,6 +341,7 @@ void validate(const ModelSpec& spec) {
   for (const BodySpec& b : spec.bodies) {
     const std::string p = "bodies." + b.name;
     if (b.name.empty()) throw ModelError("bodies", "a body has an empty name");
+    if (const std::string problem = name_problem(b.name, false); !problem.empty()) throw ModelError(p, problem);
     if (!names.insert(b.name).second) throw ModelError(p, "the name '" + b.name + "' is used twice");
     require_nonnegative(b.inertia, p + ".inertia");  // 0: massless (reduced, see core/reduce.hpp)
     require_finite(b.angle, p + ".angle");
@@ -355,6 +356,7 @@ void validate(const ModelSpec& spec) {
     const std::string& name = element_name(e);
     const std::string p = "elements." + name;
     if (name.empty()) throw ModelError("elements", "an element has an empty name");
+    if (const std::string problem = name_problem(name, false); !problem.empty()) throw ModelError(p, problem);
     if (!names.insert(name).second) throw ModelError(p, "the name '" + name + "' is used twice");
     if (const auto* s = std::get_if<SpringSpec>(&e)) {
       require_body(s->body_a, p + ".bodies");
@@ -393,6 +395,10 @@ void validate(const ModelSpec& spec) {
       require_body(t->body, p + ".body");
       validate_signal(t->torque, p + ".torque", spec.signals, body_names);
     }
+  }
+  for (const auto& [name, s] : spec.signals) {
+    if (const std::string problem = name_problem(name, true); !problem.empty())
+      throw ModelError("signals." + name, problem);
   }
   for (const auto& [name, s] : spec.signals)
     validate_signal(s, "signals." + name, spec.signals, body_names, Reading::unknown);

@@ -2,8 +2,6 @@
 // and broken rules are reported with file:line:col and the field's dotted path.
 #include "io/yaml_model.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -17,6 +15,7 @@
 #include "core/errors.hpp"
 #include "core/reduce.hpp"
 #include "io/csv_table.hpp"
+#include "io/yaml_source.hpp"
 
 namespace luztar::io {
 
@@ -30,44 +29,28 @@ class Reader {
  public:
   Reader(std::string origin, std::string base_dir) : origin_(std::move(origin)), base_dir_(std::move(base_dir)) {}
 
-  std::string where(const YAML::Mark& m) const {
-    if (m.line < 0) return origin_;
-    return origin_ + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
-  }
+  std::string where(const YAML::Mark& m) const { return location(origin_, m); }
   [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& detail) const {
     throw ModelError(field, detail, where(n.Mark()));
   }
-  void remember(const std::string& field, const YAML::Node& n) { marks_[field] = n.Mark(); }
-
-  // Location of a field for rule errors found after parsing: the field itself,
-  // else its closest recorded parent.
-  std::string where_field(std::string field) const {
-    while (true) {
-      const auto it = marks_.find(field);
-      if (it != marks_.end()) return where(it->second);
-      const auto dot = field.find_last_of(".[");
-      if (dot == std::string::npos) return origin_;
-      field.erase(dot);
-    }
-  }
+  // Records where a field was written, for rule errors found after parsing
+  // (ModelSpec::locations, looked up by where(spec, field)).
+  void remember(const std::string& field, const YAML::Node& n) { locations_[field] = where(n.Mark()); }
 
   const YAML::Node& require_map(const YAML::Node& n, const std::string& field) const {
     if (!n.IsMap()) fail(n, field, std::string("expected a mapping of keys to values, got ") + kind(n));
     return n;
   }
   void check_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> allowed) const {
-    std::set<std::string> seen;
-    for (const auto& kv : map) {
-      const std::string key = kv.first.as<std::string>();
+    for_each_entry(map, field, origin_, [&](const std::string& key, const YAML::Node& k, const YAML::Node&) {
       bool ok = false;
       for (const char* a : allowed) ok = ok || key == a;
       if (!ok) {
         std::string list;
         for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-        fail(kv.first, field.empty() ? key : field + "." + key, "unknown key '" + key + "' (expected one of: " + list + ")");
+        fail(k, field.empty() ? key : field + "." + key, "unknown key '" + key + "' (expected one of: " + list + ")");
       }
-      if (!seen.insert(key).second) fail(kv.first, field + "." + key, "key '" + key + "' appears twice");
-    }
+    });
   }
   YAML::Node required(const YAML::Node& map, const char* key, const std::string& field) const {
     const YAML::Node n = map[key];
@@ -120,7 +103,7 @@ class Reader {
     if (!n.IsMap() || n.size() != 1)
       fail(n, field,
            std::string("expected a number, a signal name, or a mapping with one of: ") + kSignalKinds);
-    const std::string key = n.begin()->first.as<std::string>();
+    const std::string key = key_of(n.begin()->first, field, origin_);
     const YAML::Node body = n.begin()->second;
     const std::string f = field + "." + key;
     remember(f, body);
@@ -301,6 +284,7 @@ class Reader {
 
   void simulation(const YAML::Node& n, SimulationSettings& s) {
     const std::string f = "simulation";
+    remember(f, n);
     require_map(n, f);
     check_keys(n, f, {"t_start", "t_end", "output_step", "rtol", "atol", "max_step", "max_events", "event_storm",
                       "rest_velocity", "linear_solver", "solver", "step", "theta"});
@@ -325,22 +309,25 @@ class Reader {
     s.theta = number_or(n, "theta", f, s.theta);
   }
 
-  // Iterates a name -> entry mapping, rejecting repeated names.
+  // Iterates a name -> entry mapping, checking each name where it is
+  // declared (name_problem; `column`: names that are result columns) and
+  // rejecting repeated names.
   template <class F>
-  void named_entries(const YAML::Node& map, const std::string& field, F&& each) {
+  void named_entries(const YAML::Node& map, const std::string& field, bool column, F&& each) {
     require_map(map, field);
-    std::set<std::string> seen;
-    for (const auto& kv : map) {
-      const std::string name = kv.first.as<std::string>();
-      remember(field + "." + name, kv.first);
-      if (!seen.insert(name).second) fail(kv.first, field + "." + name, "the name '" + name + "' is used twice");
-      each(name, kv.second, field + "." + name);
-    }
+    remember(field, map);
+    for_each_entry(map, field, origin_, Names{true},
+                   [&](const std::string& name, const YAML::Node& k, const YAML::Node& v) {
+      remember(field + "." + name, k);
+      if (const std::string problem = name_problem(name, column); !problem.empty())
+        fail(k, field + "." + name, problem);
+      each(name, v, field + "." + name);
+    });
   }
 
   ModelSpec model(const YAML::Node& root) {
-    if (!root || root.IsNull()) throw ModelError("", "the model file is empty", origin_);
     require_map(root, "");
+    remember("", root);
     // `sweep` belongs to `luztar sweep` (io/yaml_sweep.hpp); a model file may carry one.
     check_keys(root, "", {"name", "description", "simulation", "signals", "bodies", "elements", "sweep"});
     ModelSpec spec;
@@ -348,12 +335,12 @@ class Reader {
     if (root["description"]) spec.description = text(root["description"], "description");
     simulation(required(root, "simulation", "simulation"), spec.simulation);
     if (const YAML::Node sig = root["signals"]) {
-      named_entries(sig, "signals", [&](const std::string& name, const YAML::Node& n, const std::string& f) {
+      named_entries(sig, "signals", true, [&](const std::string& name, const YAML::Node& n, const std::string& f) {
         spec.signals[name] = signal(n, f);
       });
     }
     std::set<std::string> body_names;
-    named_entries(required(root, "bodies", "bodies"), "bodies",
+    named_entries(required(root, "bodies", "bodies"), "bodies", false,
                   [&](const std::string& name, const YAML::Node& n, const std::string& f) {
                     require_map(n, f);
                     check_keys(n, f, {"inertia", "angle", "velocity"});
@@ -366,17 +353,18 @@ class Reader {
                     body_names.insert(name);
                   });
     if (const YAML::Node el = root["elements"]) {
-      named_entries(el, "elements", [&](const std::string& name, const YAML::Node& n, const std::string& f) {
+      named_entries(el, "elements", false, [&](const std::string& name, const YAML::Node& n, const std::string& f) {
         if (body_names.count(name)) fail(el, f, "the name '" + name + "' is already used by a body");
         spec.elements.push_back(element(name, n, f));
       });
     }
+    spec.locations = locations_;
     return spec;
   }
 
  private:
   std::string origin_, base_dir_;
-  std::map<std::string, YAML::Mark> marks_;
+  std::map<std::string, std::string> locations_;
 };
 
 }  // namespace
@@ -393,13 +381,14 @@ bool is_signal_kind(const std::string& k) {
 // A signal written as {kind: {...}}: the mapping one level down.
 bool signal_wrapper(const YAML::Node& n, std::string& kind) {
   if (!n.IsMap() || n.size() != 1) return false;
-  kind = n.begin()->first.as<std::string>();
+  if (!n.begin()->first.IsScalar()) return false;
+  kind = n.begin()->first.Scalar();
   return is_signal_kind(kind) && n.begin()->second.IsMap();
 }
 
 std::string keys_of(const YAML::Node& map) {
   std::string s;
-  for (const auto& kv : map) s += (s.empty() ? "" : ", ") + kv.first.as<std::string>();
+  for (const auto& kv : map) s += (s.empty() ? "" : ", ") + (kv.first.IsScalar() ? kv.first.Scalar() : "?");
   return s.empty() ? std::string("nothing") : s;
 }
 
@@ -462,16 +451,11 @@ ModelSpec parse_model_spec(const std::string& text, const std::string& origin, c
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
                            const std::vector<FieldOverride>& overrides) {
   Reader reader(origin, base_dir);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw ModelError("", "YAML syntax error: " + e.msg, reader.where(e.mark));
-  }
+  const YAML::Node root = parse_yaml(text, origin, "model file");
   std::vector<std::string> resolved;
   for (const FieldOverride& o : overrides) {
-    if (!root.IsMap()) throw ModelError("", "the model file is not a mapping", origin);
-    resolved.push_back(apply_override(root, o));
+    if (!root.IsMap()) throw ModelError("", "the model file is not a mapping", location(origin, root.Mark()));
+    resolved.push_back(yaml_guard(origin, [&] { return apply_override(root, o); }));
   }
   // A rule broken by an overridden value is reported where the value came from.
   auto rethrow = [&](const ModelError& e, const std::string& where) {
@@ -482,7 +466,7 @@ ModelSpec parse_model_spec(const std::string& text, const std::string& origin, c
   };
   ModelSpec spec;
   try {
-    spec = reader.model(root);
+    spec = yaml_guard(origin, [&] { return reader.model(root); });
   } catch (const ModelError& e) {
     if (overrides.empty()) throw;
     rethrow(e, e.where());
@@ -490,10 +474,12 @@ ModelSpec parse_model_spec(const std::string& text, const std::string& origin, c
   spec.source_text = text;
   spec.source_path = origin;
   try {
-    validate(spec);
-    reduce(spec);  // structural rules on massless and rigid parts, reported here with their location
+    // Every rule assemble() applies (validate, the structural rules of reduce on
+    // massless and rigid parts, validate on the reduced model), reported here
+    // with its location: a model that loads assembles.
+    (void)assemble(spec);
   } catch (const ModelError& e) {
-    rethrow(e, reader.where_field(e.field()));
+    rethrow(e, where(spec, e.field()));
   }
   return spec;
 }

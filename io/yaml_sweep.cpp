@@ -1,8 +1,6 @@
 // Reader of sweep descriptions (schema in io/yaml_sweep.hpp).
 #include "io/yaml_sweep.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +10,8 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/model_spec.hpp"
+#include "io/yaml_source.hpp"
 
 namespace luztar::io {
 
@@ -21,26 +21,22 @@ class SweepReader {
  public:
   explicit SweepReader(std::string origin) : origin_(std::move(origin)) {}
 
-  std::string where(const YAML::Node& n) const {
-    const YAML::Mark m = n.Mark();
-    if (origin_.rfind("--", 0) == 0 || m.line < 0) return origin_;
-    return origin_ + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
-  }
+  std::string where(const YAML::Node& n) const { return location(origin_, n.Mark()); }
   [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& detail) const {
     throw ModelError(field, detail, where(n));
   }
   void only_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> allowed) const {
     if (!map.IsMap()) fail(map, field, "expected a mapping of keys to values");
-    for (const auto& kv : map) {
-      const std::string key = kv.first.as<std::string>();
+    for_each_entry(map, field, origin_, [&](const std::string& key, const YAML::Node& k, const YAML::Node&) {
       bool ok = false;
       std::string list;
       for (const char* a : allowed) {
         ok = ok || key == a;
         list += std::string(list.empty() ? "" : ", ") + a;
       }
-      if (!ok) fail(kv.first, field + "." + key, "unknown key '" + key + "' (expected one of: " + list + ")");
-    }
+      if (!ok)
+        fail(k, field.empty() ? key : field + "." + key, "unknown key '" + key + "' (expected one of: " + list + ")");
+    });
   }
   double number(const YAML::Node& n, const std::string& field) const {
     double v = 0.0;
@@ -104,6 +100,12 @@ class SweepReader {
       fail(n, field, "expected a value, a list, a range {from, to, count} or a sampling {uniform|latin_hypercube: [a, b]}");
     }
     return p;
+  }
+
+  // A metric's name is declared here: checked as every name (name_problem).
+  void check_name(const std::string& name, const YAML::Node& at) const {
+    if (const std::string problem = name_problem(name, false); !problem.empty())
+      fail(at, "sweep.metrics." + name, problem);
   }
 
   MetricSpec metric(const std::string& name, const YAML::Node& n) const {
@@ -176,16 +178,18 @@ class SweepReader {
     }
     if (const YAML::Node ps = n["parameters"]) {
       if (!ps.IsMap()) fail(ps, "sweep.parameters", "expected a mapping of model paths to values");
-      for (const auto& kv : ps) s.parameters.push_back(parameter(kv.first.as<std::string>(), kv.second));
+      for_each_entry(ps, "sweep.parameters", origin_,
+                     [&](const std::string& path, const YAML::Node&, const YAML::Node& v) {
+        s.parameters.push_back(parameter(path, v));
+      });
     }
     if (const YAML::Node ms = n["metrics"]) {
       if (!ms.IsMap()) fail(ms, "sweep.metrics", "expected a mapping of names to metrics");
-      for (const auto& kv : ms) {
-        const std::string name = kv.first.as<std::string>();
-        for (const MetricSpec& m : s.metrics)
-          if (m.name == name) fail(kv.first, "sweep.metrics." + name, "the metric name '" + name + "' is used twice");
-        s.metrics.push_back(metric(name, kv.second));
-      }
+      for_each_entry(ms, "sweep.metrics", origin_, Names{true},
+                     [&](const std::string& name, const YAML::Node& k, const YAML::Node& v) {
+        check_name(name, k);
+        s.metrics.push_back(metric(name, v));
+      });
     }
   }
 
@@ -199,15 +203,6 @@ std::string read_file(const std::string& path, const char* what) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-YAML::Node load_yaml(const std::string& text, const std::string& origin) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw ModelError("", "YAML syntax error: " + e.msg,
-                     origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1));
-  }
 }
 
 std::pair<std::string, std::string> split_assignment(const std::string& s, const std::string& option,
@@ -275,13 +270,9 @@ bool shorthand(const std::string& path, const std::string& rhs, const std::strin
   return false;
 }
 
-}  // namespace
-
-SweepInput load_sweep(const std::string& path) {
-  const std::string text = read_file(path, "sweep or model file");
-  const YAML::Node root = load_yaml(text, path);
-  if (!root.IsMap()) throw ModelError("", "expected a model file or a sweep file (a mapping)", path);
+SweepInput read_sweep(const std::string& path, const std::string& text, const YAML::Node& root) {
   SweepReader reader(path);
+  if (!root.IsMap()) reader.fail(root, "", "expected a model file or a sweep file (a mapping)");
   SweepInput in;
   const std::filesystem::path p(path);
   const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
@@ -291,7 +282,7 @@ SweepInput load_sweep(const std::string& path) {
     in.model_dir = dir;
   } else {
     reader.only_keys(root, "", {"model", "sweep"});
-    if (!root["model"]) throw ModelError("model", "missing field 'model' (the model file to sweep)", path);
+    if (!root["model"]) reader.fail(root, "model", "missing field 'model' (the model file to sweep)");
     std::filesystem::path mp(reader.text(root["model"], "model"));
     if (mp.is_relative()) mp = std::filesystem::path(dir) / mp;
     in.model_path = mp.lexically_normal().string();
@@ -307,11 +298,20 @@ SweepInput load_sweep(const std::string& path) {
   return in;
 }
 
+
+}  // namespace
+
+SweepInput load_sweep(const std::string& path) {
+  const std::string text = read_file(path, "sweep or model file");
+  const YAML::Node root = parse_yaml(text, path, "sweep or model file");
+  return yaml_guard(path, [&] { return read_sweep(path, text, root); });
+}
+
 void add_parameter_option(SweepSpec& spec, const std::string& assignment) {
   const auto [path, rhs] = split_assignment(assignment, "--set " + assignment, "PATH=VALUES");
   const std::string where = "--set " + assignment;
   SweepParameter p;
-  if (!shorthand(path, rhs, where, p)) p = SweepReader(where).parameter(path, load_yaml(rhs, where));
+  if (!shorthand(path, rhs, where, p)) p = SweepReader(where).parameter(path, parse_yaml(rhs, where, "value"));
   for (SweepParameter& q : spec.parameters)
     if (q.path == path) {
       q = p;
@@ -323,7 +323,10 @@ void add_parameter_option(SweepSpec& spec, const std::string& assignment) {
 void add_metric_option(SweepSpec& spec, const std::string& assignment) {
   const auto [name, rhs] = split_assignment(assignment, "--metric " + assignment, "NAME=SPEC");
   const std::string where = "--metric " + assignment;
-  const MetricSpec m = SweepReader(where).metric(name, load_yaml(rhs, where));
+  const SweepReader reader(where);
+  const YAML::Node spec_node = parse_yaml(rhs, where, "value");
+  reader.check_name(name, spec_node);
+  const MetricSpec m = reader.metric(name, spec_node);
   for (MetricSpec& q : spec.metrics)
     if (q.name == name) {
       q = m;

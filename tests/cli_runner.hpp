@@ -16,8 +16,9 @@ struct Outcome {
   std::string out;
 };
 
-inline Outcome run_cli(const std::string& args) {
-  const std::string cmd = std::string(LUZTAR_CLI) + " " + args + " 2>&1";
+// Runs a shell command: its exit code (-1 if it did not exit normally, e.g. a
+// crash) and what it printed on stdout.
+inline Outcome run_shell(const std::string& cmd) {
   Outcome o{-1, ""};
   FILE* p = popen(cmd.c_str(), "r");
   char buf[4096];
@@ -26,6 +27,8 @@ inline Outcome run_cli(const std::string& args) {
   o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return o;
 }
+
+inline Outcome run_cli(const std::string& args) { return run_shell(std::string(LUZTAR_CLI) + " " + args + " 2>&1"); }
 
 // A fresh directory per test, removed afterwards.
 class TempDirTest : public ::testing::Test {

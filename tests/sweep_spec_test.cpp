@@ -211,15 +211,15 @@ TEST_F(SweepErrors, EachBadDescriptionGetsItsMessage) {
       {"sweep:\n  parameters:\n    bodies.psi.inertia: {uniform: [2, 1]}\n  samples: 2\n",
        "the sampling interval is empty"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {rms: bodies.nope.velocity}\n",
-       f + ":6:8: metrics.m: 'bodies.nope.velocity': the model has no body 'nope'"},
+       f + ":6:8: sweep.metrics.m: 'bodies.nope.velocity': the model has no body 'nope'"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {median: bodies.psi.velocity}\n",
        "sweep.metrics.m: give exactly one of: max, min"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {max: bodies.psi.velocity, window: [20, 30]}\n",
-       "metrics.m: the window [20, 30] lies outside the run [0, 10] s"},
+       "sweep.metrics.m: the window [20, 30] lies outside the run [0, 10] s"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {time_stuck: mesh}\n",
-       "metrics.m: 'mesh' is not a friction element"},
+       "sweep.metrics.m: 'mesh' is not a friction element"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {events: slip}\n",
-       "metrics.m: unknown event kind 'slip'"},
+       "sweep.metrics.m: unknown event kind 'slip'"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {hysteresis: bodies.psi.angle}\n",
        "sweep.metrics.m: missing field 'against'"},
       {"sweep:\n  parameters:\n    elements.mesh.freeplay: {from: 0.01, to: 0.02, count: 1000}\n"
@@ -259,6 +259,26 @@ TEST_F(SweepErrors, CommandLineValuesAndMissingFiles) {
                 "--set elements.mesh.freeplay=-1: elements.mesh.freeplay: must be >= 0"),
             std::string::npos);
   EXPECT_EQ(error_of(base, {"elements.mesh.freeplay=0.001:0.002:3"}), "");
+  // a metric's name is checked where it is declared, on the command line too
+  EXPECT_EQ(error_of(base + "  metrics:\n    psi/rms: {rms: bodies.psi.velocity}\n"),
+            path("s.yaml") + ":6:5: sweep.metrics.psi/rms: the name 'psi/rms' contains '/', which names must not "
+                             "(they become HDF5 paths and CSV columns)");
+  {
+    io::SweepInput in;
+    try {
+      io::add_metric_option(in.spec, " rms=rms: bodies.psi.velocity");
+      ADD_FAILURE() << "a metric named ' rms' was accepted";
+    } catch (const ModelError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "--metric  rms=rms: bodies.psi.velocity: sweep.metrics. rms: the name ' rms' begins or ends with "
+                "whitespace");
+    }
+  }
+  // repeated keys and non-scalar keys are located, not a bare yaml-cpp "bad conversion"
+  EXPECT_EQ(error_of(base + "    bodies.psi.inertia: [2]\n"),
+            path("s.yaml") + ":5:5: sweep.parameters.bodies.psi.inertia: key 'bodies.psi.inertia' appears twice");
+  EXPECT_EQ(error_of("sweep:\n  parameters:\n    [bodies.psi.inertia]: [1]\n"),
+            path("s.yaml") + ":4:5: sweep.parameters: a key must be a plain name, got a list");
   // a --set replaces the file's parameter of the same path
   EXPECT_EQ(error_of("sweep:\n  parameters:\n    bodies.psi.inertia: [-1]\n", {"bodies.psi.inertia=0.02"}), "");
 

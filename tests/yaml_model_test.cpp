@@ -144,7 +144,32 @@ std::vector<Case> cases() {
        "t.yaml:9:1", "bodys", "unknown key 'bodys'"},
       {"YAML syntax error", "simulation: {t_end: 1, output_step: 0.01}\nbodies: [a\n", "t.yaml:3:1", "",
        "YAML syntax error"},
-      {"empty file", "", "t.yaml", "", "the model file is empty"},
+      {"empty file", "", "t.yaml:1:1", "", "the model file is empty"},
+      {"only comments", "# nothing yet\n", "t.yaml:1:1", "", "the model file is empty"},
+      // what yaml-cpp itself would report as a bare "bad conversion", or not at all
+      {"list as a body name", model("  [a, b]: {inertia: 1}\n", kSpring + kFriction + kTorque), "t.yaml:3:3", "bodies",
+       "a key must be a plain name, got a list"},
+      {"mapping as a key", model(kBodies, kSpring + kFriction + kTorque, "simulation: {{t_end: 1}: 1}"), "t.yaml:1:14",
+       "simulation", "a key must be a plain name, got a mapping"},
+      {"key given twice",
+       model(kBodies, kSpring + kFriction + kTorque, "simulation: {t_end: 1, output_step: 0.01, t_end: 2}"),
+       "t.yaml:1:43", "simulation.t_end", "key 't_end' appears twice"},
+      {"not UTF-8", "simulation: {t_end: 1, output_step: 0.01}\nname: caf\xe9\n", "t.yaml:2:10", "",
+       "the model file is not UTF-8 text (byte 0xE9; a binary file?)"},
+      {"overlong UTF-8", "name: \xc0\xaf\n", "t.yaml:1:7", "", "the model file is not UTF-8 text (byte 0xC0"},
+      {"NUL byte", std::string("name: a\0b\n", 10), "t.yaml:1:8", "", "the model file is not UTF-8 text (byte 0x00"},
+      // names, checked where they are declared (they become HDF5 paths and CSV columns)
+      {"body name with a slash", model("  a/1: {inertia: 1}\n  b: {inertia: 2}\n", kSpring + kFriction + kTorque),
+       "t.yaml:3:3", "bodies.a/1", "the name 'a/1' contains '/', which names must not"},
+      {"element name with a dot", model(kBodies, kSpring + kFriction + "  d.1: {type: torque, body: a, torque: 1}\n"),
+       "t.yaml:8:3", "elements.d.1", "the name 'd.1' contains '.'"},
+      {"element name with a trailing space",
+       model(kBodies, kSpring + kFriction + "  'd ': {type: torque, body: a, torque: 1}\n"),
+       "t.yaml:8:3", "elements.d ", "the name 'd ' begins or ends with whitespace"},
+      {"signal named like a fixed column",
+       model(kBodies, kSpring + kFriction + kTorque, "simulation: {t_end: 1, output_step: 0.01}",
+             "signals: {time: 1}\n"),
+       "t.yaml:9:11", "signals.time", "the name 'time' is taken by a fixed result column"},
   };
 }
 
@@ -197,6 +222,45 @@ TEST(YamlModel, RunSizesCountsAndTolerancesAreBounded) {
        "expected a whole number, got '99999999999999999999'"},
   };
   for (const Case& c : size_cases) expect_located_error(c);
+}
+
+// The name rule itself, and validate() applying it to a model built in code.
+TEST(YamlModel, NamesThatCannotBeStored) {
+  EXPECT_EQ(name_problem("gear wheel_2", false), "");  // inner spaces and UTF-8 are fine
+  EXPECT_EQ(name_problem("\xce\xa8", true), "");
+  EXPECT_EQ(name_problem("time", false), "");  // a body's columns are time.angle, ...
+  EXPECT_EQ(name_problem("", false), "a name must not be empty");
+  EXPECT_EQ(name_problem("a,b", false),
+            "the name 'a,b' contains ',', which names must not (they become HDF5 paths and CSV columns)");
+  EXPECT_EQ(name_problem("\t", false), "a name must not contain control characters (got byte 0x09)");
+  EXPECT_EQ(name_problem("  ", false), "the name '  ' begins or ends with whitespace");
+  EXPECT_EQ(name_problem("dissipated", true),
+            "the name 'dissipated' is taken by a fixed result column (time, input_work, kinetic, elastic, dissipated)");
+
+  ModelSpec spec = io::parse_model_spec(model(kBodies, kSpring + kFriction + kTorque), "t.yaml", ".");
+  spec.locations.clear();  // as if built in code
+  spec.bodies[1].name = "b/2";
+  std::get<SpringSpec>(spec.elements[0]).body_b = "b/2";
+  try {
+    validate(spec);
+    ADD_FAILURE() << "a body named b/2 passed validate()";
+  } catch (const ModelError& e) {
+    EXPECT_EQ(e.field(), "bodies.b/2");
+    EXPECT_EQ(e.detail(), "the name 'b/2' contains '/', which names must not (they become HDF5 paths and CSV columns)");
+  }
+}
+
+// Rules found after parsing are located through ModelSpec::locations: the
+// field, else its closest recorded parent, else the document.
+TEST(YamlModel, RuleErrorsFindTheirFieldOrItsParent) {
+  const ModelSpec spec = io::parse_model_spec(model(kBodies, kSpring + kFriction + kTorque), "t.yaml", ".");
+  EXPECT_EQ(where(spec, "elements.s.stiffness"), "t.yaml:6:48");
+  EXPECT_EQ(where(spec, "elements.s.ratio"), "t.yaml:6:3");  // not given: the element's name
+  EXPECT_EQ(where(spec, "simulation.step"), "t.yaml:1:13");  // not given: the simulation mapping
+  EXPECT_EQ(where(spec, "nothing.here"), "t.yaml:1:1");
+  ModelSpec in_code;
+  in_code.source_path = "";
+  EXPECT_EQ(where(in_code, "bodies.a"), "");
 }
 
 TEST(YamlModel, MissingModelFile) {
