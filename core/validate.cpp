@@ -110,6 +110,9 @@ struct SignalRules {
   const std::map<std::string, Signal>& named;
   const std::set<std::string>& bodies;
   std::vector<std::string> chain;  // references being followed (cycle check)
+  // Named signals found valid, with where they are read: each is checked once
+  // per reading, however many references lead to it (a shared DAG stays linear).
+  std::set<std::pair<std::string, Reading>> checked;
 };
 
 void validate_signal(const Signal& s, const std::string& path, SignalRules& rules, Reading reading) {
@@ -184,9 +187,11 @@ void validate_signal(const Signal& s, const std::string& path, SignalRules& rule
       if (it == named.end()) throw ModelError(path, "no signal named '" + s.reference + "' in signals");
       for (const std::string& c : chain)
         if (c == s.reference) throw ModelError(path, "signal '" + s.reference + "' refers to itself");
+      if (rules.checked.count({s.reference, reading})) break;
       chain.push_back(s.reference);
       validate_signal(it->second, "signals." + s.reference, rules, reading);
       chain.pop_back();
+      rules.checked.insert({s.reference, reading});
       break;
     }
     case Signal::Kind::dead_zone:
@@ -234,8 +239,82 @@ void validate_signal(const Signal& s, const std::string& path, SignalRules& rule
 
 void validate_signal(const Signal& s, const std::string& path, const std::map<std::string, Signal>& named,
                      const std::set<std::string>& bodies, Reading reading = Reading::continuous) {
-  SignalRules rules{named, bodies, {}};
+  SignalRules rules{named, bodies, {}, {}};
   validate_signal(s, path, rules, reading);
+}
+
+// assemble() inlines references: every use of a named signal becomes a copy of
+// it. A file can so describe a tree exponentially larger than itself (a signal
+// summing a named signal twice, named and summed again, 30 levels deep: 2^30
+// nodes). The inlined size is counted here with each named signal counted once
+// (linear in the file) and capped, before anything walks the inlined tree.
+struct Inlined {
+  std::size_t nodes = 0;    // signal nodes
+  std::size_t samples = 0;  // table samples, copied with their table
+};
+
+class InlinedSize {
+ public:
+  explicit InlinedSize(const std::map<std::string, Signal>& named) : named_(named) {}
+
+  // The size of s with its references inlined. A named signal over a limit is
+  // reported at its own field; an unknown name or a cycle counts nothing here
+  // (validate_signal reports it).
+  Inlined of(const Signal& s) {
+    if (s.kind == Signal::Kind::reference) return named(s.reference);
+    Inlined n{1, s.kind == Signal::Kind::table ? s.table_t.size() : 0};
+    for (const Signal& t : s.terms) {
+      const Inlined x = of(t);
+      n.nodes += x.nodes;
+      n.samples += x.samples;
+    }
+    return n;
+  }
+
+  Inlined named(const std::string& name) {
+    const auto it = named_.find(name);
+    if (it == named_.end()) return {};
+    const auto [m, fresh] = memo_.try_emplace(name);
+    if (!fresh) return m->second;  // counted, or being counted (a cycle)
+    const Inlined n = of(it->second);
+    require_within(n, "signals." + name);
+    m->second = n;
+    return n;
+  }
+
+  static void require_within(const Inlined& n, const std::string& field) {
+    if (n.nodes > kMaxInlinedSignalNodes)
+      throw ModelError(field, "has " + std::to_string(n.nodes) + " signal nodes once its references are inlined (limit " +
+                                  std::to_string(kMaxInlinedSignalNodes) + "; each reference copies the named signal)");
+    if (n.samples > kMaxInlinedTableSamples)
+      throw ModelError(field, "has " + std::to_string(n.samples) +
+                                  " table samples once its references are inlined (limit " +
+                                  std::to_string(kMaxInlinedTableSamples) +
+                                  "; each reference copies the named signal)");
+  }
+
+ private:
+  const std::map<std::string, Signal>& named_;
+  std::map<std::string, Inlined> memo_;
+};
+
+// The signals of the elements, inlined, stay within the limits together: the
+// first signal that takes the model over one is reported.
+void require_inlined_within_limits(const ModelSpec& spec) {
+  InlinedSize size(spec.signals);
+  Inlined total;
+  auto add = [&](const Signal& s, const std::string& field) {
+    const Inlined n = size.of(s);
+    total.nodes += n.nodes;
+    total.samples += n.samples;
+    InlinedSize::require_within(total, field);
+  };
+  for (const ElementSpec& e : spec.elements) {
+    const std::string p = "elements." + element_name(e);
+    if (const auto* f = std::get_if<FrictionSpec>(&e)) add(f->coulomb, p + ".coulomb");
+    else if (const auto* t = std::get_if<TorqueSpec>(&e)) add(t->torque, p + ".torque");
+  }
+  for (const auto& entry : spec.signals) size.named(entry.first);
 }
 
 const BodySpec* find_body(const ModelSpec& spec, const std::string& name) {
@@ -305,6 +384,7 @@ void validate(const ModelSpec& spec) {
     if (!body_names.count(name)) throw ModelError(field, "no body named '" + name + "'");
   };
 
+  require_inlined_within_limits(spec);
   for (const ElementSpec& e : spec.elements) {
     const std::string& name = element_name(e);
     const std::string p = "elements." + name;
@@ -348,8 +428,8 @@ void validate(const ModelSpec& spec) {
       validate_signal(t->torque, p + ".torque", spec.signals, body_names);
     }
   }
-  for (const auto& [name, s] : spec.signals)
-    validate_signal(s, "signals." + name, spec.signals, body_names, Reading::unknown);
+  SignalRules rules{spec.signals, body_names, {}, {}};  // one for all: each named signal is checked once
+  for (const auto& [name, s] : spec.signals) validate_signal(s, "signals." + name, rules, Reading::unknown);
 }
 
 }  // namespace luztar
