@@ -251,35 +251,49 @@ void validate_signal(const Signal& s, const std::string& path, const std::map<st
 struct Inlined {
   std::size_t nodes = 0;    // signal nodes
   std::size_t samples = 0;  // table samples, copied with their table
+  std::size_t depth = 0;    // nesting: signals on the longest path from this one down
 };
 
 class InlinedSize {
  public:
   explicit InlinedSize(const std::map<std::string, Signal>& named) : named_(named) {}
 
-  // The size of s with its references inlined. A named signal over a limit is
-  // reported at its own field; an unknown name or a cycle counts nothing here
-  // (validate_signal reports it).
-  Inlined of(const Signal& s) {
-    if (s.kind == Signal::Kind::reference) return named(s.reference);
-    Inlined n{1, s.kind == Signal::Kind::table ? s.table_t.size() : 0};
+  // The size of s with its references inlined; `level`: the nesting of s in
+  // the walk (1 at its start), `field`: where to report a nesting too deep
+  // (the named signal being entered, else the walk's start). A named signal
+  // over a limit is reported at its own field; an unknown name or a cycle
+  // counts nothing here (validate_signal reports it).
+  Inlined of(const Signal& s, std::size_t level, const std::string& field) {
+    if (s.kind == Signal::Kind::reference) return named(s.reference, level);
+    if (level > kMaxSignalDepth) too_deep(field);  // before the recursion can exhaust the stack
+    Inlined n{1, s.kind == Signal::Kind::table ? s.table_t.size() : 0, 1};
     for (const Signal& t : s.terms) {
-      const Inlined x = of(t);
+      const Inlined x = of(t, level + 1, field);
       n.nodes += x.nodes;
       n.samples += x.samples;
+      n.depth = std::max(n.depth, x.depth + 1);
     }
     return n;
   }
 
-  Inlined named(const std::string& name) {
+  Inlined named(const std::string& name, std::size_t level = 1) {
     const auto it = named_.find(name);
     if (it == named_.end()) return {};
+    const std::string field = "signals." + name;
     const auto [m, fresh] = memo_.try_emplace(name);
-    if (!fresh) return m->second;  // counted, or being counted (a cycle)
-    const Inlined n = of(it->second);
-    require_within(n, "signals." + name);
+    if (!fresh) {  // counted, or being counted (a cycle)
+      if (level - 1 + m->second.depth > kMaxSignalDepth) too_deep(field);
+      return m->second;
+    }
+    const Inlined n = of(it->second, level, field);
+    require_within(n, field);
     m->second = n;
     return n;
+  }
+
+  [[noreturn]] static void too_deep(const std::string& field) {
+    throw ModelError(field, "signals nest more than " + std::to_string(kMaxSignalDepth) +
+                                " deep here (counting the signals it refers to by name)");
   }
 
   static void require_within(const Inlined& n, const std::string& field) {
@@ -304,7 +318,7 @@ void require_inlined_within_limits(const ModelSpec& spec) {
   InlinedSize size(spec.signals);
   Inlined total;
   auto add = [&](const Signal& s, const std::string& field) {
-    const Inlined n = size.of(s);
+    const Inlined n = size.of(s, 1, field);
     total.nodes += n.nodes;
     total.samples += n.samples;
     InlinedSize::require_within(total, field);

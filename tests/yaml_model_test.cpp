@@ -278,6 +278,24 @@ TEST(YamlModel, DeepReuseOfNamedSignalsEvaluates) {
   EXPECT_NEAR(evaluate(s15, 0.1), 32768.0 * std::sin(0.2 * std::numbers::pi), 1e-9);
 }
 
+// A chain of named signals, each the sum of the one before alone: s_k(t) = sin(2 pi t),
+// nested k + 1 deep (s0 on line 3).
+std::string single_chain(int levels) {
+  std::string y = "simulation: {t_end: 0.01, output_step: 0.001}\nsignals:\n  s0: " + kSine + "\n";
+  for (int k = 1; k <= levels; ++k) y += "  s" + std::to_string(k) + ": {sum: [s" + std::to_string(k - 1) + "]}\n";
+  return y + "bodies:\n  a: {inertia: 1}\nelements:\n  d: {type: torque, body: a, torque: s" + std::to_string(levels) +
+         "}\n";
+}
+
+// 1000 signals deep is a model; 1001 is refused where the walk from the
+// torque passes the limit, at s0 (a chain of 10^5 overflowed the stack).
+TEST(YamlModel, SignalsNestAtMost1000Deep) {
+  const Model m = assemble(io::parse_model_spec(single_chain(999), "t.yaml", LUZTAR_TEST_DATA_DIR));
+  EXPECT_NEAR(evaluate(m.signals[m.loads[0].signal], 0.1), std::sin(0.2 * std::numbers::pi), 1e-15);
+  EXPECT_EQ(error_of(single_chain(1000)),
+            "t.yaml:3:7: signals.s0: signals nest more than 1000 deep here (counting the signals it refers to by name)");
+}
+
 // a -> b -> a: reported where the loop closes (in b, back to a).
 TEST(YamlModel, SignalsThatReferToEachOtherAreRefused) {
   const std::string yaml =
