@@ -124,7 +124,8 @@ void validate(const ModelSpec& spec);
 inline constexpr std::size_t kMaxInlinedSignalNodes = 100000;     // signal nodes (~26 MB, one evaluation each)
 inline constexpr std::size_t kMaxInlinedTableSamples = 10000000;  // table samples (160 MB)
 // ... and the nesting of signals, through references too (each level a call
-// in every walk over a signal: a chain of 10^5 named signals overflowed the stack).
-inline constexpr std::size_t kMaxSignalDepth = 1000;
+// in every walk over a signal: a chain of 10^5 named signals overflowed the stack;
+// 1000 levels still overflowed validation under AddressSanitizer).
+inline constexpr std::size_t kMaxSignalDepth = 200;
 
 }  // namespace luztar
