@@ -1,5 +1,6 @@
 #include "apps/sweep_command.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +45,27 @@ std::string output_path(const SweepOptions& o) {
   return std::filesystem::path(o.input).stem().string() + "_sweep.h5";
 }
 
+// Why a file's sweep is not `plan`: the first input file whose contents
+// changed (the model file, then its table files), else the sweep itself.
+std::string what_changed(const io::SweepFileContents& c, const SweepPlan& plan) {
+  if (c.model_text != plan.input.model_text)
+    return "the model file " + plan.input.model_path + " changed since the sweep started";
+  auto shown = [&](const std::string& rel) {
+    return (std::filesystem::path(plan.input.model_dir) / rel).lexically_normal().string();
+  };
+  for (const io::InputDigest& in : plan.inputs) {
+    const auto was = std::find_if(c.inputs.begin(), c.inputs.end(),
+                                  [&](const io::InputDigest& d) { return d.path == in.path; });
+    if (was == c.inputs.end())
+      return "the model reads the table file " + shown(in.path) + ", which the sweep in the file did not";
+    if (was->digest != in.digest) return "the table file " + shown(in.path) + " changed since the sweep started";
+  }
+  for (const io::InputDigest& was : c.inputs)
+    if (std::find(plan.inputs.begin(), plan.inputs.end(), was) == plan.inputs.end())
+      return "the sweep in the file read the table file " + shown(was.path) + ", which the model no longer reads";
+  return "the file holds a different sweep (the parameters or the metrics changed)";
+}
+
 // Decides what to run: every run for a new file, the pending ones on --resume.
 std::vector<std::size_t> prepare_file(const SweepOptions& o, const SweepPlan& plan, const std::string& out) {
   std::vector<std::size_t> todo;
@@ -60,9 +82,9 @@ std::vector<std::size_t> prepare_file(const SweepOptions& o, const SweepPlan& pl
     if (o.resume) {
       if (!is_sweep) throw std::runtime_error(out + ": --resume: the file is not a luztar sweep file");
       if (c.fingerprint != plan.fingerprint)
-        throw std::runtime_error(out + ": --resume: the file holds a different sweep (the model, the parameters or the "
-                                       "metrics changed); run without --resume and with --overwrite to start again, "
-                                       "or choose another output file");
+        throw std::runtime_error(out + ": --resume: " + what_changed(c, plan) +
+                                 "; run without --resume and with --overwrite to start again, or choose another "
+                                 "output file");
       for (std::size_t i = 0; i < c.runs(); ++i)
         if (c.status[i] == RunStatus::pending) todo.push_back(i);
       return todo;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "core/errors.hpp"
@@ -70,14 +71,21 @@ std::string describe(const SweepPlan& p) {
   return s.str();
 }
 
+// The model of run `i`, its table files read through `files`.
+Model build(const SweepPlan& p, std::size_t i, io::InputFiles& files) {
+  try {
+    return assemble(
+        io::parse_model_spec(p.input.model_text, p.input.model_path, p.input.model_dir, overrides(p, i), files));
+  } catch (const ModelError& e) {
+    throw ModelError(e.field(), e.detail() + " [" + run_label(p, i) + "]", e.where());
+  }
+}
+
 }  // namespace
 
 Model SweepPlan::model(std::size_t i) const {
-  try {
-    return assemble(io::parse_model_spec(input.model_text, input.model_path, input.model_dir, overrides(*this, i)));
-  } catch (const ModelError& e) {
-    throw ModelError(e.field(), e.detail() + " [" + run_label(*this, i) + "]", e.where());
-  }
+  io::InputFiles snapshot = files;  // holds every file already; a copy, as runs build models on several threads
+  return build(*this, i, snapshot);
 }
 
 SweepRunResult SweepPlan::execute(std::size_t i) const {
@@ -110,6 +118,7 @@ io::SweepLayout SweepPlan::layout() const {
   l.model_text = input.model_text;
   l.description = description;
   l.fingerprint = fingerprint;
+  l.inputs = inputs;
   l.parameters = input.spec.parameters;
   l.table = table;
   l.metrics = metrics;
@@ -127,7 +136,7 @@ SweepPlan make_plan(io::SweepInput input) {
   p.table = expand(p.input.spec);
   // Every run's model first: a bad path or value stops here, before any run.
   for (std::size_t i = 0; i < p.table.size(); ++i) {
-    const Model m = p.model(i);
+    const Model m = build(p, i, p.files);  // reads each table file once, for every run
     if (i == 0) p.metrics = p.input.spec.metrics.empty() ? default_metrics(m) : p.input.spec.metrics;
     for (const MetricSpec& metric : p.metrics) {
       try {
@@ -143,6 +152,13 @@ SweepPlan make_plan(io::SweepInput input) {
   std::string key = p.input.model_text + "\n\x1f" + p.description.substr(p.description.find('\n') + 1);
   for (const auto& row : p.table.values)
     for (const std::string& v : row) key += v + "\x1f";
+  // The table files by their path from the model's folder (the same from any directory).
+  for (const auto& [path, text] : p.files) {
+    std::string rel = std::filesystem::path(path).lexically_relative(p.input.model_dir).generic_string();
+    if (rel.empty()) rel = path;
+    p.inputs.push_back({rel, fnv1a(text)});
+    key += "\x1e" + rel + "\x1f" + p.inputs.back().digest;
+  }
   p.fingerprint = fnv1a(key);
   return p;
 }

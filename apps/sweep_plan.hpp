@@ -6,6 +6,7 @@
 #include "core/model.hpp"
 #include "core/sweep_spec.hpp"
 #include "io/sweep_file.hpp"
+#include "io/yaml_model.hpp"
 #include "io/yaml_sweep.hpp"
 
 namespace luztar::app {
@@ -14,7 +15,9 @@ struct SweepPlan {
   io::SweepInput input;
   RunTable table;
   std::vector<MetricSpec> metrics;  // defaults filled in
-  std::string fingerprint;          // model text + table + metrics + settings, hashed
+  io::InputFiles files;              // the table files of every run, read once (make_plan); the runs read these
+  std::vector<io::InputDigest> inputs;  // the same, hashed, by path relative to the model's folder
+  std::string fingerprint;          // model text + table files + runs + metrics + settings, hashed
   std::string description;          // readable summary stored in the file
 
   // The model of run `i` (the base model with the run's values in place).

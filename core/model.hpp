@@ -117,4 +117,15 @@ Model assemble(const ModelSpec& spec);
 // Throws ModelError at the first rule the description breaks.
 void validate(const ModelSpec& spec);
 
+// assemble() inlines signal references (each use of a named signal is a copy
+// of it), so validate() caps the inlined size, over each named signal and over
+// the elements' signals together: a chain of named signals that each use the
+// previous one twice would otherwise grow as 2^depth.
+inline constexpr std::size_t kMaxInlinedSignalNodes = 100000;     // signal nodes (~26 MB, one evaluation each)
+inline constexpr std::size_t kMaxInlinedTableSamples = 10000000;  // table samples (160 MB)
+// ... and the nesting of signals, through references too (each level a call
+// in every walk over a signal: a chain of 10^5 named signals overflowed the stack;
+// 1000 levels still overflowed validation under AddressSanitizer).
+inline constexpr std::size_t kMaxSignalDepth = 200;
+
 }  // namespace luztar

@@ -154,6 +154,9 @@ struct SignalRules {
   const std::map<std::string, Signal>& named;
   const std::set<std::string>& bodies;
   std::vector<std::string> chain;  // references being followed (cycle check)
+  // Named signals found valid, with where they are read: each is checked once
+  // per reading, however many references lead to it (a shared DAG stays linear).
+  std::set<std::pair<std::string, Reading>> checked;
 };
 
 void validate_signal(const Signal& s, const std::string& path, SignalRules& rules, Reading reading) {
@@ -228,9 +231,11 @@ void validate_signal(const Signal& s, const std::string& path, SignalRules& rule
       if (it == named.end()) throw ModelError(path, "no signal named '" + s.reference + "' in signals");
       for (const std::string& c : chain)
         if (c == s.reference) throw ModelError(path, "signal '" + s.reference + "' refers to itself");
+      if (rules.checked.count({s.reference, reading})) break;
       chain.push_back(s.reference);
       validate_signal(it->second, "signals." + s.reference, rules, reading);
       chain.pop_back();
+      rules.checked.insert({s.reference, reading});
       break;
     }
     case Signal::Kind::dead_zone:
@@ -278,8 +283,96 @@ void validate_signal(const Signal& s, const std::string& path, SignalRules& rule
 
 void validate_signal(const Signal& s, const std::string& path, const std::map<std::string, Signal>& named,
                      const std::set<std::string>& bodies, Reading reading = Reading::continuous) {
-  SignalRules rules{named, bodies, {}};
+  SignalRules rules{named, bodies, {}, {}};
   validate_signal(s, path, rules, reading);
+}
+
+// assemble() inlines references: every use of a named signal becomes a copy of
+// it. A file can so describe a tree exponentially larger than itself (a signal
+// summing a named signal twice, named and summed again, 30 levels deep: 2^30
+// nodes). The inlined size is counted here with each named signal counted once
+// (linear in the file) and capped, before anything walks the inlined tree.
+struct Inlined {
+  std::size_t nodes = 0;    // signal nodes
+  std::size_t samples = 0;  // table samples, copied with their table
+  std::size_t depth = 0;    // nesting: signals on the longest path from this one down
+};
+
+class InlinedSize {
+ public:
+  explicit InlinedSize(const std::map<std::string, Signal>& named) : named_(named) {}
+
+  // The size of s with its references inlined; `level`: the nesting of s in
+  // the walk (1 at its start), `field`: where to report a nesting too deep
+  // (the named signal being entered, else the walk's start). A named signal
+  // over a limit is reported at its own field; an unknown name or a cycle
+  // counts nothing here (validate_signal reports it).
+  Inlined of(const Signal& s, std::size_t level, const std::string& field) {
+    if (s.kind == Signal::Kind::reference) return named(s.reference, level);
+    if (level > kMaxSignalDepth) too_deep(field);  // before the recursion can exhaust the stack
+    Inlined n{1, s.kind == Signal::Kind::table ? s.table_t.size() : 0, 1};
+    for (const Signal& t : s.terms) {
+      const Inlined x = of(t, level + 1, field);
+      n.nodes += x.nodes;
+      n.samples += x.samples;
+      n.depth = std::max(n.depth, x.depth + 1);
+    }
+    return n;
+  }
+
+  Inlined named(const std::string& name, std::size_t level = 1) {
+    const auto it = named_.find(name);
+    if (it == named_.end()) return {};
+    const std::string field = "signals." + name;
+    const auto [m, fresh] = memo_.try_emplace(name);
+    if (!fresh) {  // counted, or being counted (a cycle)
+      if (level - 1 + m->second.depth > kMaxSignalDepth) too_deep(field);
+      return m->second;
+    }
+    const Inlined n = of(it->second, level, field);
+    require_within(n, field);
+    m->second = n;
+    return n;
+  }
+
+  [[noreturn]] static void too_deep(const std::string& field) {
+    throw ModelError(field, "signals nest more than " + std::to_string(kMaxSignalDepth) +
+                                " deep here (counting the signals it refers to by name)");
+  }
+
+  static void require_within(const Inlined& n, const std::string& field) {
+    if (n.nodes > kMaxInlinedSignalNodes)
+      throw ModelError(field, "has " + std::to_string(n.nodes) + " signal nodes once its references are inlined (limit " +
+                                  std::to_string(kMaxInlinedSignalNodes) + "; each reference copies the named signal)");
+    if (n.samples > kMaxInlinedTableSamples)
+      throw ModelError(field, "has " + std::to_string(n.samples) +
+                                  " table samples once its references are inlined (limit " +
+                                  std::to_string(kMaxInlinedTableSamples) +
+                                  "; each reference copies the named signal)");
+  }
+
+ private:
+  const std::map<std::string, Signal>& named_;
+  std::map<std::string, Inlined> memo_;
+};
+
+// The signals of the elements, inlined, stay within the limits together: the
+// first signal that takes the model over one is reported.
+void require_inlined_within_limits(const ModelSpec& spec) {
+  InlinedSize size(spec.signals);
+  Inlined total;
+  auto add = [&](const Signal& s, const std::string& field) {
+    const Inlined n = size.of(s, 1, field);
+    total.nodes += n.nodes;
+    total.samples += n.samples;
+    InlinedSize::require_within(total, field);
+  };
+  for (const ElementSpec& e : spec.elements) {
+    const std::string p = "elements." + element_name(e);
+    if (const auto* f = std::get_if<FrictionSpec>(&e)) add(f->coulomb, p + ".coulomb");
+    else if (const auto* t = std::get_if<TorqueSpec>(&e)) add(t->torque, p + ".torque");
+  }
+  for (const auto& entry : spec.signals) size.named(entry.first);
 }
 
 const BodySpec* find_body(const ModelSpec& spec, const std::string& name) {
@@ -352,6 +445,7 @@ void validate(const ModelSpec& spec) {
     if (!body_names.count(name)) throw ModelError(field, "no body named '" + name + "'");
   };
 
+  require_inlined_within_limits(spec);
   for (const ElementSpec& e : spec.elements) {
     const std::string& name = element_name(e);
     const std::string p = "elements." + name;
@@ -400,8 +494,8 @@ void validate(const ModelSpec& spec) {
     if (const std::string problem = name_problem(name, true); !problem.empty())
       throw ModelError("signals." + name, problem);
   }
-  for (const auto& [name, s] : spec.signals)
-    validate_signal(s, "signals." + name, spec.signals, body_names, Reading::unknown);
+  SignalRules rules{spec.signals, body_names, {}, {}};  // one for all: each named signal is checked once
+  for (const auto& [name, s] : spec.signals) validate_signal(s, "signals." + name, rules, Reading::unknown);
 }
 
 }  // namespace luztar

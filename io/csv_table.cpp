@@ -27,9 +27,18 @@ std::string trim(const std::string& s) {
 }
 }  // namespace
 
-Table read_csv_table(const std::string& path) {
+std::string read_table_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open the table file: " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Table read_csv_table(const std::string& path) { return parse_csv_table(read_table_file(path), path); }
+
+Table parse_csv_table(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
   Table table;
   std::string line;
   int lineno = 0;

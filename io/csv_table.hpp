@@ -14,5 +14,9 @@ struct Table {
 
 // Throws std::runtime_error("file:line: ...").
 Table read_csv_table(const std::string& path);
+// The same in two steps: the file's text (throws std::runtime_error("file: ...")
+// when it cannot be read), and the table in a text read from `path`.
+std::string read_table_file(const std::string& path);
+Table parse_csv_table(const std::string& text, const std::string& path);
 
 }  // namespace luztar::io

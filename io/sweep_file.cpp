@@ -83,6 +83,16 @@ void create_sweep_file(const std::string& path, const SweepLayout& l) {
       scalar_string(s, "description", l.description);
     }
     {
+      Handle g = group(file, "inputs");
+      std::vector<std::string> paths, digests;
+      for (const InputDigest& in : l.inputs) {
+        paths.push_back(in.path);
+        digests.push_back(in.digest);
+      }
+      dataset(g, "path", paths);
+      dataset(g, "digest", digests);
+    }
+    {
       Handle g = group(file, "parameters");
       for (std::size_t p = 0; p < l.parameters.size(); ++p) {
         std::vector<std::string> text(n);
@@ -188,6 +198,10 @@ SweepFileContents read_sweep_file(const std::string& path) {
   c.runs_done = f.numeric_attribute<long>("/", "runs_done", H5T_NATIVE_LONG);
   c.model_text = f.strings("model/text").front();
   c.description = f.strings("sweep/description").front();
+  if (f.has("inputs")) {
+    const std::vector<std::string> paths = f.strings("inputs/path"), digests = f.strings("inputs/digest");
+    for (std::size_t i = 0; i < paths.size() && i < digests.size(); ++i) c.inputs.push_back({paths[i], digests[i]});
+  }
   for (const std::int8_t s : f.bytes("runs/status")) c.status.push_back(static_cast<RunStatus>(s));
   c.message = f.strings("runs/message");
   c.wall_time = f.doubles("runs/wall_time");

@@ -5,6 +5,9 @@
 //                          runs_done, fingerprint (identifies the sweep for --resume)
 //   /model/text            scalar string: the model file; attr source_path
 //   /sweep/description     scalar string: the sweep as run (parameters, metrics)
+//   /inputs/path, digest   (F) strings: the table files the model reads, by path
+//                          relative to the model's folder, and their contents'
+//                          FNV-1a hashes (part of the fingerprint; names what changed)
 //   /parameters/<path>     (N) float64 when every value is a number, else string;
 //                          attr kind (list | range | uniform | latin_hypercube)
 //   /metrics/<name>        (N) float64; NaN while pending and for runs that did not
@@ -26,8 +29,16 @@
 
 namespace luztar::io {
 
+// A file the model reads, by path (relative to the model's folder), and the
+// 64-bit FNV-1a hash of its contents in hex.
+struct InputDigest {
+  std::string path, digest;
+  bool operator==(const InputDigest&) const = default;
+};
+
 struct SweepLayout {
   std::string model_path, model_text, description, fingerprint;
+  std::vector<InputDigest> inputs;
   std::vector<SweepParameter> parameters;
   RunTable table;
   std::vector<MetricSpec> metrics;
@@ -42,6 +53,7 @@ void record_runs(const std::string& path, const std::vector<SweepRunResult>& run
 
 struct SweepFileContents {
   std::string fingerprint, model_text, description, luztar_version;
+  std::vector<InputDigest> inputs;  // empty in files written before luztar stored them
   std::vector<std::string> parameter_paths;
   std::vector<std::vector<std::string>> parameter_values;  // [parameter][run]
   std::vector<std::string> metric_names;

@@ -27,7 +27,8 @@ constexpr const char* kSignalKinds =
 
 class Reader {
  public:
-  Reader(std::string origin, std::string base_dir) : origin_(std::move(origin)), base_dir_(std::move(base_dir)) {}
+  Reader(std::string origin, std::string base_dir, InputFiles* files)
+      : origin_(std::move(origin)), base_dir_(std::move(base_dir)), files_(files) {}
 
   std::string where(const YAML::Mark& m) const { return location(origin_, m); }
   [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& detail) const {
@@ -145,7 +146,7 @@ class Reader {
         if (p.is_relative() && !base_dir_.empty()) p = std::filesystem::path(base_dir_) / p;
         s.table_file = p.string();
         try {
-          Table t = read_csv_table(s.table_file);
+          Table t = table(s.table_file);
           s.table_t = std::move(t.t);
           s.table_v = std::move(t.v);
         } catch (const std::runtime_error& e) {
@@ -221,6 +222,14 @@ class Reader {
       fail(n.begin()->first, f, "unknown signal kind '" + key + "' (expected one of: " + kSignalKinds + ")");
     }
     return s;
+  }
+
+  // A table file, from the snapshot when it holds it, else from disk (kept in the snapshot).
+  Table table(const std::string& path) {
+    if (!files_) return read_csv_table(path);
+    auto it = files_->find(path);
+    if (it == files_->end()) it = files_->emplace(path, read_table_file(path)).first;
+    return parse_csv_table(it->second, path);
   }
 
   // The input and the sample period of a sampled block.
@@ -365,6 +374,7 @@ class Reader {
  private:
   std::string origin_, base_dir_;
   std::map<std::string, std::string> locations_;
+  InputFiles* files_;  // null: tables are read from disk
 };
 
 }  // namespace
@@ -442,6 +452,10 @@ bool within(const std::string& field, const std::string& path) {
                            (field[path.size()] == '.' || field[path.size()] == '['));
 }
 
+// The reader of parse_model_spec; `files`: the table files' snapshot, or null.
+ModelSpec read_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
+                          const std::vector<FieldOverride>& overrides, InputFiles* files);
+
 }  // namespace
 
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir) {
@@ -450,7 +464,19 @@ ModelSpec parse_model_spec(const std::string& text, const std::string& origin, c
 
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
                            const std::vector<FieldOverride>& overrides) {
-  Reader reader(origin, base_dir);
+  return read_model_spec(text, origin, base_dir, overrides, nullptr);
+}
+
+ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
+                           const std::vector<FieldOverride>& overrides, InputFiles& files) {
+  return read_model_spec(text, origin, base_dir, overrides, &files);
+}
+
+namespace {
+
+ModelSpec read_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
+                          const std::vector<FieldOverride>& overrides, InputFiles* files) {
+  Reader reader(origin, base_dir, files);
   const YAML::Node root = parse_yaml(text, origin, "model file");
   std::vector<std::string> resolved;
   for (const FieldOverride& o : overrides) {
@@ -483,6 +509,8 @@ ModelSpec parse_model_spec(const std::string& text, const std::string& origin, c
   }
   return spec;
 }
+
+}  // namespace
 
 ModelSpec load_model_spec(const std::string& path) {
   std::ifstream in(path);

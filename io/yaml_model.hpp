@@ -3,6 +3,7 @@
 // ("Model files"). Every mistake is a luztar::ModelError whose message starts
 // with "file:line:col: field.path: ", e.g.
 //   models/x.yaml:12:16: elements.mesh.stiffness: must be >= 0 (got -3)
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,17 @@ struct FieldOverride {
 // new value breaks is reported at `where`.
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
                            const std::vector<FieldOverride>& overrides);
+
+// The text of the files a model refers to (its table files), by the path the
+// reader opens (the `file` of a table resolved against base_dir).
+using InputFiles = std::map<std::string, std::string>;
+
+// parse_model_spec reading the table files through a snapshot: a file `files`
+// holds is read from it, any other from disk and then added to it. A sweep
+// reads all its runs through one snapshot, so every run uses the same tables,
+// the ones its fingerprint covers (apps/sweep_plan.hpp).
+ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
+                           const std::vector<FieldOverride>& overrides, InputFiles& files);
 
 // load_model_spec + assemble.
 Model load_model(const std::string& path);

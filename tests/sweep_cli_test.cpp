@@ -17,8 +17,10 @@
 #include <sstream>
 #include <thread>
 
+#include "apps/sweep_plan.hpp"
 #include "io/hdf5_reader.hpp"
 #include "io/sweep_file.hpp"
+#include "io/yaml_sweep.hpp"
 #include "tests/cli_runner.hpp"
 
 extern char** environ;
@@ -269,6 +271,90 @@ TEST_F(SweepCli, KilledSweepResumesToTheSameFile) {
   expect_same_sweep(reference, killed);
   for (const auto& entry : fs::directory_iterator(dir_))
     EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos) << entry.path();
+}
+
+// A block pushed by a table signal read from a CSV file, swept over its inertia (4 runs).
+class TableSweep : public test_support::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    write_table("2");
+    std::ofstream(model()) << "simulation: {t_end: 1, output_step: 0.01}\n"
+                              "signals:\n  drive: {table: {file: drive.csv}}\n"
+                              "bodies:\n  block: {inertia: 1.0}\n"
+                              "elements:\n"
+                              "  bearing: {type: friction, body: block, viscous: 0.5, coulomb: 0.5}\n"
+                              "  push: {type: torque, body: block, torque: drive}\n"
+                              "sweep:\n  parameters:\n    bodies.block.inertia: [1, 2, 3, 4]\n";
+  }
+  // The drive: 0 at t = 0, `peak` at t = 1 [N m], 0 at t = 2, linear between.
+  void write_table(const std::string& peak) const {
+    std::ofstream(path("drive.csv")) << "t,v\n0,0\n1," << peak << "\n2,0\n";
+  }
+  std::string model() const { return path("table.yaml"); }
+  // What a sweep killed after its first two runs leaves: the file with runs 0
+  // and 1 recorded, 2 and 3 pending (the writer's own steps, as in coordinate()).
+  void write_interrupted_sweep(const std::string& input, const std::string& out) const {
+    const app::SweepPlan plan = app::make_plan(io::load_sweep(input));
+    io::create_sweep_file(out, plan.layout());
+    io::record_runs(out, {plan.execute(0), plan.execute(1)});
+  }
+};
+
+// A table edited between the interruption and --resume would mix two tables in
+// one file: the resume is refused, naming the table, and the file stays as it
+// was. With the table as it was, the resume finishes the sweep to the file an
+// uninterrupted sweep writes.
+TEST_F(TableSweep, ResumeIsRefusedWhenATableFileChanged) {
+  const std::string out = path("out.h5"), reference = path("reference.h5");
+  ASSERT_EQ(run_cli("sweep " + model() + " -q -o " + reference).code, 0);
+  write_interrupted_sweep(model(), out);
+  ASSERT_EQ(io::read_sweep_file(out).runs_done, 2);
+
+  write_table("3");
+  test_support::Outcome o = run_cli("sweep " + model() + " -q --resume -o " + out);
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find("luztar: " + out + ": --resume: the table file " + path("drive.csv") +
+                       " changed since the sweep started; run without --resume and with --overwrite to start again, "
+                       "or choose another output file"),
+            std::string::npos)
+      << o.out;
+  EXPECT_EQ(io::read_sweep_file(out).runs_done, 2);
+
+  write_table("2");
+  o = run_cli("sweep " + model() + " --resume -o " + out);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("4 runs (1 parameters, "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("2 to do"), std::string::npos) << o.out;
+  expect_same_sweep(reference, out);
+}
+
+// A sweep file names its model: the model file edited is named.
+TEST_F(TableSweep, ResumeIsRefusedWhenTheModelFileNamedByASweepFileChanged) {
+  const std::string sweep = path("sweep.yaml"), out = path("out.h5");
+  const std::string text = read_text(model());
+  std::ofstream(model()) << text.substr(0, text.find("sweep:"));
+  std::ofstream(sweep) << "model: table.yaml\nsweep:\n  parameters:\n    bodies.block.inertia: [1, 2, 3, 4]\n";
+  write_interrupted_sweep(sweep, out);
+  std::ofstream(model(), std::ios::app) << "  extra: {type: torque, body: block, torque: 0.1}\n";
+  const test_support::Outcome o = run_cli("sweep " + sweep + " -q --resume -o " + out);
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find(": --resume: the model file " + model() + " changed since the sweep started; run without "
+                       "--resume and with --overwrite"),
+            std::string::npos)
+      << o.out;
+}
+
+// The runs read the tables the plan read (and its fingerprint covers), not the
+// files on disk when they run: an edit during a sweep changes no run.
+TEST_F(TableSweep, RunsUseTheTablesThePlanRead) {
+  const app::SweepPlan plan = app::make_plan(io::load_sweep(model()));
+  ASSERT_EQ(plan.inputs.size(), 1u);
+  EXPECT_EQ(plan.inputs[0].path, "drive.csv");
+  write_table("3");
+  const Model m = plan.model(3);
+  EXPECT_DOUBLE_EQ(evaluate(m.signals[m.loads[0].signal], 0.5), 1.0);  // half of the peak 2, not of 3
+  EXPECT_EQ(m.inertia[0], 4.0);
 }
 
 TEST_F(SweepCli, SecondWriterIsRefusedAndCtrlCKeepsFinishedRuns) {

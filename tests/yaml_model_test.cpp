@@ -318,5 +318,94 @@ TEST(YamlModel, ReadsTheSchema) {
   EXPECT_EQ(m.breakpoints, (std::vector<double>{0.5, 1.0, 2.0}));
 }
 
+
+// A chain of named signals, each summing the one before twice: s0 = sine,
+// s_k = s_(k-1) + s_(k-1), so s_k(t) = 2^k sin(2 pi t) and, with references
+// inlined, s_k has 2^(k+1) - 1 nodes. `first` is the first signal (line 3).
+std::string doubling_chain(int levels, const std::string& first, int torques = 1) {
+  std::string y = "simulation: {t_end: 0.01, output_step: 0.001}\nsignals:\n  s0: " + first + "\n";
+  for (int k = 1; k <= levels; ++k)
+    y += "  s" + std::to_string(k) + ": {sum: [s" + std::to_string(k - 1) + ", s" + std::to_string(k - 1) + "]}\n";
+  y += "bodies:\n  a: {inertia: 1}\nelements:\n";
+  for (int i = 0; i < torques; ++i) y += "  d" + std::to_string(i) + ": {type: torque, body: a, torque: s" + std::to_string(levels) + "}\n";
+  return y;
+}
+
+std::string error_of(const std::string& yaml) {
+  try {
+    io::parse_model_spec(yaml, "t.yaml", LUZTAR_TEST_DATA_DIR);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+const std::string kSine = "{sine: {amplitude: 1, frequency: 1}}";
+
+// 30 levels would inline to 2^31 nodes (gigabytes; it took 3.3 GB and 20 s).
+// The first named signal over 100000 nodes, s16 (2^17 - 1 = 131071 nodes,
+// line 3 + 16), is refused where it is written.
+TEST(YamlModel, SignalsThatInlineBeyondTheLimitAreRefusedAtTheNamedSignal) {
+  EXPECT_EQ(error_of(doubling_chain(30, kSine)),
+            "t.yaml:19:8: signals.s16: has 131071 signal nodes once its references are inlined (limit 100000; each "
+            "reference copies the named signal)");
+}
+
+// The limit holds for the elements' signals together: 2 torques of s15
+// (65535 nodes each) make 131070; the second torque (line 23) is refused.
+TEST(YamlModel, TheElementsSignalsTogetherStayWithinTheLimit) {
+  EXPECT_EQ(error_of(doubling_chain(15, kSine, 2)),
+            "t.yaml:23:39: elements.d1.torque: has 131070 signal nodes once its references are inlined (limit 100000; "
+            "each reference copies the named signal)");
+}
+
+// A table is copied with its signal: 400 samples in s0, 2^k copies in s_k;
+// s15 holds 32768 * 400 = 13107200 > 10^7 samples (65535 nodes: within).
+TEST(YamlModel, TableSamplesCopiedByInliningAreCapped) {
+  std::string points = "{table: {points: [";
+  for (int i = 0; i < 400; ++i) points += (i ? ", [" : "[") + std::to_string(i) + ", 1]";
+  points += "]}}";
+  EXPECT_EQ(error_of(doubling_chain(15, points)),
+            "t.yaml:18:8: signals.s15: has 13107200 table samples once its references are inlined (limit 10000000; "
+            "each reference copies the named signal)");
+}
+
+// Deep reuse within the limit is a legitimate model: s15(t) = 2^15 sin(2 pi t).
+TEST(YamlModel, DeepReuseOfNamedSignalsEvaluates) {
+  const Model m = assemble(io::parse_model_spec(doubling_chain(15, kSine), "t.yaml", LUZTAR_TEST_DATA_DIR));
+  const Signal& s15 = m.signals[m.loads[0].signal];
+  EXPECT_NEAR(evaluate(s15, 0.1), 32768.0 * std::sin(0.2 * std::numbers::pi), 1e-9);
+}
+
+// A chain of named signals, each the sum of the one before alone: s_k(t) = sin(2 pi t),
+// nested k + 1 deep (s0 on line 3).
+std::string single_chain(int levels) {
+  std::string y = "simulation: {t_end: 0.01, output_step: 0.001}\nsignals:\n  s0: " + kSine + "\n";
+  for (int k = 1; k <= levels; ++k) y += "  s" + std::to_string(k) + ": {sum: [s" + std::to_string(k - 1) + "]}\n";
+  return y + "bodies:\n  a: {inertia: 1}\nelements:\n  d: {type: torque, body: a, torque: s" + std::to_string(levels) +
+         "}\n";
+}
+
+// 200 signals deep is a model; 201 is refused where the walk from the
+// torque passes the limit, at s0 (a chain of 10^5 overflowed the stack).
+TEST(YamlModel, SignalsNestAtMost200Deep) {
+  const Model m = assemble(io::parse_model_spec(single_chain(199), "t.yaml", LUZTAR_TEST_DATA_DIR));
+  EXPECT_NEAR(evaluate(m.signals[m.loads[0].signal], 0.1), std::sin(0.2 * std::numbers::pi), 1e-15);
+  EXPECT_EQ(error_of(single_chain(200)),
+            "t.yaml:3:7: signals.s0: signals nest more than 200 deep here (counting the signals it refers to by name)");
+}
+
+// a -> b -> a: reported where the loop closes (in b, back to a).
+TEST(YamlModel, SignalsThatReferToEachOtherAreRefused) {
+  const std::string yaml =
+      "simulation: {t_end: 1, output_step: 0.1}\n"
+      "signals:\n"
+      "  a: {sum: [1, b]}\n"
+      "  b: {product: [2, a]}\n"
+      "bodies:\n  j: {inertia: 1}\n"
+      "elements:\n  d: {type: torque, body: j, torque: a}\n";
+  EXPECT_EQ(error_of(yaml), "t.yaml:4:20: signals.b.product[1]: signal 'a' refers to itself");
+}
+
 }  // namespace
 }  // namespace luztar
