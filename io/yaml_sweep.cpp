@@ -274,13 +274,16 @@ bool shorthand(const std::string& path, const std::string& rhs, const std::strin
 }  // namespace
 
 SweepInput load_sweep(const std::string& path) {
-  const std::string text = read_file(path, "sweep or model file");
+  const std::filesystem::path p(path);
+  return parse_sweep(read_file(path, "sweep or model file"), path,
+                     p.has_parent_path() ? p.parent_path().string() : std::string("."));
+}
+
+SweepInput parse_sweep(const std::string& text, const std::string& path, const std::string& dir) {
   const YAML::Node root = load_yaml(text, path);
   if (!root.IsMap()) throw ModelError("", "expected a model file or a sweep file (a mapping)", path);
   SweepReader reader(path);
   SweepInput in;
-  const std::filesystem::path p(path);
-  const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
   if (root["bodies"]) {  // a model file, maybe with a sweep section
     in.model_path = path;
     in.model_text = text;
