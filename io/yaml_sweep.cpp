@@ -1,6 +1,7 @@
 // Reader of sweep descriptions (schema in io/yaml_sweep.hpp).
 #include "io/yaml_sweep.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -203,7 +204,10 @@ YAML::Node load_yaml(const std::string& text, const std::string& origin) {
   try {
     return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    throw ModelError("", "YAML syntax error: " + e.msg,
+    // yaml-cpp's text for too deep a nesting is "bad file" (io/yaml_model.cpp)
+    const bool deep = dynamic_cast<const YAML::DeepRecursion*>(&e) != nullptr;
+    throw ModelError("", deep ? "the YAML is nested too deeply (yaml-cpp's parser stops at a depth of 2000)"
+                              : "YAML syntax error: " + e.msg,
                      origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1));
   }
 }

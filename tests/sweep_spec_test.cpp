@@ -228,6 +228,18 @@ TEST_F(SweepErrors, CommandLineValuesAndMissingFiles) {
   }
 }
 
+// parse_sweep reads from text what load_sweep reads from a file; a nesting
+// deeper than yaml-cpp's parser takes (its own text: "bad file") is said so.
+TEST(SweepText, TooDeepANestingIsSaidSo) {
+  try {
+    io::parse_sweep("model: m.yaml\nsweep: " + std::string(3000, '{'), "s.yaml", ".");
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "s.yaml:2:1: the YAML is nested too deeply (yaml-cpp's parser stops at a depth of 2000)");
+  }
+}
+
 TEST_F(SweepErrors, SignalKindMayBeLeftOutOfAPath) {
   io::SweepInput in;
   std::ofstream(path("s.yaml")) << "model: " << LUZTAR_MODELS_DIR << "/gear_train.yaml\n"

@@ -219,5 +219,18 @@ TEST(YamlModel, ReadsTheSchema) {
   EXPECT_EQ(m.breakpoints, (std::vector<double>{0.5, 1.0, 2.0}));
 }
 
+// yaml-cpp refuses nesting past its parser's depth of 2000 (so that no file
+// overflows the stack) with the text "bad file"; the message says what is wrong.
+TEST(YamlModel, TooDeepANestingIsSaidSo) {
+  const std::string yaml = "simulation: {t_end: 1, output_step: 0.01}\nbodies: " + std::string(3000, '[');
+  try {
+    io::parse_model_spec(yaml, "t.yaml", LUZTAR_TEST_DATA_DIR);
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "t.yaml:2:1: the YAML is nested too deeply (yaml-cpp's parser stops at a depth of 2000)");
+  }
+}
+
 }  // namespace
 }  // namespace luztar
