@@ -1,11 +1,10 @@
 #include "io/csv_table.hpp"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "io/text_file.hpp"
 
 namespace luztar::io {
 
@@ -28,8 +27,7 @@ std::string trim(const std::string& s) {
 }  // namespace
 
 Table read_csv_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open the table file: " + std::strerror(errno));
+  std::istringstream in(read_text_file(path, "table file"));
   Table table;
   std::string line;
   int lineno = 0;

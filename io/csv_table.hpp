@@ -12,7 +12,8 @@ struct Table {
   std::vector<double> t, v;
 };
 
-// Throws std::runtime_error("file:line: ...").
+// Throws std::runtime_error("file:line: ..."), or ModelError when the file cannot
+// be read (io/text_file.hpp).
 Table read_csv_table(const std::string& path);
 
 }  // namespace luztar::io

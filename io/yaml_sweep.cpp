@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "io/text_file.hpp"
 
 namespace luztar::io {
 
@@ -192,14 +193,6 @@ class SweepReader {
   std::string origin_;
 };
 
-std::string read_file(const std::string& path, const char* what) {
-  std::ifstream in(path);
-  if (!in) throw ModelError("", std::string("cannot open the ") + what + ": " + std::strerror(errno), path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 YAML::Node load_yaml(const std::string& text, const std::string& origin) {
   try {
     return YAML::Load(text);
@@ -279,7 +272,7 @@ bool shorthand(const std::string& path, const std::string& rhs, const std::strin
 
 SweepInput load_sweep(const std::string& path) {
   const std::filesystem::path p(path);
-  return parse_sweep(read_file(path, "sweep or model file"), path,
+  return parse_sweep(read_text_file(path, "sweep or model file"), path,
                      p.has_parent_path() ? p.parent_path().string() : std::string("."));
 }
 
@@ -299,7 +292,7 @@ SweepInput parse_sweep(const std::string& text, const std::string& path, const s
     if (mp.is_relative()) mp = std::filesystem::path(dir) / mp;
     in.model_path = mp.lexically_normal().string();
     try {
-      in.model_text = read_file(in.model_path, "model file");
+      in.model_text = read_text_file(in.model_path, "model file");
     } catch (const ModelError& e) {
       reader.fail(root["model"], "model", e.what());
     }

@@ -232,5 +232,30 @@ TEST(YamlModel, TooDeepANestingIsSaidSo) {
   }
 }
 
+// Only a regular file is read where a file belongs: a directory used to read as
+// "the table has no data rows", a device as its contents (/dev/zero: without end).
+TEST(YamlModel, ATableFileMustBeARegularFile) {
+  auto error_of = [](const std::string& file) -> std::string {
+    try {
+      io::parse_model_spec(model(kBodies, "  d: {type: torque, body: a, torque: {table: {file: " + file + "}}}\n"),
+                           "t.yaml", LUZTAR_TEST_DATA_DIR);
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string dir = LUZTAR_TEST_DATA_DIR;
+  EXPECT_EQ(error_of(dir), "t.yaml:6:53: elements.d.torque.table.file: " + dir +
+                               ": cannot open the table file: it is a directory, not a regular file");
+  EXPECT_EQ(error_of("/dev/null"), "t.yaml:6:53: elements.d.torque.table.file: /dev/null: cannot open the table "
+                                   "file: it is a character device, not a regular file");
+  try {
+    io::load_model_spec(dir);
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()), dir + ": cannot open the model file: it is a directory, not a regular file");
+  }
+}
+
 }  // namespace
 }  // namespace luztar
