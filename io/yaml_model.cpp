@@ -2,7 +2,6 @@
 // and broken rules are reported with file:line:col and the field's dotted path.
 #include "io/yaml_model.hpp"
 
-#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -19,14 +18,11 @@
 #include "core/reduce.hpp"
 #include "io/csv_table.hpp"
 #include "io/text_file.hpp"
+#include "io/yaml_load.hpp"
 
 namespace luztar::io {
 
 namespace {
-
-// yaml-cpp stops at 2000 levels of its parser's recursion (a flow `{a: [` is
-// two or three of them), so that no input overflows the stack.
-constexpr const char* kTooDeep = "the YAML is nested too deeply (yaml-cpp's parser stops at a depth of 2000)";
 
 constexpr const char* kSignalKinds =
     "constant, sine, step, ramp, table, sum, product, input, dead_zone, saturation, hold, play, "
@@ -468,14 +464,7 @@ ModelSpec parse_model_spec(const std::string& text, const std::string& origin, c
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
                            const std::vector<FieldOverride>& overrides) {
   Reader reader(origin, base_dir);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::DeepRecursion& e) {  // its own text is "bad file"
-    throw ModelError("", kTooDeep, reader.where(e.mark));
-  } catch (const YAML::ParserException& e) {
-    throw ModelError("", "YAML syntax error: " + e.msg, reader.where(e.mark));
-  }
+  YAML::Node root = load_yaml_text(text, origin);
   std::vector<std::string> resolved;
   for (const FieldOverride& o : overrides) {
     if (!root.IsMap()) throw ModelError("", "the model file is not a mapping", origin);

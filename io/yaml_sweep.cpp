@@ -1,7 +1,6 @@
 // Reader of sweep descriptions (schema in io/yaml_sweep.hpp).
 #include "io/yaml_sweep.hpp"
 
-#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -14,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "io/text_file.hpp"
+#include "io/yaml_load.hpp"
 
 namespace luztar::io {
 
@@ -193,18 +193,6 @@ class SweepReader {
   std::string origin_;
 };
 
-YAML::Node load_yaml(const std::string& text, const std::string& origin) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    // yaml-cpp's text for too deep a nesting is "bad file" (io/yaml_model.cpp)
-    const bool deep = dynamic_cast<const YAML::DeepRecursion*>(&e) != nullptr;
-    throw ModelError("", deep ? "the YAML is nested too deeply (yaml-cpp's parser stops at a depth of 2000)"
-                              : "YAML syntax error: " + e.msg,
-                     origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1));
-  }
-}
-
 std::pair<std::string, std::string> split_assignment(const std::string& s, const std::string& option,
                                                      const char* form) {
   const auto eq = s.find('=');
@@ -277,7 +265,7 @@ SweepInput load_sweep(const std::string& path) {
 }
 
 SweepInput parse_sweep(const std::string& text, const std::string& path, const std::string& dir) {
-  const YAML::Node root = load_yaml(text, path);
+  const YAML::Node root = load_yaml_text(text, path);
   if (!root.IsMap()) throw ModelError("", "expected a model file or a sweep file (a mapping)", path);
   SweepReader reader(path);
   SweepInput in;
@@ -307,7 +295,7 @@ void add_parameter_option(SweepSpec& spec, const std::string& assignment) {
   const auto [path, rhs] = split_assignment(assignment, "--set " + assignment, "PATH=VALUES");
   const std::string where = "--set " + assignment;
   SweepParameter p;
-  if (!shorthand(path, rhs, where, p)) p = SweepReader(where).parameter(path, load_yaml(rhs, where));
+  if (!shorthand(path, rhs, where, p)) p = SweepReader(where).parameter(path, load_yaml_text(rhs, where));
   for (SweepParameter& q : spec.parameters)
     if (q.path == path) {
       q = p;
@@ -319,7 +307,7 @@ void add_parameter_option(SweepSpec& spec, const std::string& assignment) {
 void add_metric_option(SweepSpec& spec, const std::string& assignment) {
   const auto [name, rhs] = split_assignment(assignment, "--metric " + assignment, "NAME=SPEC");
   const std::string where = "--metric " + assignment;
-  const MetricSpec m = SweepReader(where).metric(name, load_yaml(rhs, where));
+  const MetricSpec m = SweepReader(where).metric(name, load_yaml_text(rhs, where));
   for (MetricSpec& q : spec.metrics)
     if (q.name == name) {
       q = m;

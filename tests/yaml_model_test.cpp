@@ -257,5 +257,28 @@ TEST(YamlModel, ATableFileMustBeARegularFile) {
   }
 }
 
+// An alias inside the node its anchor names makes a tree that contains itself;
+// the reader walked it without end (stack overflow). It is refused where the
+// alias stands. Aliases elsewhere read as copies.
+TEST(YamlModel, AnAliasInsideItsOwnNodeIsRefused) {
+  auto error_of = [](const std::string& signals) -> std::string {
+    try {
+      io::parse_model_spec(model(kBodies, kTorque, "simulation: {t_end: 1, output_step: 0.01}", signals), "t.yaml", "");
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  // lines 7-8
+  EXPECT_EQ(error_of("signals:\n  s: &loop {sum: [1, *loop]}\n"),
+            "t.yaml:8:22: the alias *loop lies inside the node &loop it refers to (a node cannot contain itself)");
+  EXPECT_EQ(error_of("signals:\n  s: {sum: &l [1, {product: [2, *l]}]}\n"),
+            "t.yaml:8:33: the alias *l lies inside the node &l it refers to (a node cannot contain itself)");
+  const ModelSpec spec = io::parse_model_spec(
+      "simulation: {t_end: 1, output_step: 0.01}\nbodies:\n  a: &body {inertia: 3}\n  b: *body\n", "t.yaml", "");
+  ASSERT_EQ(spec.bodies.size(), 2u);
+  EXPECT_EQ(spec.bodies[1].inertia, 3.0);
+}
+
 }  // namespace
 }  // namespace luztar
