@@ -106,6 +106,10 @@ void require_bounds(const Signal& s, const std::string& f) {
 // signal checked on its own; its uses are checked where they are).
 enum class Reading { continuous, sampled, unknown };
 
+// Longest chain of named signals each referring to the next: a bound on the
+// recursion of the stages that follow references, far above any real model.
+constexpr std::size_t kMaxReferenceChain = 1000;
+
 struct SignalRules {
   const std::map<std::string, Signal>& named;
   const std::set<std::string>& bodies;
@@ -184,6 +188,10 @@ void validate_signal(const Signal& s, const std::string& path, SignalRules& rule
       if (it == named.end()) throw ModelError(path, "no signal named '" + s.reference + "' in signals");
       for (const std::string& c : chain)
         if (c == s.reference) throw ModelError(path, "signal '" + s.reference + "' refers to itself");
+      // every stage that follows references (this check, signal_range, assemble) recurses
+      if (chain.size() >= kMaxReferenceChain)
+        throw ModelError(path, "signals refer to one another through more than " +
+                                   std::to_string(kMaxReferenceChain) + " names (here to '" + s.reference + "')");
       chain.push_back(s.reference);
       validate_signal(it->second, "signals." + s.reference, rules, reading);
       chain.pop_back();

@@ -280,5 +280,25 @@ TEST(YamlModel, AnAliasInsideItsOwnNodeIsRefused) {
   EXPECT_EQ(spec.bodies[1].inertia, 3.0);
 }
 
+// Named signals each referring to the next: every stage that follows the
+// references recurses, and 100000 of them overflowed the stack (segfault). A
+// chain of 1000 names is read; one more is refused where it goes too deep.
+TEST(YamlModel, AChainOfSignalReferencesIsBounded) {
+  auto chain = [](int n) {  // line 3: s0: 1; line 3 + i: s<i>: s<i-1>; the torque reads s<n>
+    std::string y = "simulation: {t_end: 1, output_step: 0.01}\nsignals:\n  s0: 1\n";
+    for (int i = 1; i <= n; ++i) y += "  s" + std::to_string(i) + ": s" + std::to_string(i - 1) + "\n";
+    return y + "bodies:\n  a: {inertia: 1}\nelements:\n  d: {type: torque, body: a, torque: s" + std::to_string(n) +
+           "}\n";
+  };
+  EXPECT_EQ(io::parse_model_spec(chain(999), "t.yaml", "").signals.size(), 1000u);  // 1000 names: s999 ... s0
+  try {
+    io::parse_model_spec(chain(1000), "t.yaml", "");
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "t.yaml:4:7: signals.s1: signals refer to one another through more than 1000 names (here to 's0')");
+  }
+}
+
 }  // namespace
 }  // namespace luztar
