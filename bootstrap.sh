@@ -5,12 +5,18 @@
 #   bash bootstrap.sh test       install what is missing, build, run the whole test suite
 #   bash bootstrap.sh sanitize   the test suite again under AddressSanitizer + UBSan
 #   bash bootstrap.sh bench      build and run the benchmarks (single runs, then sweeps)
+#   bash bootstrap.sh fuzz [S]   build the libFuzzer target with clang (ASan + UBSan) and fuzz
+#                                the model loader for S seconds (default 60); non-zero exit on
+#                                any crash, leak, timeout or out-of-memory (README "Fuzzing")
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(build-essential cmake libeigen3-dev libsundials-dev libyaml-cpp-dev libhdf5-dev
           libgtest-dev libcli11-dev libopenmpi-dev openmpi-bin
           python3 python3-h5py python3-matplotlib python3-numpy)
+
+# Only for `fuzz`: Debian's clang and its libFuzzer / sanitizer runtimes.
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 
 install_missing() {
   local missing=()
@@ -60,8 +66,25 @@ case "${1:-}" in
     ./build/luztar_steering_bench
     ./build/luztar_sweep_bench
     ;;
+  fuzz)
+    seconds=${2:-60}
+    PACKAGES+=("${FUZZ_PACKAGES[@]}")
+    install_missing
+    # Everything built by clang with coverage + ASan + UBSan; only the fuzzer target.
+    CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUZTAR_FUZZ=ON \
+      -DLUZTAR_BUILD_TESTS=OFF -DLUZTAR_MPI=OFF >/dev/null
+    cmake --build build-fuzz -j"$(nproc)" --target luztar_model_fuzzer
+    # New inputs go to build-fuzz/corpus (kept between runs); the models are the seeds.
+    # A crash, leak, timeout or OOM stops it with a non-zero exit and writes its input
+    # to build-fuzz/artifacts/ (crash-*, leak-*, timeout-*, oom-*).
+    mkdir -p build-fuzz/corpus build-fuzz/artifacts
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      ./build-fuzz/tests/fuzz/luztar_model_fuzzer -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -dict=tests/fuzz/yaml.dict -artifact_prefix=build-fuzz/artifacts/ -print_final_stats=1 \
+      build-fuzz/corpus models models/sweeps
+    ;;
   *)
-    echo "usage: bash bootstrap.sh example|test|sanitize|bench" >&2
+    echo "usage: bash bootstrap.sh example|test|sanitize|bench|fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac

@@ -188,9 +188,14 @@ class Reducer {
       k.inertia = total;
     }
     std::vector<std::size_t> drop;
+    std::vector<std::string> redundant;  // steps after this one
     for (std::size_t i : elements_on(gone)) {
       ElementSpec& e = spec_.elements[i];
-      if (auto* s = std::get_if<SpringSpec>(&e)) {
+      if (auto* s = std::get_if<SpringSpec>(&e); s && closes_rigid_loop(*s, gone, kept, factor)) {
+        drop.push_back(i);
+        redundant.push_back("rigid spring '" + s->name +
+                            "' closes a loop of rigid connections whose ratios agree: redundant, dropped");
+      } else if (s) {
         const double restitution = s->restitution;
         const auto ns = spring_from(s->name, s->stiffness, s->freeplay, s->damping,
                                     substitute(spring_terms(*s), gone, kept, factor));
@@ -226,7 +231,29 @@ class Reducer {
     remeasure(gone, kept, factor);
     spec_.bodies.erase(spec_.bodies.begin() + body_index(gone));
     steps_.push_back(step.str());
+    steps_.insert(steps_.end(), redundant.begin(), redundant.end());
   }
+
+  // A rigid spring between `gone` and `kept`, which other rigid connections
+  // already hold at q_gone = factor q_kept, closes a loop. Its own ratio must
+  // agree (to kLoopTolerance relative: the roundoff of ratios like 1/0.07);
+  // then it is redundant and dropped. Otherwise the loop could only stand
+  // still, which is a ModelError (substituted, its roundoff residue would
+  // silently fix the bodies to the base).
+  bool closes_rigid_loop(const SpringSpec& s, const std::string& gone, const std::string& kept, double factor) {
+    if (!std::isinf(s.stiffness) || s.freeplay != 0.0 || kept.empty()) return false;
+    const bool forward = s.body_a == gone && s.body_b == kept;
+    if (!forward && !(s.body_a == kept && s.body_b == gone)) return false;
+    const double held = forward ? factor : 1.0 / factor;  // q_a = held q_b through the others
+    if (std::abs(s.ratio - held) > kLoopTolerance * std::abs(s.ratio))
+      throw ModelError("elements." + s.name + ".ratio",
+                       "closes a loop of rigid connections whose ratios do not agree: on the bodies merged so far it "
+                           "holds " + s.body_a + " = " +
+                           show(s.ratio) + " " + s.body_b + ", the others " + s.body_a + " = " + show(held) + " " +
+                           s.body_b + " (such a loop could only stand still)");
+    return true;
+  }
+  static constexpr double kLoopTolerance = 1e-9;
 
   // --- 2. massless frictionless bodies in series ------------------------------
   bool eliminate_massless() {

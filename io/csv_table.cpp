@@ -1,11 +1,10 @@
 #include "io/csv_table.hpp"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "io/text_file.hpp"
 
 namespace luztar::io {
 
@@ -27,13 +26,7 @@ std::string trim(const std::string& s) {
 }
 }  // namespace
 
-std::string read_table_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open the table file: " + std::strerror(errno));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read_table_file(const std::string& path) { return read_text_file(path, "table file"); }
 
 Table read_csv_table(const std::string& path) { return parse_csv_table(read_table_file(path), path); }
 

@@ -12,7 +12,8 @@ struct Table {
   std::vector<double> t, v;
 };
 
-// Throws std::runtime_error("file:line: ...").
+// Throws std::runtime_error("file:line: ..."), or ModelError when the file cannot
+// be read (io/text_file.hpp).
 Table read_csv_table(const std::string& path);
 // The same in two steps: the file's text (throws std::runtime_error("file: ...")
 // when it cannot be read), and the table in a text read from `path`.

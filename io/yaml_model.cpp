@@ -15,6 +15,7 @@
 #include "core/errors.hpp"
 #include "core/reduce.hpp"
 #include "io/csv_table.hpp"
+#include "io/text_file.hpp"
 #include "io/yaml_source.hpp"
 
 namespace luztar::io {
@@ -513,12 +514,9 @@ ModelSpec read_model_spec(const std::string& text, const std::string& origin, co
 }  // namespace
 
 ModelSpec load_model_spec(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ModelError("", std::string("cannot open the model file: ") + std::strerror(errno), path);
-  std::stringstream ss;
-  ss << in.rdbuf();
   const std::filesystem::path p(path);
-  return parse_model_spec(ss.str(), path, p.has_parent_path() ? p.parent_path().string() : std::string("."));
+  return parse_model_spec(read_text_file(path, "model file"), path,
+                          p.has_parent_path() ? p.parent_path().string() : std::string("."));
 }
 
 Model load_model(const std::string& path) { return assemble(load_model_spec(path)); }

@@ -1,6 +1,12 @@
 #include "io/yaml_source.hpp"
 
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+
 #include <cstdio>
+#include <map>
+#include <sstream>
+#include <vector>
 
 namespace luztar::io {
 
@@ -50,7 +56,14 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin, const 
   }
   YAML::Node root;
   try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    AliasCycles cycles(origin);
+    parser.HandleNextDocument(cycles);
     root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {  // its own text is "bad file"
+    throw ModelError("", "the YAML is nested too deeply (yaml-cpp's parser stops at a depth of 2000)",
+                     location(origin, e.mark));
   } catch (const YAML::Exception& e) {
     throw ModelError("", "YAML syntax error: " + e.msg, location(origin, e.mark));
   }

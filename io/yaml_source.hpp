@@ -17,9 +17,13 @@ namespace luztar::io {
 // mark; `origin` alone when it names no file (a command-line option, "--...").
 std::string location(const std::string& origin, const YAML::Mark& m);
 
-// Parses YAML text. Rejects, located: bytes that are not UTF-8 text (a NUL or
-// an invalid sequence: a binary file), an empty document ("the file is empty",
-// `what` names it), and syntax errors ("YAML syntax error: ...").
+// Parses YAML text (the first document). Rejects, located: bytes that are not
+// UTF-8 text (a NUL or an invalid sequence: a binary file), an empty document
+// ("the file is empty", `what` names it), syntax errors ("YAML syntax error:
+// ..."), nesting deeper than yaml-cpp's parser takes (a recursion depth of
+// 2000, which yaml-cpp itself calls "bad file"), and an alias inside the node
+// its anchor names (`s: &a {sum: [*a]}`: a tree containing itself, which every
+// reader walking it would follow without end).
 YAML::Node parse_yaml(const std::string& text, const std::string& origin, const char* what);
 
 // Whether the keys of a mapping are declared names (bodies, elements, ...).

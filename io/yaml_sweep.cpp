@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/model_spec.hpp"
+#include "io/text_file.hpp"
 #include "io/yaml_source.hpp"
 
 namespace luztar::io {
@@ -197,14 +198,6 @@ class SweepReader {
   std::string origin_;
 };
 
-std::string read_file(const std::string& path, const char* what) {
-  std::ifstream in(path);
-  if (!in) throw ModelError("", std::string("cannot open the ") + what + ": " + std::strerror(errno), path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::pair<std::string, std::string> split_assignment(const std::string& s, const std::string& option,
                                                      const char* form) {
   const auto eq = s.find('=');
@@ -270,12 +263,10 @@ bool shorthand(const std::string& path, const std::string& rhs, const std::strin
   return false;
 }
 
-SweepInput read_sweep(const std::string& path, const std::string& text, const YAML::Node& root) {
+SweepInput read_sweep(const std::string& path, const std::string& text, const std::string& dir, const YAML::Node& root) {
   SweepReader reader(path);
   if (!root.IsMap()) reader.fail(root, "", "expected a model file or a sweep file (a mapping)");
   SweepInput in;
-  const std::filesystem::path p(path);
-  const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
   if (root["bodies"]) {  // a model file, maybe with a sweep section
     in.model_path = path;
     in.model_text = text;
@@ -287,7 +278,7 @@ SweepInput read_sweep(const std::string& path, const std::string& text, const YA
     if (mp.is_relative()) mp = std::filesystem::path(dir) / mp;
     in.model_path = mp.lexically_normal().string();
     try {
-      in.model_text = read_file(in.model_path, "model file");
+      in.model_text = read_text_file(in.model_path, "model file");
     } catch (const ModelError& e) {
       reader.fail(root["model"], "model", e.what());
     }
@@ -298,13 +289,17 @@ SweepInput read_sweep(const std::string& path, const std::string& text, const YA
   return in;
 }
 
-
 }  // namespace
 
 SweepInput load_sweep(const std::string& path) {
-  const std::string text = read_file(path, "sweep or model file");
+  const std::filesystem::path p(path);
+  return parse_sweep(read_text_file(path, "sweep or model file"), path,
+                     p.has_parent_path() ? p.parent_path().string() : std::string("."));
+}
+
+SweepInput parse_sweep(const std::string& text, const std::string& path, const std::string& dir) {
   const YAML::Node root = parse_yaml(text, path, "sweep or model file");
-  return yaml_guard(path, [&] { return read_sweep(path, text, root); });
+  return yaml_guard(path, [&] { return read_sweep(path, text, dir, root); });
 }
 
 void add_parameter_option(SweepSpec& spec, const std::string& assignment) {

@@ -42,6 +42,9 @@ struct SweepInput {
 // Reads `path`: a model file (with or without a `sweep:` section) or a sweep
 // file with `model:` and `sweep:`.
 SweepInput load_sweep(const std::string& path);
+// Same, from text: `path` names it in messages, `dir` is where the files it
+// names (`model:`) are found.
+SweepInput parse_sweep(const std::string& text, const std::string& path, const std::string& dir);
 
 // Adds or replaces a parameter from "PATH=VALUES".
 void add_parameter_option(SweepSpec& spec, const std::string& assignment);

@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "core/energy.hpp"
+#include "core/errors.hpp"
 #include "core/projections.hpp"
 #include "core/reduce.hpp"
 #include "io/yaml_model.hpp"
@@ -134,6 +135,43 @@ TEST(Reduce, RigidGearPairEqualsTheHandMergedBody) {
   for (int k = 0; k < a.num_samples(); ++k) EXPECT_NEAR(a.angle[k], b.angle[k], 1e-12);
   EXPECT_EQ(a.events.size(), b.events.size());
   EXPECT_GT(a.events.size(), 2u);
+}
+
+// Three gears rigidly meshed in a loop: q_a = 0.1 q_b, q_b = 0.7 q_c, and
+// q_c = r q_a with r = 1/0.07 in doubles, which agrees only to roundoff. The
+// third mesh is redundant and dropped; substituted, its residue (1e-16) used to
+// fix the whole train to the base. Merging keeps the heavier body each time:
+// a into b (2 + 0.1^2 * 1 = 2.01), b into c (3 + 0.7^2 * 2.01 = 3.9849); the
+// torque on a reaches c times 0.1 * 0.7. A loop whose ratios disagree
+// could only stand still: a ModelError on the mesh that closes it.
+TEST(Reduce, ALoopOfRigidMeshesMustAgreeAndIsThenRedundant) {
+  const double inf = std::numeric_limits<double>::infinity();
+  ModelSpec loop;
+  loop.bodies = {body("a", 1.0), body("b", 2.0), body("c", 3.0), body("d", 1.0)};
+  loop.elements = {spring("ab", "a", "b", inf, 0.0, 0.1), spring("bc", "b", "c", inf, 0.0, 0.7),
+                   spring("ca", "c", "a", inf, 0.0, 1.0 / (0.1 * 0.7)), spring("cd", "c", "d", 10.0, 0.0),
+                   torque("drive", "a", Signal::make_constant(1.0))};
+  loop.simulation = settings(1.0, 0.1);
+  const Reduction r = reduce(loop);
+  ASSERT_EQ(r.spec.bodies.size(), 2u);
+  EXPECT_EQ(r.spec.bodies[0].name, "c");
+  EXPECT_NEAR(r.spec.bodies[0].inertia, 3.9849, 1e-13);
+  ASSERT_EQ(r.steps.size(), 3u);
+  EXPECT_EQ(r.steps[2], "rigid spring 'ca' closes a loop of rigid connections whose ratios agree: redundant, dropped");
+  ASSERT_EQ(r.spec.elements.size(), 2u);
+  const auto& drive = std::get<TorqueSpec>(r.spec.elements[1]);
+  EXPECT_EQ(drive.body, "c");
+  EXPECT_NEAR(evaluate(drive.torque, 0.0), 0.07, 1e-15);
+
+  std::get<SpringSpec>(loop.elements[2]).ratio = 10.0;
+  try {
+    reduce(loop);
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "elements.ca.ratio: closes a loop of rigid connections whose ratios do not agree: on the bodies merged "
+              "so far it holds b = 1 c, the others b = 0.7 c (such a loop could only stand still)");
+  }
 }
 
 // Theorems 5.2 / 5.3 through the solver: a massless body on a bearing (mu, MT0)

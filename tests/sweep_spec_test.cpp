@@ -292,6 +292,30 @@ TEST_F(SweepErrors, CommandLineValuesAndMissingFiles) {
   }
 }
 
+// parse_sweep reads from text what load_sweep reads from a file; a nesting
+// deeper than yaml-cpp's parser takes (its own text: "bad file") is said so.
+TEST(SweepText, TooDeepANestingIsSaidSo) {
+  try {
+    io::parse_sweep("model: m.yaml\nsweep: " + std::string(3000, '{'), "s.yaml", ".");
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "s.yaml:2:1: the YAML is nested too deeply (yaml-cpp's parser stops at a depth of 2000)");
+  }
+}
+
+// The model a sweep file names must be a regular file (a device used to be
+// read: /dev/zero until memory ran out).
+TEST(SweepText, TheModelMustBeARegularFile) {
+  try {
+    io::parse_sweep("model: /dev/null\nsweep: {parameters: {bodies.a.inertia: [1]}}\n", "s.yaml", ".");
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "s.yaml:1:8: model: /dev/null: cannot open the model file: it is a character device, not a regular file");
+  }
+}
+
 TEST_F(SweepErrors, SignalKindMayBeLeftOutOfAPath) {
   io::SweepInput in;
   std::ofstream(path("s.yaml")) << "model: " << LUZTAR_MODELS_DIR << "/gear_train.yaml\n"

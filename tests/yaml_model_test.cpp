@@ -407,5 +407,66 @@ TEST(YamlModel, SignalsThatReferToEachOtherAreRefused) {
   EXPECT_EQ(error_of(yaml), "t.yaml:4:20: signals.b.product[1]: signal 'a' refers to itself");
 }
 
+// yaml-cpp refuses nesting past its parser's depth of 2000 (so that no file
+// overflows the stack) with the text "bad file"; the message says what is wrong.
+TEST(YamlModel, TooDeepANestingIsSaidSo) {
+  const std::string yaml = "simulation: {t_end: 1, output_step: 0.01}\nbodies: " + std::string(3000, '[');
+  try {
+    io::parse_model_spec(yaml, "t.yaml", LUZTAR_TEST_DATA_DIR);
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "t.yaml:2:1: the YAML is nested too deeply (yaml-cpp's parser stops at a depth of 2000)");
+  }
+}
+
+// Only a regular file is read where a file belongs: a directory used to read as
+// "the table has no data rows", a device as its contents (/dev/zero: without end).
+TEST(YamlModel, ATableFileMustBeARegularFile) {
+  auto error_of = [](const std::string& file) -> std::string {
+    try {
+      io::parse_model_spec(model(kBodies, "  d: {type: torque, body: a, torque: {table: {file: " + file + "}}}\n"),
+                           "t.yaml", LUZTAR_TEST_DATA_DIR);
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string dir = LUZTAR_TEST_DATA_DIR;
+  EXPECT_EQ(error_of(dir), "t.yaml:6:53: elements.d.torque.table.file: " + dir +
+                               ": cannot open the table file: it is a directory, not a regular file");
+  EXPECT_EQ(error_of("/dev/null"), "t.yaml:6:53: elements.d.torque.table.file: /dev/null: cannot open the table "
+                                   "file: it is a character device, not a regular file");
+  try {
+    io::load_model_spec(dir);
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()), dir + ": cannot open the model file: it is a directory, not a regular file");
+  }
+}
+
+// An alias inside the node its anchor names makes a tree that contains itself;
+// the reader walked it without end (stack overflow). It is refused where the
+// alias stands. Aliases elsewhere read as copies.
+TEST(YamlModel, AnAliasInsideItsOwnNodeIsRefused) {
+  auto error_of = [](const std::string& signals) -> std::string {
+    try {
+      io::parse_model_spec(model(kBodies, kTorque, "simulation: {t_end: 1, output_step: 0.01}", signals), "t.yaml", "");
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  // lines 7-8
+  EXPECT_EQ(error_of("signals:\n  s: &loop {sum: [1, *loop]}\n"),
+            "t.yaml:8:22: the alias *loop lies inside the node &loop it refers to (a node cannot contain itself)");
+  EXPECT_EQ(error_of("signals:\n  s: {sum: &l [1, {product: [2, *l]}]}\n"),
+            "t.yaml:8:33: the alias *l lies inside the node &l it refers to (a node cannot contain itself)");
+  const ModelSpec spec = io::parse_model_spec(
+      "simulation: {t_end: 1, output_step: 0.01}\nbodies:\n  a: &body {inertia: 3}\n  b: *body\n", "t.yaml", "");
+  ASSERT_EQ(spec.bodies.size(), 2u);
+  EXPECT_EQ(spec.bodies[1].inertia, 3.0);
+}
+
 }  // namespace
 }  // namespace luztar
