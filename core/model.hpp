@@ -123,9 +123,10 @@ void validate(const ModelSpec& spec);
 // previous one twice would otherwise grow as 2^depth.
 inline constexpr std::size_t kMaxInlinedSignalNodes = 100000;     // signal nodes (~26 MB, one evaluation each)
 inline constexpr std::size_t kMaxInlinedTableSamples = 10000000;  // table samples (160 MB)
-// ... and the nesting of signals, through references too (each level a call
-// in every walk over a signal: a chain of 10^5 named signals overflowed the stack;
-// 1000 levels still overflowed validation under AddressSanitizer).
-inline constexpr std::size_t kMaxSignalDepth = 200;
+// ... and the nesting of signals: a term of a signal and a hop from a reference
+// to the named signal each count as a level (each is a call in every walk over
+// a signal: a chain of 10^5 named signals overflowed the stack; 2000 calls
+// still overflowed validation under AddressSanitizer).
+inline constexpr std::size_t kMaxSignalDepth = 400;
 
 }  // namespace luztar

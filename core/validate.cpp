@@ -308,8 +308,12 @@ class InlinedSize {
   // over a limit is reported at its own field; an unknown name or a cycle
   // counts nothing here (validate_signal reports it).
   Inlined of(const Signal& s, std::size_t level, const std::string& field) {
-    if (s.kind == Signal::Kind::reference) return named(s.reference, level);
     if (level > kMaxSignalDepth) too_deep(field);  // before the recursion can exhaust the stack
+    if (s.kind == Signal::Kind::reference) {  // a hop to a named signal is a level of every walk too
+      Inlined n = named(s.reference, level + 1);
+      ++n.depth;
+      return n;
+    }
     Inlined n{1, s.kind == Signal::Kind::table ? s.table_t.size() : 0, 1};
     for (const Signal& t : s.terms) {
       const Inlined x = of(t, level + 1, field);
@@ -326,7 +330,7 @@ class InlinedSize {
     const std::string field = "signals." + name;
     const auto [m, fresh] = memo_.try_emplace(name);
     if (!fresh) {  // counted, or being counted (a cycle)
-      if (level - 1 + m->second.depth > kMaxSignalDepth) too_deep(field);
+      if (level - 1 + m->second.depth > kMaxSignalDepth) too_deep(field);  // as deep as counting it again
       return m->second;
     }
     const Inlined n = of(it->second, level, field);
@@ -337,7 +341,7 @@ class InlinedSize {
 
   [[noreturn]] static void too_deep(const std::string& field) {
     throw ModelError(field, "signals nest more than " + std::to_string(kMaxSignalDepth) +
-                                " deep here (counting the signals it refers to by name)");
+                                " deep here (a signal's terms and each hop to a named signal count as a level)");
   }
 
   static void require_within(const Inlined& n, const std::string& field) {

@@ -221,14 +221,14 @@ TEST_F(OutputFiles, UnwritableDirectoryFailsBeforeTheRun) {
     fs::create_directory(dir);
     fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
   }
-  const Outcome o = run_limited({"run", kBlock, "--t-end", "1e6", "-o", dir + "/out.h5"}, path("log"));
+  const Outcome o = run_limited({"run", kBlock, "--t-end", "1e6", "--output-step", "1000", "-o", dir + "/out.h5"}, path("log"));
   EXPECT_EQ(o.code, 1) << o.out;
   EXPECT_NE(o.out.find("luztar: " + dir + "/out.h5: cannot create a file in the output directory '" + dir + "': "),
             std::string::npos)
       << o.out;
   EXPECT_FALSE(fs::exists(dir + "/out.h5"));
 
-  const Outcome missing = run_limited({"run", kBlock, "--t-end", "1e6", "-o", path("nodir/out.h5")}, path("log"));
+  const Outcome missing = run_limited({"run", kBlock, "--t-end", "1e6", "--output-step", "1000", "-o", path("nodir/out.h5")}, path("log"));
   EXPECT_EQ(missing.code, 1) << missing.out;
   EXPECT_NE(missing.out.find("luztar: " + path("nodir/out.h5") + ": the output directory '" + path("nodir") +
                              "' does not exist"),
@@ -258,7 +258,7 @@ TEST_F(OutputFiles, CsvFailureLeavesNoHdf5) {
 TEST_F(OutputFiles, KilledRunLeavesNoTemporary) {
   for (const int sig : {SIGTERM, SIGINT}) {
     SCOPED_TRACE(sig);
-    Child c({"run", kBlock, "--t-end", "1e6", "-q", "-o", path("long.h5"), "--csv", path("long.csv")}, path("log"));
+    Child c({"run", kBlock, "--t-end", "1e6", "--output-step", "1000", "-q", "-o", path("long.h5"), "--csv", path("long.csv")}, path("log"));
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (temporaries(dir_).size() < 2 && std::chrono::steady_clock::now() < end)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -274,7 +274,7 @@ TEST_F(OutputFiles, KilledRunLeavesNoTemporary) {
 // A signal the run was started to ignore (nohup: SIGHUP) does not end it: the
 // cleanup handler is not installed over an ignored signal.
 TEST_F(OutputFiles, IgnoredSignalStaysIgnored) {
-  Child c({"run", kBlock, "--t-end", "1e6", "-q", "-o", path("out.h5")}, path("log"), SIGHUP);
+  Child c({"run", kBlock, "--t-end", "1e6", "--output-step", "1000", "-q", "-o", path("out.h5")}, path("log"), SIGHUP);
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (temporaries(dir_).empty() && std::chrono::steady_clock::now() < end)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -290,7 +290,7 @@ TEST_F(OutputFiles, IgnoredSignalStaysIgnored) {
 // The leftover of a run killed by SIGKILL (no handler runs) is removed by the
 // next run on the same output.
 TEST_F(OutputFiles, NextRunRemovesTheLeftoverOfAKilledRun) {
-  Child c({"run", kBlock, "--t-end", "1e6", "-q", "-o", path("out.h5")}, path("log"));
+  Child c({"run", kBlock, "--t-end", "1e6", "--output-step", "1000", "-q", "-o", path("out.h5")}, path("log"));
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (temporaries(dir_).empty() && std::chrono::steady_clock::now() < end)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));

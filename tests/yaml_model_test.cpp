@@ -386,13 +386,33 @@ std::string single_chain(int levels) {
          "}\n";
 }
 
-// 200 signals deep is a model; 201 is refused where the walk from the
-// torque passes the limit, at s0 (a chain of 10^5 overflowed the stack).
-TEST(YamlModel, SignalsNestAtMost200Deep) {
+// A torque's reference to s199 (level 1), the hop to s199 (2), then a sum's
+// term and a hop per level down to s0 at level 400: a model. One level more
+// puts s0 at 402; the walk from the torque passes 400 inside s1 (line 4),
+// where it is refused (a chain of 10^5 named signals overflowed the stack).
+TEST(YamlModel, SignalsNestAtMost400Deep) {
   const Model m = assemble(io::parse_model_spec(single_chain(199), "t.yaml", LUZTAR_TEST_DATA_DIR));
   EXPECT_NEAR(evaluate(m.signals[m.loads[0].signal], 0.1), std::sin(0.2 * std::numbers::pi), 1e-15);
   EXPECT_EQ(error_of(single_chain(200)),
-            "t.yaml:3:7: signals.s0: signals nest more than 200 deep here (counting the signals it refers to by name)");
+            "t.yaml:4:7: signals.s1: signals nest more than 400 deep here (a signal's terms and each hop to a named "
+            "signal count as a level)");
+}
+
+// Names that only rename (s_i: s_(i-1)) are levels too: every walk over a
+// signal follows each hop with a call. The torque's reference is level 1,
+// s_n level 2, ..., s0 level n + 2: n = 398 is a model; n = 399 is refused
+// where the walk enters s0 at level 401 (written on line 3).
+TEST(YamlModel, ChainsOfRenamingSignalsAreBoundedToo) {
+  auto chain = [](int n) {
+    std::string y = "simulation: {t_end: 1, output_step: 0.01}\nsignals:\n  s0: 1\n";
+    for (int i = 1; i <= n; ++i) y += "  s" + std::to_string(i) + ": s" + std::to_string(i - 1) + "\n";
+    return y + "bodies:\n  a: {inertia: 1}\nelements:\n  d: {type: torque, body: a, torque: s" + std::to_string(n) +
+           "}\n";
+  };
+  const Model m = assemble(io::parse_model_spec(chain(398), "t.yaml", ""));
+  EXPECT_EQ(evaluate(m.signals[m.loads[0].signal], 0.3), 1.0);
+  EXPECT_EQ(error_of(chain(399)).substr(0, 24), "t.yaml:3:7: signals.s0: ");
+  EXPECT_NE(error_of(chain(399)).find("signals nest more than 400 deep here"), std::string::npos);
 }
 
 // a -> b -> a: reported where the loop closes (in b, back to a).
