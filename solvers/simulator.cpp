@@ -71,8 +71,23 @@ class Simulator::Impl final : public OdeSystem {
     locked.reserve(m.num_bodies());
     events.reserve(1024);  // the event log grows by doubling beyond this
     recent.reserve(static_cast<std::size_t>(std::max(s.storm_events, 0L)) + 1);
-    initialise();
+    // A stage failing at t_start (a block's LCP, the S-S selection) is a run
+    // outcome like one failing later: the simulator starts stopped, and
+    // advance_to reports it (a bad model was refused before, by validate()).
+    try {
+      initialise();
+    } catch (const std::exception& e) {
+      stop_on_error(e);
+    }
     before = state;
+  }
+
+  // After a stage threw: the message, and no step until restore().
+  void stop_on_error(const std::exception& e) {
+    std::ostringstream os;
+    os << "stopped by an error at t = " << state.t << " s: " << e.what();
+    message = os.str();
+    broken = true;
   }
 
   // OdeSystem
@@ -646,10 +661,7 @@ StepStatus Simulator::advance_to(double t) {
   try {
     return s.advance_to(t);
   } catch (const std::exception& e) {
-    std::ostringstream os;
-    os << "stopped by an error at t = " << s.state.t << " s: " << e.what();
-    s.message = os.str();
-    s.broken = true;
+    s.stop_on_error(e);
     return StepStatus::solver_failure;
   }
 }
@@ -818,8 +830,10 @@ Result simulate_event_driven(const Model& model, const SimulationSettings& setti
     r.dissipated.push_back(s.dissipated);
     for (const Signal& b : model.sampled) r.block_output.push_back(sim.value({OutputId::Kind::input, b.input}));
   };
-  sample();
-  for (std::size_t k = 1; k < grid.size(); ++k) {
+  r.status = sim.advance_to(settings.t_start);  // a failure while setting up at t_start: no sample
+  if (r.status != StepStatus::reached_time) r.message = sim.message();
+  else sample();
+  for (std::size_t k = 1; k < grid.size() && r.status == StepStatus::reached_time; ++k) {
     r.status = sim.advance_to(grid[k]);
     if (r.status != StepStatus::reached_time) {
       r.message = sim.message();

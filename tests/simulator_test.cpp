@@ -204,6 +204,32 @@ TEST(Simulator, ExceptionInAStageStopsTheRunWithTheSamplesSoFar) {
   expect_overflow_closed_form(r, 1e-7);
 }
 
+// The same kind of failure at t_start is the same outcome: a play block fed
+// 10 x step(0: 0 -> 1e308) = +inf takes its first sample while the simulator
+// is set up, and its LCP has no solution. The simulator is built stopped,
+// simulate() returns no sample and the message, advance_to keeps reporting it.
+TEST(Simulator, ExceptionWhileSettingUpAtTStartIsASolverFailure) {
+  const std::string yaml =
+      "simulation: {t_end: 0.1, output_step: 0.01}\n"
+      "signals:\n"
+      "  runaway: {play: {of: {product: [{step: {time: 0, initial: 0, final: 1.0e308}}, 10.0]}, width: 1, "
+      "period: 0.01}}\n"
+      "bodies:\n  load: {inertia: 1.0}\n"
+      "elements:\n"
+      "  motor: {type: torque, body: load, torque: 1.0}\n"
+      "  probe: {type: torque, body: load, torque: {product: [0.0, runaway]}}\n";
+  const Model m = assemble(io::parse_model_spec(yaml, "t.yaml", "."));
+  const Result r = simulate(m);
+  EXPECT_EQ(r.status, StepStatus::solver_failure);
+  EXPECT_EQ(r.message,
+            "stopped by an error at t = 0 s: complementarity block: Lemke failed (no solution (Lemke: secondary ray))");
+  EXPECT_TRUE(r.time.empty());
+  Simulator sim(m);
+  EXPECT_EQ(sim.advance_to(0.05), StepStatus::solver_failure);
+  EXPECT_EQ(sim.message(), r.message);
+  EXPECT_EQ(sim.time(), 0.0);
+}
+
 // After such a stop the state is not trusted: the simulator stays stopped
 // (same status and message, time unchanged, no snapshot of it) until a
 // snapshot from before is restored, from which it runs on correctly.
