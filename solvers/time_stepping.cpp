@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/energy.hpp"
+#include "core/times.hpp"
 #include "core/errors.hpp"
 #include "core/projections.hpp"
 #include "core/run_frame.hpp"
@@ -101,7 +102,7 @@ class MoreauJean {
     // Sampled blocks read the system at the step boundary that reaches their
     // instant (late by less than h when h does not divide the period).
     const double due = sampler_.next_instant();
-    if (due <= t_ + 1e-9 * h) sampler_.sample(m_, std::max(t_, due), q_.data(), v_.data(), values_.data());
+    if (at_or_before(due, t_)) sampler_.sample(m_, std::max(t_, due), q_.data(), v_.data(), values_.data());
     const double t1 = t_ + h;
     const Iteration& it = iteration(h);
     free_velocity(h, t1, it);
@@ -426,8 +427,10 @@ Result simulate_time_stepping(const Model& model, const SimulationSettings& sett
                                 std::to_string(static_cast<long>(kMaxTimeSteps)) + " steps (simulation.step)");
   // Whole steps, and a shorter last one for a remainder beyond roundoff; at
   // least one step, which ends at t_end (a step longer than the span is cut).
-  const long n_full = static_cast<long>(std::floor(span / h * (1.0 + 1e-12)));
-  const bool partial = span - static_cast<double>(n_full) * h > 1e-9 * std::min(h, span);
+  // (core/times.hpp: instants a few ulp apart are one; no sliver of a step.)
+  long n_full = static_cast<long>(std::floor(span / h));
+  if (same_time(settings.t_start + static_cast<double>(n_full + 1) * h, settings.t_end)) ++n_full;
+  const bool partial = earlier(settings.t_start + static_cast<double>(n_full) * h, settings.t_end);
   const long n_steps = std::max(n_full + (partial ? 1 : 0), 1L);
   std::size_t next = 0;  // next output sample
   Eigen::VectorXd q0(nb), v0(nb);  // state at the start of the step
@@ -466,7 +469,7 @@ Result simulate_time_stepping(const Model& model, const SimulationSettings& sett
     r.stats.events += changed;
     for (int e = 0; e < ne; ++e)
       if (model.element_kind[e] == ElementKind::friction && mj.state()[e] == 0) r.time_stuck[e] += t1 - t0;
-    while (next < grid.size() && grid[next] <= mj.t() + 1e-9 * h) {
+    while (next < grid.size() && at_or_before(grid[next], mj.t())) {
       sample(grid[next], q0, v0, t0, W0, D0);
       ++next;
     }
