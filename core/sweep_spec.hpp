@@ -1,7 +1,7 @@
 #pragma once
 // A parameter sweep: which model fields vary and how, how they combine, and
 // what to record per run. Reading it from YAML or the command line is
-// io/yaml_sweep.hpp; running it is `luztar sweep` (apps/sweep_command.hpp).
+// io/yaml_sweep.hpp; running it is `luztar sweep` (apps/sweep/sweep_command.hpp).
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -41,7 +41,7 @@ using InputFiles = std::map<std::string, std::string>;
 // parse_model_spec reading the table files through a snapshot: a file `files`
 // holds is read from it, any other from disk and then added to it. A sweep
 // reads all its runs through one snapshot, so every run uses the same tables,
-// the ones its fingerprint covers (apps/sweep_plan.hpp).
+// the ones its fingerprint covers (apps/sweep/sweep_plan.hpp).
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
                            const std::vector<FieldOverride>& overrides, InputFiles& files);
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <functional>
 
-#include "apps/allocation_counter.hpp"
+#include "apps/bench/allocation_counter.hpp"
 #include "io/yaml_model.hpp"
 #include "solvers/simulator.hpp"
 

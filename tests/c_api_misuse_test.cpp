@@ -1,4 +1,4 @@
-// The C API (apps/luztar.h) misused: every entry point with null handles and
+// The C API (apps/c_api/luztar.h) misused: every entry point with null handles and
 // strings, times that are not finite, backwards or past simulation.t_end, the
 // model freed before its simulator (clean under ASan), the same output asked
 // twice, and a run stopped by an exception. Only the C functions are called.

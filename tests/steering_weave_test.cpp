@@ -1,4 +1,4 @@
-// The vehicle-in-the-loop example (apps/vehicle_loop.hpp) on models/steering.yaml:
+// The vehicle-in-the-loop example (apps/examples/vehicle_loop.hpp) on models/steering.yaml:
 // the on-centre weave shows the freeplay as a dead band of its width and the
 // friction as a torque hysteresis of twice its size (within 20 %, the issue's
 // tolerance; measured 1 %), and the loop's inputs act exactly at the host's steps.
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "apps/vehicle_loop.hpp"
+#include "apps/examples/vehicle_loop.hpp"
 #include "io/yaml_model.hpp"
 
 namespace luztar::app {

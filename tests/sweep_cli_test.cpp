@@ -17,7 +17,7 @@
 #include <sstream>
 #include <thread>
 
-#include "apps/sweep_plan.hpp"
+#include "apps/sweep/sweep_plan.hpp"
 #include "io/hdf5_reader.hpp"
 #include "io/sweep_file.hpp"
 #include "io/yaml_sweep.hpp"

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <set>
 
-#include "apps/sweep_plan.hpp"
+#include "apps/sweep/sweep_plan.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "core/sweep_spec.hpp"

@@ -25,7 +25,7 @@
 #include <string>
 #include <utility>
 
-#include "apps/sweep_plan.hpp"
+#include "apps/sweep/sweep_plan.hpp"
 #include "core/model.hpp"
 #include "core/errors.hpp"
 #include "core/reduce.hpp"

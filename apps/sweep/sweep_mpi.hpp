@@ -6,7 +6,7 @@
 // MPI at build time (LUZTAR_MPI=OFF) the same functions report that.
 #include <vector>
 
-#include "apps/sweep_schedule.hpp"
+#include "apps/sweep/sweep_schedule.hpp"
 
 namespace luztar::app {
 

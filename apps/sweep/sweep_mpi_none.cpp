@@ -1,6 +1,6 @@
 // Built without MPI (LUZTAR_MPI=OFF): a one-rank session; run_sweep refuses to
 // run under mpirun with a clear message.
-#include "apps/sweep_mpi.hpp"
+#include "apps/sweep/sweep_mpi.hpp"
 
 namespace luztar::app {
 

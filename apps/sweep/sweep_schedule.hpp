@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "apps/sweep_plan.hpp"
+#include "apps/sweep/sweep_plan.hpp"
 
 namespace luztar::app {
 

@@ -1,8 +1,8 @@
 // luztar_steering_weave: the steering model of models/steering.yaml inside a
-// host vehicle loop (apps/vehicle_loop.hpp) at 1 kHz, on-centre weave at
+// host vehicle loop (apps/examples/vehicle_loop.hpp) at 1 kHz, on-centre weave at
 // 0.2 Hz and 2 m/s^2, run without freeplay and friction, with freeplay only,
 // with friction only and with both. Prints the dead band and the torque
-// hysteresis against the settings (definitions in apps/vehicle_loop.hpp) and
+// hysteresis against the settings (definitions in apps/examples/vehicle_loop.hpp) and
 // writes every trace to HDF5; `luztar plot weave.h5 -o weave.png` draws the
 // on-centre plots.
 //
@@ -15,7 +15,7 @@
 #include <sstream>
 #include <string>
 
-#include "apps/vehicle_loop.hpp"
+#include "apps/examples/vehicle_loop.hpp"
 #include "io/hdf5_tables.hpp"
 
 int main(int argc, char** argv) {

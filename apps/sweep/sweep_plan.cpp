@@ -1,4 +1,4 @@
-#include "apps/sweep_plan.hpp"
+#include "apps/sweep/sweep_plan.hpp"
 
 #include <chrono>
 #include <cstdint>

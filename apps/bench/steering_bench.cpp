@@ -1,5 +1,5 @@
 // luztar_steering_bench: cost of the embedded step. models/steering.yaml in
-// the host vehicle loop of apps/vehicle_loop.hpp at 1 kHz (on-centre weave,
+// the host vehicle loop of apps/examples/vehicle_loop.hpp at 1 kHz (on-centre weave,
 // 20 s): wall time per 1 ms step (median, 99th percentile, max) and the
 // real-time factor, with the inputs changed every step and every 10th step,
 // and the step cost by the number of element changes (events) inside it.
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/allocation_counter.hpp"  // counts heap allocations: what advance_to allocates
-#include "apps/vehicle_loop.hpp"
+#include "apps/bench/allocation_counter.hpp"  // counts heap allocations: what advance_to allocates
+#include "apps/examples/vehicle_loop.hpp"
 #include "io/yaml_model.hpp"
 
 namespace {

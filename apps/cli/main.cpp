@@ -13,9 +13,9 @@
 #include <iostream>
 #include <optional>
 
-#include "apps/plot_command.hpp"
-#include "apps/summary.hpp"
-#include "apps/sweep_command.hpp"
+#include "apps/cli/plot_command.hpp"
+#include "apps/cli/summary.hpp"
+#include "apps/sweep/sweep_command.hpp"
 #include "core/errors.hpp"
 #include "core/reduce.hpp"
 #include "io/atomic_file.hpp"

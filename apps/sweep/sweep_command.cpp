@@ -1,4 +1,4 @@
-#include "apps/sweep_command.hpp"
+#include "apps/sweep/sweep_command.hpp"
 
 #include <algorithm>
 #include <csignal>
@@ -8,11 +8,11 @@
 #include <iostream>
 #include <thread>
 
-#include "apps/output_lock.hpp"
-#include "apps/sweep_mpi.hpp"
-#include "apps/sweep_plan.hpp"
-#include "apps/sweep_progress.hpp"
-#include "apps/sweep_schedule.hpp"
+#include "apps/sweep/output_lock.hpp"
+#include "apps/sweep/sweep_mpi.hpp"
+#include "apps/sweep/sweep_plan.hpp"
+#include "apps/sweep/sweep_progress.hpp"
+#include "apps/sweep/sweep_schedule.hpp"
 #include "core/errors.hpp"
 #include "io/atomic_file.hpp"
 #include "io/sweep_file.hpp"

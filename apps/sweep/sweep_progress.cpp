@@ -1,4 +1,4 @@
-#include "apps/sweep_progress.hpp"
+#include "apps/sweep/sweep_progress.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "apps/plot_command.hpp"
+#include "apps/cli/plot_command.hpp"
 
 #include <spawn.h>
 #include <sys/wait.h>

@@ -1,8 +1,8 @@
-// The C API (apps/luztar.h) over luztar::Simulator: exceptions become status
+// The C API (apps/c_api/luztar.h) over luztar::Simulator: exceptions become status
 // codes and a per-thread message; handles own their C++ objects. A model
 // handle shares its Model with the simulators made from it (a reference count
 // inside this binding only), so freeing the model first is safe.
-#include "apps/luztar.h"
+#include "apps/c_api/luztar.h"
 
 #include <cmath>
 #include <exception>

@@ -1,4 +1,4 @@
-#include "apps/output_lock.hpp"
+#include "apps/sweep/output_lock.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

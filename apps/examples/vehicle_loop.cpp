@@ -1,4 +1,4 @@
-#include "apps/vehicle_loop.hpp"
+#include "apps/examples/vehicle_loop.hpp"
 
 #include <chrono>
 #include <cmath>

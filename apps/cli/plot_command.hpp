@@ -4,7 +4,7 @@
 
 namespace luztar::app {
 
-// Runs apps/luztar_plot.py (python3 with h5py and matplotlib) on an HDF5 result
+// Runs apps/cli/luztar_plot.py (python3 with h5py and matplotlib) on an HDF5 result
 // or sweep file; `extra` are further script options (--metric, --x, --y).
 // The picture is written atomically (io::AtomicOutput): `output` must be a new
 // path or a regular file. Returns the script's exit code; throws

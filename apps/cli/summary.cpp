@@ -1,4 +1,4 @@
-#include "apps/summary.hpp"
+#include "apps/cli/summary.hpp"
 
 #include <array>
 #include <cstdio>

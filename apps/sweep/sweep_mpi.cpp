@@ -1,4 +1,4 @@
-#include "apps/sweep_mpi.hpp"
+#include "apps/sweep/sweep_mpi.hpp"
 
 #include <mpi.h>
 
