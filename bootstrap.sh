@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(build-essential cmake libeigen3-dev libsundials-dev libyaml-cpp-dev libhdf5-dev
+PACKAGES=(build-essential cmake pkgconf libeigen3-dev libsundials-dev libyaml-cpp-dev libhdf5-dev
           libgtest-dev libcli11-dev libopenmpi-dev openmpi-bin
           python3 python3-h5py python3-matplotlib python3-numpy)
 

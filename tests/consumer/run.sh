@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the build in BUILD_DIR into a fresh prefix, builds tests/consumer
-# against it with find_package(luztar), and runs the C++ and C consumers.
+# against it with find_package(luztar), and runs the C++ and C consumers; then
+# builds and runs them again with plain compilers through pkg-config
+# (lib/pkgconfig/luztar.pc and luztar-c.pc).
 #   bash tests/consumer/run.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -12,3 +14,12 @@ cmake -S "$here" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUI
 cmake --build "$work/build" -j2 >/dev/null
 "$work/build/consumer_cpp" "$here/block_input.yaml"
 LD_LIBRARY_PATH="$work/prefix/lib" "$work/build/consumer_c" "$here/block_input.yaml"
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
+cpp_flags=$(pkg-config --cflags --libs luztar)
+c_flags=$(pkg-config --cflags --libs luztar-c)
+# shellcheck disable=SC2086  # the flags are meant to split
+"${CXX:-c++}" -std=c++20 -O2 -Wall -Wextra -Werror "$here/consumer.cpp" -o "$work/pc_consumer_cpp" $cpp_flags
+# shellcheck disable=SC2086
+"${CC:-cc}" -std=c99 -O2 -Wall -Wextra -Werror "$here/consumer.c" -o "$work/pc_consumer_c" $c_flags -lm
+"$work/pc_consumer_cpp" "$here/block_input.yaml"
+LD_LIBRARY_PATH=$(pkg-config --variable=libdir luztar-c) "$work/pc_consumer_c" "$here/block_input.yaml"
