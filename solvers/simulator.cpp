@@ -533,7 +533,8 @@ class Simulator::Impl final : public OdeSystem {
   // The S-S selection of `candidates` (with `exhausted`), its fallbacks and
   // misses counted in the run statistics.
   void select_modes() {
-    const ModeSelectionReport report = select_friction_modes(model, state, state.t, candidates, ws, exhausted, selection);
+    const ModeSelectionReport report =
+        select_friction_modes(model, state, state.t, candidates, ws, exhausted, selection);
     stats.selection_fallbacks += report.lemke_solves;
     stats.selection_unsolved += report.unsolved;
   }
