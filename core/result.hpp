@@ -50,6 +50,17 @@ struct RunStats {
   double impact_loss = 0.0;      // event-driven: kinetic energy lost in impacts (counted as dissipated) [J]
   long missed_strikes = 0;       // event-driven: teeth found past their flank (a rebound flight below the
                                  // integration tolerance), struck where found
+  // Outcomes of the event-time solvers that are not failures of the run but
+  // say how far its modes and jumps can be trusted (README, "Output files", /run):
+  long selection_fallbacks = 0;  // event-driven: S-S groups whose box QP missed its tolerance, re-solved by
+                                 // Lemke's pivoting (solvers/mode_selection.hpp)
+  long selection_unsolved = 0;   // event-driven: S-S groups whose box-LCP still missed its tolerance after
+                                 // that (or had no Lemke fallback: contacts in the group); modes were chosen
+                                 // from the best iterate
+  long impact_fallbacks = 0;     // event-driven: impacts whose Lemke pivoting failed or missed its tolerance,
+                                 // re-solved by projected Gauss-Seidel (solvers/impacts.hpp)
+  long impacts_unsolved = 0;     // event-driven: impacts whose LCP neither solver met; the impulses are the
+                                 // better iterate's
   // Relative energy residual at the last sample (core/energy.hpp energy_balance),
   // and whether it exceeds kEnergyResidualLimit (a suspect run; README, "Energy balance").
   double energy_residual = 0.0;

@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "io/hdf5_result.hpp"
@@ -94,6 +95,12 @@ StoredRun read_hdf5(const std::string& path) {
     r.stats.energy_residual_exceeded =
         f.numeric_attribute<long>("run", "energy_residual_exceeded", H5T_NATIVE_LONG) != 0;
   }
+  // The solver outcome counters (written since they were counted; older files: 0).
+  for (auto [name, field] : {std::pair{"selection_fallbacks", &RunStats::selection_fallbacks},
+                             std::pair{"selection_unsolved", &RunStats::selection_unsolved},
+                             std::pair{"impact_fallbacks", &RunStats::impact_fallbacks},
+                             std::pair{"impacts_unsolved", &RunStats::impacts_unsolved}})
+    if (f.has_attribute("run", name)) r.stats.*field = f.numeric_attribute<long>("run", name, H5T_NATIVE_LONG);
   run.model_text = f.strings("model/text").front();
   run.luztar_version = f.string_attribute("/", "luztar_version");
   return run;

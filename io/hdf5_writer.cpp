@@ -131,6 +131,10 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
     attribute(run, "impacts", r.stats.impacts);
     attribute(run, "impact_loss", r.stats.impact_loss);
     attribute(run, "missed_strikes", r.stats.missed_strikes);
+    attribute(run, "selection_fallbacks", r.stats.selection_fallbacks);
+    attribute(run, "selection_unsolved", r.stats.selection_unsolved);
+    attribute(run, "impact_fallbacks", r.stats.impact_fallbacks);
+    attribute(run, "impacts_unsolved", r.stats.impacts_unsolved);
     attribute(run, "energy_residual", r.stats.energy_residual);
     attribute(run, "energy_residual_exceeded", static_cast<long>(r.stats.energy_residual_exceeded));
     attribute(run, "wall_time", r.stats.wall_time);

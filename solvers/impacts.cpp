@@ -65,6 +65,7 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
   if (sol.status != LcpStatus::solved || lcp_error(ws.delassus, ws.q, sol.z) > 1e-9 * speed) {
     // Redundant contacts make A singular; projected Gauss-Seidel still converges.
     LcpSolution pgs = solve_lcp_pgs(ws.delassus, ws.q, 1e-14 * speed);
+    out.fallback = true;
     if (pgs.status == LcpStatus::solved || lcp_error(ws.delassus, ws.q, pgs.z) < lcp_error(ws.delassus, ws.q, sol.z))
       sol = pgs;
     out.solved = pgs.status == LcpStatus::solved;

@@ -43,6 +43,7 @@ struct ImpactOutcome {
   bool struck = false;       // some contact approached: the velocities jumped
   double energy_lost = 0.0;  // kinetic energy removed [J] (>= 0)
   bool solved = true;        // the LCP was solved (Lemke or PGS) to its tolerance
+  bool fallback = false;     // Lemke failed or missed its tolerance: PGS was run
 };
 
 // Applies the impact to w. `side` holds each spring's side (rigid freeplays

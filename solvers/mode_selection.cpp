@@ -95,6 +95,7 @@ void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, 
   const Eigen::MatrixXd& A = g.delassus;
   const Eigen::VectorXd& b = g.b;
   ++report.qp_solves;
+  report.unsolved += qp.converged ? 0 : 1;
   report.converged = report.converged && qp.converged;
 
   // Classify by the relative accelerations, which Gauss's principle fixes uniquely.

@@ -40,7 +40,8 @@ struct BreakAway {
 struct ModeSelectionReport {
   int qp_solves = 0;
   int lemke_solves = 0;   // groups re-solved by Lemke (solvers/lcp.hpp) after the box QP missed its tolerance
-  bool converged = true;  // every group's box-LCP met its KKT tolerance
+  int unsolved = 0;       // groups whose box-LCP still missed its KKT tolerance (after Lemke where tried)
+  bool converged = true;  // every group's box-LCP met its KKT tolerance (unsolved == 0)
 };
 
 // Storage kept between selections (the simulator owns one): the groups'

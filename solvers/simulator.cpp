@@ -255,7 +255,7 @@ class Simulator::Impl final : public OdeSystem {
         candidates.push_back(static_cast<int>(i));
     add_contact_candidates();
     exhausted.clear();
-    if (!candidates.empty()) select_friction_modes(model, state, state.t, candidates, ws, exhausted, selection);
+    if (!candidates.empty()) select_modes();
     restart();
   }
 
@@ -427,6 +427,8 @@ class Simulator::Impl final : public OdeSystem {
     const ImpactOutcome out = resolve_impacts(model, state.spring_side, rest, ws.force, state.q, state.w, impact);
     if (!out.struck) return;  // touching but not approaching (at t_start): nothing jumped
     ++stats.impacts;
+    stats.impact_fallbacks += out.fallback ? 1 : 0;
+    stats.impacts_unsolved += out.solved ? 0 : 1;
     stats.impact_loss += out.energy_lost;
     state.dissipated += out.energy_lost;
     for (int s : struck)
@@ -525,7 +527,16 @@ class Simulator::Impl final : public OdeSystem {
     stats.velocity_projection_loss += lost;
     ws.q = state.q;
     ws.w = state.w;
-    select_friction_modes(model, state, state.t, candidates, ws, exhausted, selection);
+    select_modes();
+  }
+
+  // The S-S selection of `candidates` (with `exhausted`), its fallbacks and
+  // misses counted in the run statistics.
+  void select_modes() {
+    const ModeSelectionReport report =
+        select_friction_modes(model, state, state.t, candidates, ws, exhausted, selection);
+    stats.selection_fallbacks += report.lemke_solves;
+    stats.selection_unsolved += report.unsolved;
   }
 
   // A stuck element whose static torque exceeds its limit at an output point

@@ -16,6 +16,12 @@
 //       them at once.
 //   3.  Every element whose state changed is written to the event log
 //       (time, element, kind, state before and after).
+//   Rigid freeplays whose teeth meet are struck before step 2: the velocities
+//   jump by the impulses of Newton's restitution law (solvers/impacts.hpp).
+//   The solvers of steps 2 and the impact report how they fared; a fallback
+//   (Lemke after the box QP, PGS after Lemke) or a miss of the tolerance is
+//   counted in RunStats (selection_fallbacks, selection_unsolved,
+//   impact_fallbacks, impacts_unsolved), never dropped.
 //   t+  CVODE is re-initialised at the same time in the new structure.
 // Outputs are sampled on the fixed output grid only (never at event instants);
 // the event log gives the exact instants. Signal discontinuities (steps, ramp
@@ -93,8 +99,9 @@ class Simulator {
  public:
   // Uses model.simulation for tolerances and limits; starts at t_start in a
   // consistent mode (the S-S selection runs at t_start too). Event-driven
-  // only: throws std::invalid_argument for solver time_stepping or a model
-  // with rigid freeplay (run those through simulate()).
+  // only: throws std::invalid_argument for solver time_stepping (run that
+  // through simulate()). Rigid freeplays run here: their impacts are events
+  // (solvers/impacts.hpp), and teeth that touch join the S-S selection.
   explicit Simulator(const Model& model);
   Simulator(const Model& model, const SimulationSettings& settings);
   ~Simulator();

@@ -107,6 +107,33 @@ TEST_F(Cli, EventStormStopsWithStatusAndKeepsResults) {
   EXPECT_LT(back.result.time.back(), 0.01);
 }
 
+// A run whose S-S selection fell back to Lemke (the ill-conditioned clutch of
+// mode_selection_test: a clutch to a body 1e8 times heavier) says so in the
+// summary and on stderr, exits 0, and the file carries the counter.
+TEST_F(Cli, SolverFallbackIsAWarningAndInTheFile) {
+  const std::string model = path("heavy_clutch.yaml");
+  std::ofstream(model) << "simulation: {t_end: 1, output_step: 0.25}\n"
+                          "bodies:\n  a: {inertia: 1.0}\n  b: {inertia: 1.0e8}\n"
+                          "elements:\n  bearing: {type: friction, body: a, coulomb: 5.0}\n"
+                          "  clutch: {type: friction, bodies: [a, b], coulomb: 1.0}\n"
+                          "  drive_a: {type: torque, body: a, torque: 1.0}\n"
+                          "  drive_b: {type: torque, body: b, torque: 10.0}\n";
+  const std::string h5 = path("heavy_clutch.h5");
+  const Outcome o = run("run " + model + " -o " + h5);
+  EXPECT_EQ(o.code, 0) << o.out;
+  const std::string line =
+      "warning: 1 S-S groups re-solved by Lemke after the box QP missed its tolerance\n";
+  EXPECT_NE(o.out.find("  " + line), std::string::npos) << o.out;           // the summary
+  EXPECT_NE(o.out.find("luztar: " + line), std::string::npos) << o.out;     // stderr
+  const io::StoredRun back = io::read_hdf5(h5);
+  EXPECT_EQ(back.result.stats.selection_fallbacks, 1);
+  EXPECT_EQ(back.result.stats.selection_unsolved, 0);
+  // An ordinary model prints no such line.
+  const Outcome plain = run("run " + std::string(LUZTAR_MODELS_DIR) + "/block.yaml -o " + path("block.h5"));
+  EXPECT_EQ(plain.code, 0) << plain.out;
+  EXPECT_EQ(plain.out.find("re-solved"), std::string::npos) << plain.out;
+}
+
 // luztar reduce on Simplification 2: the reduced stiffness and freeplay of the
 // paper, exactly, in a model file that runs to the same trajectory as the
 // original (which `run` reduces the same way).

@@ -49,6 +49,20 @@ TEST(GearTrain, EnergyBalance) {
   EXPECT_GT(r.events.size(), 100u);
 }
 
+// An ordinary model: over 1 s of rattle (hundreds of S-S selections with
+// coupled stuck groups) no event-time solver falls back or misses its tolerance.
+TEST(GearTrain, EventSolversNeverFallBack) {
+  ModelSpec spec = gear_train();
+  spec.simulation.t_end = 1.0;
+  const Result r = simulate(assemble(spec));
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  EXPECT_GT(r.stats.events, 100);  // not vacuous: many selections
+  EXPECT_EQ(r.stats.selection_fallbacks, 0);
+  EXPECT_EQ(r.stats.selection_unsolved, 0);
+  EXPECT_EQ(r.stats.impact_fallbacks, 0);
+  EXPECT_EQ(r.stats.impacts_unsolved, 0);
+}
+
 // While stuck: relative velocity exactly 0 and |static torque| <= static limit.
 TEST(GearTrain, StuckElementsHaveZeroVelocityAndAdmissibleTorque) {
   const Model m = assemble(gear_train());

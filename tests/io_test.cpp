@@ -95,6 +95,27 @@ TEST(Io, EnergyResidualAboveTheLimitIsFlaggedAndStored) {
   }
 }
 
+// The solver outcome counters are /run attributes and read back. Distinct
+// values per counter, so a swapped pair would show.
+TEST(Io, SolverOutcomeCountersAreStoredAndReadBack) {
+  ModelSpec spec = io::load_model_spec(LUZTAR_MODELS_DIR "/gear_train.yaml");
+  spec.simulation.t_end = 0.01;
+  const Model m = assemble(spec);
+  Result r = simulate(m);
+  r.stats.selection_fallbacks = 3;
+  r.stats.selection_unsolved = 5;
+  r.stats.impact_fallbacks = 7;
+  r.stats.impacts_unsolved = 11;
+  const fs::path file = temp_dir() / "counters.h5";
+  io::write_hdf5(file.string(), m, m.simulation, r);
+  const RunStats back = io::read_hdf5(file.string()).result.stats;
+  EXPECT_EQ(back.selection_fallbacks, 3);
+  EXPECT_EQ(back.selection_unsolved, 5);
+  EXPECT_EQ(back.impact_fallbacks, 7);
+  EXPECT_EQ(back.impacts_unsolved, 11);
+  fs::remove_all(file.parent_path());
+}
+
 TEST(Io, CsvHasOneRowPerSampleAndNamedColumns) {
   const Model m = io::load_model(LUZTAR_MODELS_DIR "/block.yaml");
   const Result r = simulate(m);

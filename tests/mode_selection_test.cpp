@@ -132,5 +132,74 @@ TEST(ModeSelection, RedundantStuckGroupHoldsUntilNoSplitFits) {
   }
 }
 
+// An ill-conditioned group, counted: body a (I_a = 1, bearing L_a = 5, torque
+// 1) and a heavy body b (I_b = 1e8, torque 10), a clutch a-b (L_c = 1), all at
+// rest at t = 0. Rows F = [e_a; e_a - e_b], so A = [[1, 1], [1, 1 + 1e-8]]: two
+// nearly parallel rows, on which projected Gauss-Seidel creeps (a factor
+// ~ 1 - 1e-8 per sweep) and after its 20000 sweeps still has the clutch near 0,
+// inside its box, so the polish (on that wrong active set) puts it outside.
+// The box QP misses its tolerance and Lemke decides (selection_fallbacks 1):
+// the clutch cannot hold b (10 > L_c), it slips negative with torque -1 on a
+// (+1 drags a along), a stays stuck with bearing torque 1 + 1 = 2 < 5, and b
+// accelerates at (10 - 1) / 1e8.
+TEST(ModeSelection, IllConditionedGroupFallsBackToLemkeAndIsCounted) {
+  ModelSpec spec;
+  spec.bodies = {body("a", 1.0), body("b", 1e8)};
+  spec.elements = {friction("bearing_a", "a", "", 5.0), friction("clutch", "a", "b", 1.0),
+                   torque("drive_a", "a", Signal::make_constant(1.0)),
+                   torque("drive_b", "b", Signal::make_constant(10.0))};
+  spec.simulation = settings(1.0, 0.25);
+  const Result r = simulate(assemble(spec));
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  EXPECT_EQ(r.stats.selection_fallbacks, 1);  // the selection at t_start
+  EXPECT_EQ(r.stats.selection_unsolved, 0);   // Lemke met the tolerance
+  EXPECT_TRUE(r.events.empty());
+  const int last = r.num_samples() - 1;
+  ASSERT_NEAR(r.time[last], 1.0, 1e-12);
+  EXPECT_EQ(element_state(r, last, 0), 0);   // bearing stuck
+  EXPECT_EQ(element_state(r, last, 1), -1);  // clutch slips
+  EXPECT_EQ(velocity(r, last, 0), 0.0);
+  EXPECT_NEAR(velocity(r, last, 1), 9e-8, 1e-15);
+  EXPECT_NEAR(element_torque(r, last, 0), 2.0, 1e-9);
+}
+
+// An ordinary group keeps every solver counter at zero.
+TEST(ModeSelection, WellConditionedGroupCountsNothing) {
+  const Result r = simulate(assemble(two_bodies_with_clutch(1.0, Signal::make_constant(3.0), 1.0)));
+  ASSERT_EQ(r.status, StepStatus::reached_time);
+  EXPECT_EQ(r.stats.selection_fallbacks, 0);
+  EXPECT_EQ(r.stats.selection_unsolved, 0);
+}
+
+// The same ill-conditioned pair with the bearing replaced by a rigid stop
+// that body a rests against (|q_a| <= 0.01, at +0.01, pressed by its torque
+// 1): the contact row has the one-sided bound [0, inf), so the group has no
+// Lemke fallback (solve_box_lcp_lemke takes finite bounds only) and the miss
+// is counted as selection_unsolved. The classification from the best iterate
+// is right here: the clutch slips (relative acceleration -9e-8 against a
+// classification tolerance of 1e-10 of the scale ~10), the stop carries
+// 1 + 1 = 2, b accelerates at 9e-8.
+TEST(ModeSelection, IllConditionedGroupWithAContactIsCountedUnsolved) {
+  ModelSpec spec;
+  spec.bodies = {body("a", 1.0, 0.01), body("b", 1e8)};
+  SpringSpec stop = spring("stop", "a", "", INFINITY, 0.01);
+  stop.restitution = 0.0;
+  spec.elements = {stop, friction("clutch", "a", "b", 1.0), torque("drive_a", "a", Signal::make_constant(1.0)),
+                   torque("drive_b", "b", Signal::make_constant(10.0))};
+  spec.simulation = settings(1.0, 0.25);
+  const Result r = simulate(assemble(spec));
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  EXPECT_EQ(r.stats.selection_fallbacks, 0);
+  EXPECT_EQ(r.stats.selection_unsolved, 1);  // the selection at t_start
+  EXPECT_TRUE(r.events.empty());
+  const int last = r.num_samples() - 1;
+  EXPECT_EQ(element_state(r, last, 0), 1);   // in contact
+  EXPECT_EQ(element_state(r, last, 1), -1);  // clutch slips
+  EXPECT_EQ(velocity(r, last, 0), 0.0);
+  EXPECT_EQ(angle(r, last, 0), 0.01);
+  EXPECT_NEAR(velocity(r, last, 1), 9e-8, 1e-15);
+  EXPECT_NEAR(element_torque(r, last, 0), 2.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace luztar

@@ -102,6 +102,7 @@ int run(const RunOptions& o) {
     std::cout << "  wrote      " << out << (o.csv.empty() ? "" : ", " + o.csv) << "\n";
   }
   if (r.stats.energy_residual_exceeded) std::cerr << "luztar: " << luztar::app::energy_warning(r) << "\n";
+  if (const std::string w = luztar::app::solver_outcome_warning(r); !w.empty()) std::cerr << "luztar: " << w << "\n";
   if (r.status != luztar::StepStatus::reached_time) {
     std::cerr << "luztar: run stopped early (" << luztar::to_string(r.status) << "): " << r.message << "\n";
     return 3;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "core/energy.hpp"
 #include "luztar/version.hpp"
@@ -23,6 +24,19 @@ std::string energy_warning(const Result& r) {
          " exceeds " + format("%.0e", kEnergyResidualLimit) +
          ": the results are suspect (tighten rtol/atol, take a smaller step, or check the step against the "
          "stiffest spring's period)";
+}
+
+std::string solver_outcome_warning(const Result& r) {
+  const RunStats& st = r.stats;
+  const std::pair<long, const char*> counts[] = {
+      {st.selection_fallbacks, " S-S groups re-solved by Lemke after the box QP missed its tolerance"},
+      {st.selection_unsolved, " S-S groups whose box-LCP missed its tolerance (modes from the best iterate)"},
+      {st.impact_fallbacks, " impacts re-solved by PGS after Lemke failed"},
+      {st.impacts_unsolved, " impacts whose LCP missed its tolerance (impulses from the best iterate)"}};
+  std::string out;
+  for (const auto& [n, what] : counts)
+    if (n) out += (out.empty() ? "warning: " : "; ") + std::to_string(n) + what;
+  return out;
 }
 
 void print_summary(std::ostream& out, const Model& model, const SimulationSettings& s, const Result& r) {
@@ -73,6 +87,7 @@ void print_summary(std::ostream& out, const Model& model, const SimulationSettin
     out << "  solver     " << r.stats.steps << " steps, " << r.stats.rhs_evals << " RHS, " << r.stats.jac_evals
         << " Jacobians, " << r.stats.reinits << " restarts (rtol " << s.rtol << ", atol " << s.atol << ")\n";
   }
+  if (const std::string w = solver_outcome_warning(r); !w.empty()) out << "  " << w << "\n";
   if (r.stats.redundant_splits)
     out << "  note       " << r.stats.redundant_splits
         << " stuck groups with a non-unique static torque split (minimum weighted norm reported)\n";

@@ -13,6 +13,12 @@ namespace luztar::app {
 // (RunStats::energy_residual_exceeded), one line without a newline.
 std::string energy_warning(const Result& r);
 
+// The warning for a run whose event-time solvers fell back or missed their
+// tolerance (RunStats selection_fallbacks, selection_unsolved,
+// impact_fallbacks, impacts_unsolved), one line without a newline, listing
+// the non-zero counters; empty when all are zero.
+std::string solver_outcome_warning(const Result& r);
+
 void print_summary(std::ostream& out, const Model& model, const SimulationSettings& settings, const Result& r);
 
 }  // namespace luztar::app
