@@ -124,12 +124,18 @@ AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
   temp_ = path_ + ".partial-" + std::to_string(::getpid()) + "-" + std::to_string(g_serial++);
   // a file of this name can only be left by a dead process that had our pid
   ::unlink(temp_.c_str());
-  const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0)
-    throw std::runtime_error(path_ + ": cannot create a file in the output directory '" + directory_of(path_) +
-                             "': " + std::strerror(errno));
-  ::close(fd);
+  // Registered before it exists: a signal arriving once the file is there
+  // always finds it in the handler's list (removing a name not yet created is
+  // harmless).
   slot_ = register_temporary(temp_);
+  const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int err = errno;
+    unregister_temporary(slot_);
+    throw std::runtime_error(path_ + ": cannot create a file in the output directory '" + directory_of(path_) +
+                             "': " + std::strerror(err));
+  }
+  ::close(fd);
 }
 
 AtomicOutput::~AtomicOutput() {
