@@ -70,11 +70,30 @@ int Model::element_id(const std::string& name) const {
   return it == element_names.end() ? -1 : static_cast<int>(it - element_names.begin());
 }
 
-Model assemble(const ModelSpec& full) {
+namespace {
+
+// Runs `f`, giving a ModelError it raises without a location the location of
+// its field in `spec` (where(): the field's own, else its closest written
+// parent's). The one place that locates the rule errors of assemble().
+template <class F>
+auto located(const ModelSpec& spec, F&& f) {
+  try {
+    return f();
+  } catch (const ModelError& e) {
+    if (!e.where().empty()) throw;
+    throw ModelError(e.field(), e.detail(), where(spec, e.field()));
+  }
+}
+
+Reduction unlocated_validate_and_reduce(const ModelSpec& full) {
   validate(full);
-  const Reduction reduction = reduce(full);
+  Reduction reduction = reduce(full);
+  validate(reduction.spec);
+  return reduction;
+}
+
+Model build(const Reduction& reduction) {
   const ModelSpec& spec = reduction.spec;
-  validate(spec);
   Model m;
   m.reductions = reduction.steps;
   m.name = spec.name;
@@ -174,6 +193,16 @@ Model assemble(const ModelSpec& full) {
   std::sort(m.breakpoints.begin(), m.breakpoints.end());
   m.breakpoints.erase(std::unique(m.breakpoints.begin(), m.breakpoints.end()), m.breakpoints.end());
   return m;
+}
+
+}  // namespace
+
+Reduction validate_and_reduce(const ModelSpec& spec) {
+  return located(spec, [&] { return unlocated_validate_and_reduce(spec); });
+}
+
+Model assemble(const ModelSpec& spec) {
+  return located(spec, [&] { return build(unlocated_validate_and_reduce(spec)); });
 }
 
 }  // namespace luztar

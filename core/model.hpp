@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/model_spec.hpp"
+#include "core/reduce.hpp"
 #include "core/signal.hpp"
 
 namespace luztar {
@@ -112,7 +113,15 @@ struct Model {
 // exact reductions of core/reduce.hpp (rigid connections, massless frictionless
 // bodies in series) and builds the Model. Bodies with inertia 0 that remain are
 // massless bodies on viscous bearings (first-order, Theorem 5.3).
+// Every rule is checked here, once (io/ only reads): a ModelError raised without
+// a location is given where(spec, field), the field's place in the model file.
 Model assemble(const ModelSpec& spec);
+
+// The rules of assemble() without building the Model: validate, the reduction
+// (with its structural rules on massless and rigid parts) and validate on the
+// reduced model, errors located as by assemble(). For callers that need the
+// reduction itself (luztar reduce) or only the verdict (io::load_model_spec).
+Reduction validate_and_reduce(const ModelSpec& spec);
 
 // Throws ModelError at the first rule the description breaks.
 void validate(const ModelSpec& spec);

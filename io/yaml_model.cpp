@@ -453,9 +453,50 @@ bool within(const std::string& field, const std::string& path) {
                            (field[path.size()] == '.' || field[path.size()] == '['));
 }
 
-// The reader of parse_model_spec; `files`: the table files' snapshot, or null.
-ModelSpec read_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
-                          const std::vector<FieldOverride>& overrides, InputFiles* files);
+// A model file read (nothing checked beyond its schema) with the fields its
+// overrides replaced, as each is written in the file (with the signal kind, if
+// one was skipped).
+struct Read {
+  ModelSpec spec;
+  std::vector<std::string> resolved;  // resolved[i]: the path overrides[i] replaced
+};
+
+// The reader; `files`: the table files' snapshot, or null.
+Read read_model(const std::string& text, const std::string& origin, const std::string& base_dir,
+                const std::vector<FieldOverride>& overrides, InputFiles* files);
+
+// Runs `f` (a check of r.spec), reporting a rule that an overridden value breaks
+// where the value came from; any other error keeps the location it has.
+template <class F>
+auto at_overrides(const Read& r, const std::vector<FieldOverride>& overrides, F&& f) {
+  try {
+    return f();
+  } catch (const ModelError& e) {
+    for (std::size_t i = 0; i < overrides.size(); ++i)
+      if (within(e.field(), r.resolved[i]) || within(r.resolved[i], e.field()))
+        throw ModelError(e.field(), e.detail() + " (value " + overrides[i].value + ")", overrides[i].where);
+    throw;
+  }
+}
+
+// Reads and checks every rule of assemble() (core::validate_and_reduce, once).
+ModelSpec checked(const std::string& text, const std::string& origin, const std::string& base_dir,
+                  const std::vector<FieldOverride>& overrides, InputFiles* files) {
+  Read r = read_model(text, origin, base_dir, overrides, files);
+  at_overrides(r, overrides, [&] { return validate_and_reduce(r.spec); });
+  return std::move(r.spec);
+}
+
+Model assembled(const std::string& text, const std::string& origin, const std::string& base_dir,
+                const std::vector<FieldOverride>& overrides, InputFiles* files) {
+  const Read r = read_model(text, origin, base_dir, overrides, files);
+  return at_overrides(r, overrides, [&] { return assemble(r.spec); });
+}
+
+std::string base_dir_of(const std::string& path) {
+  const std::filesystem::path p(path);
+  return p.has_parent_path() ? p.parent_path().string() : std::string(".");
+}
 
 }  // namespace
 
@@ -465,60 +506,52 @@ ModelSpec parse_model_spec(const std::string& text, const std::string& origin, c
 
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
                            const std::vector<FieldOverride>& overrides) {
-  return read_model_spec(text, origin, base_dir, overrides, nullptr);
+  return checked(text, origin, base_dir, overrides, nullptr);
 }
 
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
                            const std::vector<FieldOverride>& overrides, InputFiles& files) {
-  return read_model_spec(text, origin, base_dir, overrides, &files);
+  return checked(text, origin, base_dir, overrides, &files);
+}
+
+Model parse_model(const std::string& text, const std::string& origin, const std::string& base_dir,
+                  const std::vector<FieldOverride>& overrides) {
+  return assembled(text, origin, base_dir, overrides, nullptr);
+}
+
+Model parse_model(const std::string& text, const std::string& origin, const std::string& base_dir,
+                  const std::vector<FieldOverride>& overrides, InputFiles& files) {
+  return assembled(text, origin, base_dir, overrides, &files);
 }
 
 namespace {
 
-ModelSpec read_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
-                          const std::vector<FieldOverride>& overrides, InputFiles* files) {
+Read read_model(const std::string& text, const std::string& origin, const std::string& base_dir,
+                const std::vector<FieldOverride>& overrides, InputFiles* files) {
   Reader reader(origin, base_dir, files);
   const YAML::Node root = parse_yaml(text, origin, "model file");
-  std::vector<std::string> resolved;
+  Read r;
   for (const FieldOverride& o : overrides) {
     if (!root.IsMap()) throw ModelError("", "the model file is not a mapping", location(origin, root.Mark()));
-    resolved.push_back(yaml_guard(origin, [&] { return apply_override(root, o); }));
+    r.resolved.push_back(yaml_guard(origin, [&] { return apply_override(root, o); }));
   }
-  // A rule broken by an overridden value is reported where the value came from.
-  auto rethrow = [&](const ModelError& e, const std::string& where) {
-    for (std::size_t i = 0; i < overrides.size(); ++i)
-      if (within(e.field(), resolved[i]) || within(resolved[i], e.field()))
-        throw ModelError(e.field(), e.detail() + " (value " + overrides[i].value + ")", overrides[i].where);
-    throw ModelError(e.field(), e.detail(), where);
-  };
-  ModelSpec spec;
-  try {
-    spec = yaml_guard(origin, [&] { return reader.model(root); });
-  } catch (const ModelError& e) {
-    if (overrides.empty()) throw;
-    rethrow(e, e.where());
-  }
-  spec.source_text = text;
-  spec.source_path = origin;
-  try {
-    // Every rule assemble() applies (validate, the structural rules of reduce on
-    // massless and rigid parts, validate on the reduced model), reported here
-    // with its location: a model that loads assembles.
-    (void)assemble(spec);
-  } catch (const ModelError& e) {
-    rethrow(e, where(spec, e.field()));
-  }
-  return spec;
+  // A schema error in an overridden value is reported where the value came from.
+  r.spec = at_overrides(r, overrides, [&] { return yaml_guard(origin, [&] { return reader.model(root); }); });
+  r.spec.source_text = text;
+  r.spec.source_path = origin;
+  return r;
 }
 
 }  // namespace
 
-ModelSpec load_model_spec(const std::string& path) {
-  const std::filesystem::path p(path);
-  return parse_model_spec(read_text_file(path, "model file"), path,
-                          p.has_parent_path() ? p.parent_path().string() : std::string("."));
+ModelSpec read_model_spec(const std::string& path) {
+  return read_model(read_text_file(path, "model file"), path, base_dir_of(path), {}, nullptr).spec;
 }
 
-Model load_model(const std::string& path) { return assemble(load_model_spec(path)); }
+ModelSpec load_model_spec(const std::string& path) {
+  return parse_model_spec(read_text_file(path, "model file"), path, base_dir_of(path));
+}
+
+Model load_model(const std::string& path) { return assemble(read_model_spec(path)); }
 
 }  // namespace luztar::io

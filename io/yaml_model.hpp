@@ -12,7 +12,14 @@
 
 namespace luztar::io {
 
-// Reads and validates a model file.
+// Reads a model file: its syntax, keys, types and names are checked here and
+// every field's place recorded (ModelSpec::locations); the rules (ranges,
+// references, reductions) are left to assemble(), which locates its errors
+// through those places. For callers that change the spec before assembling it.
+ModelSpec read_model_spec(const std::string& path);
+
+// Reads a model file and checks every rule assemble() applies
+// (validate_and_reduce): a spec it returns assembles.
 ModelSpec load_model_spec(const std::string& path);
 // Same, from text; `origin` names it in messages, `base_dir` resolves table files.
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir);
@@ -45,7 +52,15 @@ using InputFiles = std::map<std::string, std::string>;
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
                            const std::vector<FieldOverride>& overrides, InputFiles& files);
 
-// load_model_spec + assemble.
+// read_model_spec + assemble (the rules checked once, by assemble()).
 Model load_model(const std::string& path);
+
+// parse_model_spec + assemble, the rules checked once (by assemble()); a rule
+// an overridden value breaks is reported at the override's `where`, as by
+// parse_model_spec.
+Model parse_model(const std::string& text, const std::string& origin, const std::string& base_dir,
+                  const std::vector<FieldOverride>& overrides = {});
+Model parse_model(const std::string& text, const std::string& origin, const std::string& base_dir,
+                  const std::vector<FieldOverride>& overrides, InputFiles& files);
 
 }  // namespace luztar::io

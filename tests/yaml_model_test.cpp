@@ -263,6 +263,42 @@ TEST(YamlModel, RuleErrorsFindTheirFieldOrItsParent) {
   EXPECT_EQ(where(in_code, "bodies.a"), "");
 }
 
+// assemble() is the one place that checks the rules, and it locates its own
+// errors through ModelSpec::locations (io/ only reads and records them): a
+// rule of validate and one of the reduction, broken after reading, are
+// reported at the field's place in the file (or its closest written parent's);
+// a spec built in code gets no location. parse_model (read, then assemble
+// once) reports every mistake of cases() with the text parse_model_spec gives.
+TEST(YamlModel, AssembleLocatesItsOwnRuleErrors) {
+  auto error_of = [](const auto& make) -> std::string {
+    try {
+      make();
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const ModelSpec read = io::parse_model_spec(model(kBodies, kSpring + kFriction + kTorque), "t.yaml", ".");
+  ModelSpec stiff = read;
+  std::get<SpringSpec>(stiff.elements[0]).stiffness = -10;  // written at 6:48
+  EXPECT_EQ(error_of([&] { return assemble(stiff); }), "t.yaml:6:48: elements.s.stiffness: must be >= 0 or .inf (got -10)");
+  ModelSpec massless = read;
+  massless.bodies[0].inertia = 0.0;  // a: Coulomb friction only, which the reduction refuses
+  EXPECT_EQ(error_of([&] { return assemble(massless); }),
+            "t.yaml:3:3: bodies.a: is massless with Coulomb friction but no viscous part (mu = 0): the inclusion 0 in "
+            "M - MT0 sgh(q') leaves its velocity undetermined; give a bearing a viscous coefficient > 0 or the body an "
+            "inertia");
+  stiff.locations.clear();  // as if built in code
+  stiff.source_path.clear();
+  EXPECT_EQ(error_of([&] { return assemble(stiff); }), "elements.s.stiffness: must be >= 0 or .inf (got -10)");
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const std::string checked = error_of([&] { return io::parse_model_spec(c.yaml, "t.yaml", LUZTAR_TEST_DATA_DIR); });
+    EXPECT_EQ(error_of([&] { return io::parse_model(c.yaml, "t.yaml", LUZTAR_TEST_DATA_DIR); }), checked);
+    EXPECT_EQ(checked.rfind(c.location + ": ", 0), 0u) << checked;
+  }
+}
+
 TEST(YamlModel, MissingModelFile) {
   try {
     io::load_model_spec("/nonexistent/model.yaml");

@@ -116,8 +116,7 @@ luztar_status luztar_model_parse(const char* yaml_text, luztar_model** out) {
   LUZTAR_REQUIRE(yaml_text);
   LUZTAR_REQUIRE(out);
   return create(out, [&] {
-    return new luztar_model{std::make_shared<const luztar::Model>(
-        luztar::assemble(luztar::io::parse_model_spec(yaml_text, "<text>", ".")))};
+    return new luztar_model{std::make_shared<const luztar::Model>(luztar::io::parse_model(yaml_text, "<text>", "."))};
   });
 }
 

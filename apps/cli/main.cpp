@@ -38,7 +38,8 @@ struct RunOptions {
 };
 
 luztar::Model load(const std::string& path, const RunOptions* overrides) {
-  luztar::ModelSpec spec = luztar::io::load_model_spec(path);  // every rule checked, located in the file
+  const luztar::ModelSpec file = luztar::io::read_model_spec(path);  // read only: assemble() checks the rules
+  luztar::ModelSpec spec = file;
   std::vector<std::string> set;  // the fields the command line overrode
   if (overrides) {
     auto& s = spec.simulation;
@@ -55,6 +56,9 @@ luztar::Model load(const std::string& path, const RunOptions* overrides) {
     put(overrides->step, s.step, "step");
     put(overrides->theta, s.theta, "theta");
   }
+  if (set.empty()) return luztar::assemble(spec);  // every rule checked once, located in the file
+  // A rule the file itself breaks is reported as the file's, whatever the command line sets.
+  (void)luztar::validate_and_reduce(file);
   try {
     return luztar::assemble(spec);
   } catch (const luztar::ModelError& e) {  // a rule that the overridden values break
@@ -111,10 +115,10 @@ int run(const RunOptions& o) {
 }
 
 int reduce(const std::string& path, std::string output) {
-  const luztar::ModelSpec spec = luztar::io::load_model_spec(path);
+  const luztar::ModelSpec spec = luztar::io::read_model_spec(path);
+  const luztar::Reduction r = luztar::validate_and_reduce(spec);  // every rule checked, located in the file
   if (output.empty()) output = std::filesystem::path(path).stem().string() + "_reduced.yaml";
-  luztar::io::AtomicOutput out(output);  // a bad output path fails before the reduction
-  const luztar::Reduction r = luztar::reduce(spec);
+  luztar::io::AtomicOutput out(output);
   std::cout << "luztar reduce: " << path << " (" << spec.bodies.size() << " bodies) -> " << output << " ("
             << r.spec.bodies.size() << " bodies)\n";
   if (r.steps.empty()) std::cout << "  nothing to reduce: no massless or rigid parts\n";

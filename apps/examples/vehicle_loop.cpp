@@ -102,7 +102,7 @@ Model variant(const std::string& text, const std::string& origin, bool freeplay,
   if (!friction)
     for (const char* e : {"column_bearing", "rack_friction", "kingpin_friction"})
       o.push_back({std::string("elements.") + e + ".coulomb", "0", "case"});
-  return assemble(io::parse_model_spec(text, origin, ".", o));
+  return io::parse_model(text, origin, ".", o);
 }
 
 const Spring& spring(const Model& m, const char* name) { return m.springs[m.element_index[m.element_id(name)]]; }

@@ -74,8 +74,7 @@ std::string describe(const SweepPlan& p) {
 // The model of run `i`, its table files read through `files`.
 Model build(const SweepPlan& p, std::size_t i, io::InputFiles& files) {
   try {
-    return assemble(
-        io::parse_model_spec(p.input.model_text, p.input.model_path, p.input.model_dir, overrides(p, i), files));
+    return io::parse_model(p.input.model_text, p.input.model_path, p.input.model_dir, overrides(p, i), files);
   } catch (const ModelError& e) {
     throw ModelError(e.field(), e.detail() + " [" + run_label(p, i) + "]", e.where());
   }
