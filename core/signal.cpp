@@ -4,6 +4,8 @@
 #include <cassert>
 #include <cmath>
 #include <numbers>
+#include <sstream>
+#include <stdexcept>
 
 #include "core/times.hpp"
 
@@ -80,6 +82,13 @@ std::string term_field(const std::string& field, const Signal& s, std::size_t i)
     f += ".of";
   }
   return f;
+}
+
+void throw_not_finite(double v, double t, const char* kind, const std::string& name, const char* what) {
+  std::ostringstream os;
+  os << kind << ' ' << name << ": " << what << " is not finite (" << (std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf")
+     << ") at t = " << t << " s";
+  throw std::domain_error(os.str());
 }
 
 double evaluate(const Signal& s, double t, const double* inputs, const double* q, const double* w) {

@@ -84,6 +84,19 @@ double interpolate(const std::vector<double>& t, const std::vector<double>& v, d
 double evaluate(const Signal& s, double t, const double* inputs = nullptr, const double* q = nullptr,
                 const double* w = nullptr);
 
+// A signal value used at run time (an applied torque, a friction limit, a
+// sampled block's input) must be finite: a product of inf and 0 (NaN) or an
+// overflow would otherwise reach the integrator or an LCP as an opaque
+// failure. Returns v when finite; else throws std::domain_error
+//   "<kind> <name>: <what> is not finite (inf|-inf|nan) at t = <t> s"
+// e.g. "element probe: torque is not finite (nan) at t = 0.18 s".
+[[noreturn]] void throw_not_finite(double v, double t, const char* kind, const std::string& name,
+                                   const char* what);
+inline double require_finite_at(double v, double t, const char* kind, const std::string& name, const char* what) {
+  if (!std::isfinite(v)) throw_not_finite(v, t, kind, name, what);
+  return v;
+}
+
 // The map of a memoryless block (dead_zone, saturation) at input x.
 double memoryless_block(const Signal& s, double x);
 

@@ -1,5 +1,6 @@
 #include "solvers/complementarity_blocks.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "solvers/lcp.hpp"
@@ -8,8 +9,12 @@ namespace luztar {
 
 namespace {
 
-// Solves 0 <= z perp M z + q >= 0 (2 x 2) by Lemke.
+// Solves 0 <= z perp M z + q >= 0 (2 x 2) by Lemke. The blocks' LCPs have a
+// solution for every finite q (M positive semi-definite, and the bounds keep
+// them feasible); a q that is not finite (an input of inf or NaN, or a sum
+// that overflowed) has none, and is refused before pivoting on it.
 Eigen::Vector2d lcp2(const Eigen::Matrix2d& M, const Eigen::Vector2d& q) {
+  if (!q.allFinite()) throw std::domain_error("complementarity block: its LCP data is not finite");
   const LcpSolution s = solve_lcp_lemke(M, q);
   if (s.status != LcpStatus::solved)
     throw std::logic_error(std::string("complementarity block: Lemke failed (") + to_string(s.status) + ")");
@@ -19,19 +24,23 @@ Eigen::Vector2d lcp2(const Eigen::Matrix2d& M, const Eigen::Vector2d& q) {
 // The form shared by saturation, the saturated integrator and the play:
 // y = y_free + a - b with 0 <= a perp y - lower >= 0, 0 <= b perp upper - y >= 0:
 // z = (a, b), w = (y_free - lower + a - b, upper - y_free - a + b).
+// The LCP gives the active set; the output is read from it: b > 0 makes
+// upper - y = 0, a > 0 makes y - lower = 0 (exactly the bound, where
+// y_free + a - b would lose the bound's digits once |y_free| >> |bound|).
 double project_by_lcp(double y_free, double lower, double upper) {
   Eigen::Matrix2d M;
   M << 1.0, -1.0, -1.0, 1.0;
   const Eigen::Vector2d z = lcp2(M, {y_free - lower, upper - y_free});
-  return y_free + z[0] - z[1];
+  return z[1] > 0.0 ? upper : z[0] > 0.0 ? lower : y_free;
 }
 
 }  // namespace
 
 double dead_zone(double x, double lower, double upper) {
-  // z = (v, l), w = (u, k): u = x - lower + v, k = x - upper + l.
+  // z = (v, l), w = (u, k): u = x - lower + v, k = x - upper + l. From the
+  // active set: v > 0 makes u = 0 (v = lower - x), l > 0 makes k = 0.
   const Eigen::Vector2d z = lcp2(Eigen::Matrix2d::Identity(), {x - lower, x - upper});
-  const double v = z[0], k = x - upper + z[1];
+  const double v = z[0] > 0.0 ? lower - x : 0.0, k = z[1] > 0.0 ? 0.0 : x - upper;
   return k - v;
 }
 
@@ -64,6 +73,7 @@ double Relay::update(double x) {
   Eigen::Matrix<double, 1, 1> M, q;
   M << 1.0;
   q << z;
+  if (!std::isfinite(z)) throw std::domain_error("complementarity block: its LCP data is not finite");
   const LcpSolution sol = solve_lcp_lemke(M, q);
   if (sol.status != LcpStatus::solved) throw std::logic_error("relay: Lemke failed");
   const double v = sol.z[0], u = z + v;

@@ -16,8 +16,13 @@
 // They live in solvers/ because evaluating them is solving an LCP
 // (solvers/lcp.hpp); elements/ holds the laws of the mechanical elements.
 //
-// A block whose LCP Lemke cannot solve would be a bug (every M here is
-// positive semi-definite with a solution): it throws std::logic_error.
+// Outputs are read from the active set the LCP finds (a saturated output is
+// the bound itself), so they keep the closed form's digits for any finite
+// input, also one ~1e15 times the bounds. An input that is not finite (inf,
+// NaN) has no solution: the block throws std::domain_error (the sampler,
+// solvers/sampled_blocks.hpp, names the block and the time first). A finite
+// LCP that Lemke cannot solve would be a bug (every M here is positive
+// semi-definite with a solution): it throws std::logic_error.
 namespace luztar {
 
 // Dead zone with breakpoints lower < upper (lower <= 0 <= upper for a zone

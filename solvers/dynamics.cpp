@@ -163,7 +163,11 @@ void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vect
 void applied_forces(const Model& m, const State& modes, double t, Workspace& ws) {
   if (!m.algebraic_groups.empty()) solve_algebraic_bodies(m, ws);
   std::fill(ws.force.begin(), ws.force.end(), 0.0);
-  for (const Load& l : m.loads) ws.force[l.body] += evaluate(m.signals[l.signal], t, ws.inputs.data());
+  // The signals must be finite here (core/signal.hpp: require_finite_at), named
+  // after their element: a NaN torque would end as a CVODE convergence failure.
+  for (std::size_t l = 0; l < m.loads.size(); ++l)
+    ws.force[m.loads[l].body] += require_finite_at(evaluate(m.signals[m.loads[l].signal], t, ws.inputs.data()), t,
+                                                   "element", m.element_names[m.load_element[l]], "torque");
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     const Spring& sp = m.springs[s];
     const double x = spring_deflection(sp, ws.q);
@@ -179,7 +183,8 @@ void applied_forces(const Model& m, const State& modes, double t, Workspace& ws)
   bool any_massless = false;
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     const Friction& f = m.frictions[i];
-    ws.mt0[i] = evaluate(m.signals[f.coulomb], t, ws.inputs.data());
+    ws.mt0[i] = require_finite_at(evaluate(m.signals[f.coulomb], t, ws.inputs.data()), t, "element",
+                                  m.element_names[m.friction_element[i]], "coulomb");
     ws.limit[i] = static_friction_limit(f, ws.mt0[i]);
     if (m.massless(f.a)) {  // part of the body's first-order equation below
       any_massless = true;

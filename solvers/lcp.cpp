@@ -72,6 +72,16 @@ double lcp_error(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen
 // Tableau [I  -M  -d | q] over the variables w (0..n-1), z (n..2n-1), z0 (2n);
 // covering vector d = 1. The w columns hold B^-1, which breaks ties in the
 // ratio test lexicographically (no cycling on degenerate problems).
+//
+// Tolerances. Column c of the tableau is B^-1 a_c, a_c the column c of
+// [I  -M  -d | q], so its roundoff is of the order of |B^-1| |a_c|: every test
+// on column c uses kTol |B^-1| |a_c| (max norms). A pivot entry is positive
+// above that of the entering column (the size of M's entries, whatever q's);
+// two ratios tie within that of the right-hand side (the size of q's entries)
+// over the smaller pivot; and the lexicographic tie-break compares the B^-1
+// rows within that of the w columns. A tolerance drawn from max(|M|, |q|) for
+// all of them rejected every pivot of size |M| once |q| was ~1e12 |M| (a
+// saturation block fed 1e15 times its bounds ended on a false ray).
 LcpSolution solve_lcp_lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, int max_pivots) {
   const int n = static_cast<int>(q.size());
   LcpSolution s;
@@ -87,8 +97,10 @@ LcpSolution solve_lcp_lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, 
   T.col(rhs) = q;
   std::vector<int> basis(n);
   for (int i = 0; i < n; ++i) basis[i] = i;
-  const double scale = std::max(1.0, std::max(M.cwiseAbs().maxCoeff(), q.cwiseAbs().maxCoeff()));
-  const double eps = 1e-12 * scale;
+  constexpr double kTol = 1e-12;
+  const double q_size = q.cwiseAbs().maxCoeff();  // > 0: some q_i < 0
+  // |a_c| of the column a variable brings into the basis: w_j (e_j), z_j (-M e_j), z0 (-d)
+  auto column_size = [&](int c) { return c >= n && c < 2 * n ? M.col(c - n).cwiseAbs().maxCoeff() : 1.0; };
 
   auto pivot = [&](int row, int col) {
     T.row(row) /= T(row, col);
@@ -102,7 +114,7 @@ LcpSolution solve_lcp_lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, 
   for (int i = 1; i < n; ++i)
     if (q[i] <= q[row]) row = i;  // ties: the last row, the lexicographic choice for B^-1 = I
   for (int i = 0; i < n; ++i)
-    if (i != row && std::abs(q[i] - q[row]) <= eps) s.degenerate = true;
+    if (i != row && std::abs(q[i] - q[row]) <= kTol * q_size) s.degenerate = true;
   int entering = z0;
   for (s.iterations = 1; s.iterations <= max_pivots; ++s.iterations) {
     const int leaving = basis[row];
@@ -110,26 +122,32 @@ LcpSolution solve_lcp_lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, 
     if (leaving == z0) break;  // z0 left the basis: complementary solution
     // the complement of the variable that left enters
     entering = leaving < n ? leaving + n : leaving - n;
+    const double binv = T.leftCols(n).cwiseAbs().maxCoeff();  // |B^-1|
+    const double pivot_tol = kTol * binv * column_size(entering);
+    // -1, 0, +1 as T(i, c) / T(i, entering) is below, within tol / (smaller pivot) of, or above
+    // T(r, c) / T(r, entering) (both pivots positive)
+    auto compare = [&](int i, int r, int c, double tol) {
+      const double a = T(i, c) / T(i, entering), b = T(r, c) / T(r, entering);
+      const double margin = tol / std::min(T(i, entering), T(r, entering));
+      return a < b - margin ? -1 : a > b + margin ? 1 : 0;
+    };
     // lexicographic minimum ratio over rows with a positive entry
     row = -1;
     for (int i = 0; i < n; ++i) {
-      if (T(i, entering) <= eps) continue;
+      if (T(i, entering) <= pivot_tol) continue;
       if (row < 0) {
         row = i;
         continue;
       }
-      const double ri = T(i, rhs) / T(i, entering), rr = T(row, rhs) / T(row, entering);
-      if (ri < rr - eps) {
+      const int by_ratio = compare(i, row, rhs, kTol * binv * q_size);
+      if (by_ratio < 0) {
         row = i;
-      } else if (ri <= rr + eps) {
+      } else if (by_ratio == 0) {
         s.degenerate = true;
         for (int k = 0; k < n; ++k) {  // tie: compare the B^-1 rows, scaled
-          const double a = T(i, k) / T(i, entering), b = T(row, k) / T(row, entering);
-          if (a < b - eps) {
-            row = i;
-            break;
-          }
-          if (a > b + eps) break;
+          const int by_row = compare(i, row, k, kTol * binv);
+          if (by_row < 0) row = i;
+          if (by_row != 0) break;
         }
       }
     }

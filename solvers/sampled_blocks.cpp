@@ -29,6 +29,9 @@ bool BlockSampler::sample(const Model& m, double t, const double* q, const doubl
     if (!at_or_before(instant(k), t)) continue;
     const Signal& b = m.sampled[k];
     const double x = evaluate(b.terms[0], t, values, q, w);
+    // A complementarity block's LCP has no solution for an input of inf or
+    // NaN: named here, before the block refuses it (a hold passes it on).
+    if (b.kind != Signal::Kind::hold) require_finite_at(x, t, "complementarity block", m.sampled_names[k], "input");
     double& y = values[b.input];
     const double before = y;
     // A caller that samples late (a time stepper, at the end of the step that

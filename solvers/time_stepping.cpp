@@ -193,14 +193,18 @@ class MoreauJean {
     return it;
   }
 
+  // Torque of load l at t, finite (core/signal.hpp: require_finite_at, named after its element).
+  double load_torque(std::size_t l, double t, const double* inputs) const {
+    return require_finite_at(evaluate(m_.signals[m_.loads[l].signal], t, inputs), t, "element",
+                             m_.element_names[m_.load_element[l]], "torque");
+  }
+
   // v_free = v_k + W^-1 h (F_theta + f(q_k, v_k) - h theta K v_k); F_theta stays in force_ for the work.
   void free_velocity(double h, double t1, const Iteration& it) {
     force_.setZero();
     const double* inputs = values_.data();
-    for (const Load& l : m_.loads) {
-      const Signal& sig = m_.signals[l.signal];
-      force_[l.body] += (1.0 - theta_) * evaluate(sig, t_, inputs) + theta_ * evaluate(sig, t1, inputs);
-    }
+    for (std::size_t l = 0; l < m_.loads.size(); ++l)
+      force_[m_.loads[l].body] += (1.0 - theta_) * load_torque(l, t_, inputs) + theta_ * load_torque(l, t1, inputs);
     rhs_ = force_;
     for (std::size_t i = 0; i < m_.springs.size(); ++i) {
       const Spring& s = m_.springs[i];
@@ -258,7 +262,8 @@ class MoreauJean {
       if (r < num_friction_rows_) {
         const int f = rows_[r].element;
         const Friction& fr = m_.frictions[f];
-        const double mt0 = evaluate(m_.signals[fr.coulomb], t1, values_.data());
+        const double mt0 = require_finite_at(evaluate(m_.signals[fr.coulomb], t1, values_.data()), t1, "element",
+                                             m_.element_names[m_.friction_element[f]], "coulomb");
         const double L = stuck_[f] ? static_friction_limit(fr, mt0) : mt0;
         lo_[i] = -h * L;
         hi_[i] = h * L;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "core/projections.hpp"
@@ -144,6 +145,47 @@ TEST(ComplementarityBlocks, RelaySwitchesAtItsThresholds) {
   EXPECT_EQ(ideal.update(0.0), 1.0);
   EXPECT_EQ(ideal.update(-1e-12), -1.0);
   EXPECT_EQ(ideal.update(0.0), -1.0);
+}
+
+// Inputs 1e15 times the bounds: the blocks' LCP right-hand sides are ~1e15,
+// M's entries 1 (Lemke's tolerances follow each column's size, solvers/lcp.cpp).
+// The outputs are the closed forms: a saturated output is the bound exactly
+// (read from the active set), an unsaturated one the closed form evaluated in
+// doubles (x - bound, or (torque -+ coulomb) / viscous within 1 ulp).
+TEST(ComplementarityBlocks, InputsFarBeyondTheBoundsGiveTheClosedForm) {
+  const double big = 1e15;
+  EXPECT_EQ(saturation(big, -1, 1), 1.0);
+  EXPECT_EQ(saturation(-big, -1, 1), -1.0);
+  EXPECT_EQ(saturation(0.7 * big, -0.3, 0.7), 0.7);
+  EXPECT_EQ(saturation(-0.3 * big, -0.3, 0.7), -0.3);
+  EXPECT_EQ(dead_zone(big, -1, 1), big - 1);
+  EXPECT_EQ(dead_zone(-big, -0.3, 0.7), -big + 0.3);
+  EXPECT_EQ(dead_zone(0.7 * big, -0.3, 0.7), 0.7 * big - 0.7);
+  // y = luz(torque, coulomb) / viscous
+  EXPECT_NEAR(coulomb_viscous_velocity(2 * big, 0.5, 2.0), (2 * big - 2.0) / 0.5, 1e-15 * 4 * big);
+  EXPECT_NEAR(coulomb_viscous_velocity(-2 * big, 0.5, 2.0), (-2 * big + 2.0) / 0.5, 1e-15 * 4 * big);
+  Play play(2.0, 0.0);  // y = min(x + 1, max(x - 1, y_prev))
+  EXPECT_EQ(play.update(big), big - 1);
+  EXPECT_EQ(play.update(-big), -big + 1);
+  SaturatedIntegrator integrator(-0.3, 0.7, 0.0);
+  EXPECT_EQ(integrator.update(big, 1e-3), 0.7);
+  EXPECT_EQ(integrator.update(-big, 1e-3), -0.3);
+  Relay relay(0.5, 3.0, 1);
+  EXPECT_EQ(relay.update(-big), -3.0);
+  EXPECT_EQ(relay.update(big), 3.0);
+}
+
+// An input that is not finite has no solution: refused before Lemke pivots on it.
+TEST(ComplementarityBlocks, AnInputThatIsNotFiniteIsRefused) {
+  EXPECT_THROW(saturation(INFINITY, -1, 1), std::domain_error);
+  EXPECT_THROW(dead_zone(-INFINITY, -1, 1), std::domain_error);
+  EXPECT_THROW(coulomb_viscous_velocity(NAN, 0.5, 2.0), std::domain_error);
+  Play play(2.0, 0.0);
+  EXPECT_THROW(play.update(NAN), std::domain_error);
+  SaturatedIntegrator integrator(-1, 1, 0.0);
+  EXPECT_THROW(integrator.update(1e308, 10.0), std::domain_error);  // y + h x overflows
+  Relay relay(0.5, 3.0, 1);
+  EXPECT_THROW(relay.update(-INFINITY), std::domain_error);
 }
 
 }  // namespace

@@ -89,6 +89,36 @@ TEST(Lcp, LemkeReportsNoSolution) {
   EXPECT_EQ(b.status, LcpStatus::no_solution);
 }
 
+// The tolerances follow the size of each tableau column (lcp.cpp), so the
+// pivoting is the same for q scaled by any c > 0 (z scales by c): the
+// saturation LCP M = [1 -1; -1 1], q = (x + 1, 1 - x) at x = 1e15 (a
+// saturation block fed 1e15 times its bounds) is solved by z = (0, x - 1),
+// not ended on a false ray; and the degenerate and unsolvable problems above
+// scaled by 1e15 report as before.
+TEST(Lcp, LemkeOnRightHandSidesFarLargerThanM) {
+  const double x = 1e15;
+  const Eigen::MatrixXd S = mat({{1, -1}, {-1, 1}});
+  const LcpSolution sat = solve_lcp_lemke(S, vec({x + 1, 1 - x}));
+  ASSERT_EQ(sat.status, LcpStatus::solved);
+  EXPECT_EQ(sat.z[0], 0.0);
+  EXPECT_NEAR(sat.z[1], x - 1, 1e-15 * x);
+  // P-matrix: M z = -q with z > 0, z = c (2/5, 1/5) for q = -c (1, 1), at any scale c
+  const Eigen::MatrixXd P = mat({{3, -1}, {-1, 2}});
+  for (double c : {1e-20, 1.0, 1e15, 1e100}) {
+    const LcpSolution s = solve_lcp_lemke(P, vec({-c, -c}));
+    ASSERT_EQ(s.status, LcpStatus::solved) << c;
+    EXPECT_NEAR(s.z[0], 0.6 * c, 1e-15 * c) << c;
+    EXPECT_NEAR(s.z[1], 0.8 * c, 1e-15 * c) << c;
+  }
+  const Eigen::MatrixXd D = mat({{1, 2}, {2, 1}});
+  const LcpSolution d = solve_lcp_lemke(D, vec({-x, -x}));
+  ASSERT_EQ(d.status, LcpStatus::solved);
+  EXPECT_TRUE(d.degenerate);
+  EXPECT_LT(lcp_error(D, vec({-x, -x}), d.z), 1e-12 * x);
+  EXPECT_EQ(solve_lcp_lemke(mat({{-1}}), vec({-x})).status, LcpStatus::no_solution);
+  EXPECT_EQ(solve_lcp_lemke(mat({{0, 1}, {-1, 0}}), vec({-x, -x})).status, LcpStatus::no_solution);
+}
+
 TEST(Lcp, LemkeAndPgsAgreeOnDelassusProblems) {
   // A = F M^-1 F^T of random chains of bodies, random q: unique solution (SPD)
   std::mt19937_64 rng(7);

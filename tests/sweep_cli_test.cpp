@@ -188,7 +188,7 @@ TEST_F(SweepCli, ExceptionDuringARunIsASolverFailure) {
   EXPECT_EQ(c.status[0], RunStatus::ok);
   EXPECT_EQ(c.status[1], RunStatus::solver_failure);
   EXPECT_EQ(c.message[1],
-            "stopped by an error at t = 0.18 s: complementarity block: Lemke failed (no solution (Lemke: secondary ray))");
+            "stopped by an error at t = 0.18 s: complementarity block runaway: input is not finite (inf) at t = 0.18 s");
 }
 
 TEST_F(SweepCli, SweepSectionInTheModelFileAndDryRun) {
