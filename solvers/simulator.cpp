@@ -663,7 +663,7 @@ Simulator::~Simulator() = default;
 // the state it left half updated is not trusted until restore().
 StepStatus Simulator::advance_to(double t) {
   Impl& s = *impl_;
-  if (!std::isfinite(t) || t < s.state.t) {
+  if (!std::isfinite(t) || earlier(t, s.state.t)) {  // a few ulp before now is now (core/times.hpp)
     std::ostringstream os;
     os << "advance_to: t = " << t << " must be a finite time not before the simulator's time " << s.state.t;
     throw std::invalid_argument(os.str());
@@ -846,11 +846,8 @@ Result simulate_event_driven(const Model& model, const SimulationSettings& setti
   else sample();
   for (std::size_t k = 1; k < grid.size() && r.status == StepStatus::reached_time; ++k) {
     r.status = sim.advance_to(grid[k]);
-    if (r.status != StepStatus::reached_time) {
-      r.message = sim.message();
-      break;
-    }
-    sample();
+    if (r.status != StepStatus::reached_time) r.message = sim.message();
+    else sample();
   }
   r.events = sim.events();
   r.time_stuck = sim.time_stuck();

@@ -95,6 +95,28 @@ TEST(CApi, AdvanceToTheEndTimeItselfIsAllowed) {
   luztar_model_free(m);
 }
 
+// A host stepping t = k * 1e-3 to t_end = 0.7 asks for 700 * 1e-3 =
+// 0.7000000000000001 last: the same instant as t_end, not past it (times a
+// few ulp apart are one instant, core/times.hpp). Asking again for a time a
+// few ulp before the simulator's own is the same instant too: nothing to do.
+TEST(CApi, TimesAFewUlpFromTheEndOrNowAreTheSameInstant) {
+  luztar_model* m = nullptr;
+  ASSERT_EQ(luztar_model_parse("simulation: {t_end: 0.7, output_step: 0.1}\nbodies:\n  load: {inertia: 1.0}\n"
+                               "elements:\n  motor: {type: torque, body: load, torque: 1.0}\n"
+                               "  bearing: {type: friction, body: load, coulomb: 0, viscous: 0.5}\n",
+                               &m),
+            LUZTAR_OK)
+      << luztar_last_error();
+  luztar_simulator* sim = start(m);
+  for (int k = 1; k <= 700; ++k) ASSERT_EQ(luztar_advance_to(sim, k * 1e-3), LUZTAR_OK) << k << luztar_last_error();
+  EXPECT_NEAR(luztar_time(sim), 0.7, 1e-15);
+  EXPECT_NEAR(angle_now(sim), closed_form_angle(0.7), 1e-7);
+  EXPECT_EQ(luztar_advance_to(sim, std::nextafter(luztar_time(sim), 0.0)), LUZTAR_OK) << luztar_last_error();
+  EXPECT_EQ(luztar_advance_to(sim, 0.69), LUZTAR_BAD_ARGUMENT);
+  luztar_simulator_free(sim);
+  luztar_model_free(m);
+}
+
 // The same output asked twice (or through another of its names) is one id;
 // another output is another id.
 TEST(CApi, SameOutputTwiceGivesTheSameId) {
