@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/signal.hpp"
+#include "core/signal_paths.hpp"
 
 namespace luztar {
 
@@ -13,91 +14,42 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-const char* const kEnergies[] = {"input_work", "kinetic", "elastic", "dissipated"};
-
-bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
-bool ends_with(const std::string& s, const std::string& p) {
-  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
-}
-
-// A signal path split into its parts: group (bodies/elements/energy), name, quantity.
-struct Address {
-  std::string group, name, quantity;
-};
-
-bool split_address(const std::string& path, Address& a) {
-  for (const char* g : {"bodies", "elements"}) {
-    const std::string prefix = std::string(g) + ".";
-    if (!starts_with(path, prefix)) continue;
-    const auto dot = path.find_last_of('.');
-    if (dot <= prefix.size()) return false;
-    a = {g, path.substr(prefix.size(), dot - prefix.size()), path.substr(dot + 1)};
-    return true;
-  }
-  if (starts_with(path, "energy.")) {
-    a = {"energy", "", path.substr(7)};
-    return true;
-  }
-  return false;
-}
-
-const char* unit_of(const std::string& path) {
-  if (ends_with(path, ".angle")) return "rad";
-  if (ends_with(path, ".velocity")) return "rad/s";
-  if (ends_with(path, ".torque")) return "N m";
-  if (ends_with(path, ".state")) return "1";
-  if (starts_with(path, "energy.")) return "J";
-  return "";
-}
-
 [[noreturn]] void bad(const MetricSpec& m, const std::string& detail) {
   throw ModelError("sweep.metrics." + m.name, detail, m.where);
 }
 
+// A metric reads what a run records (Result): every signal path but inputs.
 void check_signal(const MetricSpec& m, const std::string& path, const Model& model) {
-  Address a;
-  if (!split_address(path, a))
-    bad(m, "unknown signal '" + path +
-               "' (expected bodies.<name>.angle|velocity, elements.<name>.torque|state or energy.<input_work|kinetic|"
-               "elastic|dissipated>)");
-  if (a.group == "bodies") {
-    if (model.body_index(a.name) < 0) bad(m, "'" + path + "': the model has no body '" + a.name + "'");
-    if (a.quantity != "angle" && a.quantity != "velocity")
-      bad(m, "'" + path + "': a body has 'angle' and 'velocity', not '" + a.quantity + "'");
-  } else if (a.group == "elements") {
-    if (model.element_id(a.name) < 0) bad(m, "'" + path + "': the model has no element '" + a.name + "'");
-    if (a.quantity != "torque" && a.quantity != "state")
-      bad(m, "'" + path + "': an element has 'torque' and 'state', not '" + a.quantity + "'");
-  } else {
-    bool ok = false;
-    for (const char* e : kEnergies) ok = ok || a.quantity == e;
-    if (!ok) bad(m, "'" + path + "': energy has input_work, kinetic, elastic and dissipated");
+  SignalPath s;
+  try {
+    s = resolve_signal_path(model, path, SignalNames::canonical);
+  } catch (const std::invalid_argument& e) {
+    bad(m, e.what());
   }
+  if (s.kind == SignalPath::Kind::input && s.index < static_cast<int>(model.input_names.size()))
+    bad(m, "'" + path + "': a run does not record its inputs (metrics read bodies, elements, blocks and energy)");
 }
 
-// Values of a signal at every output sample.
+// Values of a signal (checked by check_signal) at every output sample.
 std::vector<double> values(const Result& r, const std::string& path) {
-  Address a;
-  split_address(path, a);
-  const std::size_t nt = r.time.size();
+  const std::vector<std::string> no_inputs;
+  const SignalPath s = resolve_signal_path({r.body_names, r.element_names, no_inputs, r.block_names}, path,
+                                           SignalNames::canonical);
+  const std::size_t nt = r.time.size(), j = static_cast<std::size_t>(s.index);
+  const std::size_t nb = r.body_names.size(), ne = r.element_names.size(), nsb = r.block_names.size();
   std::vector<double> v(nt);
-  if (a.group == "bodies") {
-    const auto it = std::find(r.body_names.begin(), r.body_names.end(), a.name);
-    const std::size_t j = static_cast<std::size_t>(it - r.body_names.begin());
-    const std::vector<double>& m = a.quantity == "angle" ? r.angle : r.velocity;
-    for (std::size_t k = 0; k < nt; ++k) v[k] = m[k * r.body_names.size() + j];
-  } else if (a.group == "elements") {
-    const auto it = std::find(r.element_names.begin(), r.element_names.end(), a.name);
-    const std::size_t e = static_cast<std::size_t>(it - r.element_names.begin());
-    const std::size_t ne = r.element_names.size();
-    for (std::size_t k = 0; k < nt; ++k)
-      v[k] = a.quantity == "torque" ? r.element_torque[k * ne + e] : r.element_state[k * ne + e];
-  } else {
-    const std::vector<double>& src = a.quantity == "input_work" ? r.input_work
-                                     : a.quantity == "kinetic"  ? r.kinetic
-                                     : a.quantity == "elastic"  ? r.elastic
-                                                                : r.dissipated;
-    v = src;
+  for (std::size_t k = 0; k < nt; ++k) {
+    switch (s.kind) {
+      case SignalPath::Kind::angle: v[k] = r.angle[k * nb + j]; break;
+      case SignalPath::Kind::velocity: v[k] = r.velocity[k * nb + j]; break;
+      case SignalPath::Kind::torque: v[k] = r.element_torque[k * ne + j]; break;
+      case SignalPath::Kind::state: v[k] = r.element_state[k * ne + j]; break;
+      case SignalPath::Kind::input: v[k] = r.block_output[k * nsb + j]; break;
+      case SignalPath::Kind::input_work: v[k] = r.input_work[k]; break;
+      case SignalPath::Kind::kinetic: v[k] = r.kinetic[k]; break;
+      case SignalPath::Kind::elastic: v[k] = r.elastic[k]; break;
+      case SignalPath::Kind::dissipated: v[k] = r.dissipated[k]; break;
+    }
   }
   return v;
 }
@@ -201,7 +153,7 @@ std::string MetricSpec::unit() const {
     case Kind::time_stuck: return "s";
     case Kind::events: return "1";
     case Kind::energy: return "J";
-    default: return unit_of(signal);
+    default: return signal_unit(signal);
   }
 }
 

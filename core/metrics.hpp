@@ -2,10 +2,12 @@
 // Scalar figures of one run (what a parameter sweep records per run): extremes,
 // averages and the final value of a signal over a time window, time stuck,
 // event counts, energy changes, and the hysteresis width of one signal against
-// another. Signals are addressed by path:
+// another. Signals are addressed by their canonical paths (core/signal_paths.hpp):
 //   bodies.<name>.angle | bodies.<name>.velocity
 //   elements.<name>.torque | elements.<name>.state
+//   blocks.<name> (a sampled block's held output)
 //   energy.input_work | energy.kinetic | energy.elastic | energy.dissipated
+// (inputs.<name> is a path too, but a run does not record its inputs).
 // Signal statistics use the output grid (simulation.output_step); time stuck
 // and event counts use the exact event times.
 #include <limits>

@@ -741,24 +741,7 @@ void Simulator::set_input(InputId id, double value) {
 double Simulator::input_value(InputId id) const { return impl_->ws.inputs.at(static_cast<std::size_t>(id.index)); }
 
 OutputId Simulator::output(const std::string& name) const {
-  const Model& m = impl_->model;
-  const int k = m.input_id(name);
-  if (k >= 0) return {OutputId::Kind::input, k};
-  for (std::size_t b = 0; b < m.sampled.size(); ++b)  // a sampled block's held output
-    if (m.sampled_names[b] == name) return {OutputId::Kind::input, m.sampled[b].input};
-  const auto dot = name.find_last_of('.');
-  if (dot != std::string::npos) {
-    const std::string owner = name.substr(0, dot), what = name.substr(dot + 1);
-    const int b = m.body_index(owner);
-    if (b >= 0 && what == "angle") return {OutputId::Kind::angle, b};
-    if (b >= 0 && what == "velocity") return {OutputId::Kind::velocity, b};
-    const int e = m.element_id(owner);
-    if (e >= 0 && what == "torque") return {OutputId::Kind::torque, e};
-    if (e >= 0 && what == "state") return {OutputId::Kind::state, e};
-  }
-  throw std::invalid_argument("no output '" + name + "' (outputs are <body>.angle, <body>.velocity, "
-                              "<element>.torque, <element>.state, an input's or a sampled block's name; bodies: " +
-                              names_of(m.body_names) + "; elements: " + names_of(m.element_names) + ")");
+  return resolve_signal_path(impl_->model, name, SignalNames::with_aliases, "output");
 }
 
 double Simulator::value(OutputId id) const {
@@ -773,6 +756,10 @@ double Simulator::value(OutputId id) const {
     case OutputId::Kind::state:
       s.refresh_outputs();
       return s.out_state.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::input_work: return s.state.input_work;
+    case OutputId::Kind::kinetic: return kinetic_energy(s.model, s.state.w);
+    case OutputId::Kind::elastic: return elastic_energy(s.model, s.state.q);
+    case OutputId::Kind::dissipated: return s.state.dissipated;
   }
   return 0.0;
 }

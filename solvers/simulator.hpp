@@ -62,6 +62,7 @@
 
 #include "core/model.hpp"
 #include "core/result.hpp"
+#include "core/signal_paths.hpp"
 #include "core/state.hpp"
 
 namespace luztar {
@@ -71,16 +72,14 @@ struct InputId {
   int index = -1;
 };
 
-// A named output resolved once (Simulator::output): "<body>.angle" [rad],
-// "<body>.velocity" [rad/s], "<element>.torque" [N m], "<element>.state"
-// (friction -1/0/+1 slip-/stuck/slip+, spring freeplay side), "<input>" (its value),
-// or a sampled block's name (its held output; an inline block answers to its
-// field, e.g. "elements.motor.torque.saturation.of").
-struct OutputId {
-  enum class Kind { angle, velocity, torque, state, input };
-  Kind kind = Kind::angle;
-  int index = -1;
-};
+// A named output resolved once (Simulator::output): a signal path of
+// core/signal_paths.hpp, canonical ("bodies.<body>.angle" [rad],
+// "elements.<element>.torque" [N m], "inputs.<input>", "blocks.<block>",
+// "energy.kinetic" [J], ...) or a short name ("<body>.angle", "<body>.velocity",
+// "<element>.torque", "<element>.state" (friction -1/0/+1 slip-/stuck/slip+,
+// spring freeplay side), "<input>", a sampled block's name; an inline block
+// answers to its field, e.g. "elements.motor.torque.saturation.of").
+using OutputId = SignalPath;
 
 // Everything a simulator needs to continue from a point in time: state, modes,
 // input values, accounts, statistics (Simulator::snapshot / restore).
@@ -137,7 +136,8 @@ class Simulator {
   void set_input(InputId id, double value);
   double input_value(InputId id) const;
 
-  // Resolves a named output (see OutputId). Throws std::invalid_argument.
+  // Resolves a named output (see OutputId). Throws std::invalid_argument
+  // ("no output '<name>' (...)" listing the paths and the model's names).
   OutputId output(const std::string& name) const;
   // Its value at the current time.
   double value(OutputId id) const;

@@ -12,9 +12,12 @@
  *   luztar_simulator_free(sim); luztar_model_free(model);  // in either order
  *
  * Every function returns a luztar_status; on failure luztar_last_error() (per
- * thread) says why. Units are SI: rad, rad/s, N m, s. Outputs are named
- * "<body>.angle", "<body>.velocity", "<element>.torque", "<element>.state"
- * or an input's name. Nothing is printed; no function throws.
+ * thread) says why. Units are SI: rad, rad/s, N m, s. Outputs are named by
+ * signal path (README, "Signal paths"): "bodies.<body>.angle|velocity",
+ * "elements.<element>.torque|state", "inputs.<input>", "blocks.<block>",
+ * "energy.input_work|kinetic|elastic|dissipated", or by the short names
+ * "<body>.angle", "<body>.velocity", "<element>.torque", "<element>.state",
+ * an input's or a block's name. Nothing is printed; no function throws.
  */
 #ifndef LUZTAR_H
 #define LUZTAR_H

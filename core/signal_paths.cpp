@@ -1,0 +1,153 @@
+#include "core/signal_paths.hpp"
+
+#include <stdexcept>
+
+namespace luztar {
+
+namespace {
+
+using Kind = SignalPath::Kind;
+
+struct EnergyName {
+  const char* name;
+  Kind kind;
+};
+constexpr EnergyName kEnergies[] = {
+    {"input_work", Kind::input_work}, {"kinetic", Kind::kinetic}, {"elastic", Kind::elastic},
+    {"dissipated", Kind::dissipated}};
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+std::string names_of(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? std::string("none") : s;
+}
+
+int index_of(const std::vector<std::string>& names, const std::string& name) {
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == name) return static_cast<int>(k);
+  return -1;
+}
+
+[[noreturn]] void wrong(const std::string& path, const std::string& detail) {
+  throw std::invalid_argument("'" + path + "': " + detail);
+}
+
+// A body's or an element's quantity; false when `what` is neither's.
+bool owner_quantity(const SignalSpace& m, const std::string& owner, const std::string& what, SignalPath& s) {
+  const int b = index_of(m.bodies, owner);
+  if (b >= 0 && (what == "angle" || what == "velocity")) {
+    s = {what == "angle" ? Kind::angle : Kind::velocity, b};
+    return true;
+  }
+  const int e = index_of(m.elements, owner);
+  if (e >= 0 && (what == "torque" || what == "state")) {
+    s = {what == "torque" ? Kind::torque : Kind::state, e};
+    return true;
+  }
+  return false;
+}
+
+// The held output of sampled block k, as an input value.
+SignalPath block(const SignalSpace& m, int k) { return {Kind::input, static_cast<int>(m.inputs.size()) + k}; }
+
+}  // namespace
+
+SignalSpace signal_space(const Model& m) { return {m.body_names, m.element_names, m.input_names, m.sampled_names}; }
+
+SignalPath resolve_signal_path(const Model& m, const std::string& path, SignalNames names, const char* noun) {
+  return resolve_signal_path(signal_space(m), path, names, noun);
+}
+
+SignalPath resolve_signal_path(const SignalSpace& m, const std::string& path, SignalNames names, const char* noun) {
+  SignalPath s;
+  const bool aliases = names == SignalNames::with_aliases;
+  if (aliases) {  // an input's or a block's own name (a block's may contain dots)
+    if (const int k = index_of(m.inputs, path); k >= 0) return {Kind::input, k};
+    if (const int k = index_of(m.blocks, path); k >= 0) return block(m, k);
+  }
+  const auto dot = path.find_last_of('.');
+  if (starts_with(path, "bodies.") && dot > 7) {
+    const std::string body = path.substr(7, dot - 7), what = path.substr(dot + 1);
+    if (index_of(m.bodies, body) < 0) wrong(path, "the model has no body '" + body + "'");
+    if (!owner_quantity(m, body, what, s)) wrong(path, "a body has 'angle' and 'velocity', not '" + what + "'");
+    return s;
+  }
+  if (starts_with(path, "elements.") && dot > 9 && index_of(m.blocks, path) < 0) {
+    const std::string element = path.substr(9, dot - 9), what = path.substr(dot + 1);
+    if (index_of(m.elements, element) < 0) wrong(path, "the model has no element '" + element + "'");
+    if (!owner_quantity(m, element, what, s)) wrong(path, "an element has 'torque' and 'state', not '" + what + "'");
+    return s;
+  }
+  if (starts_with(path, "inputs.")) {
+    const int k = index_of(m.inputs, path.substr(7));
+    if (k < 0) wrong(path, "the model has no input '" + path.substr(7) + "' (inputs: " + names_of(m.inputs) + ")");
+    return {Kind::input, k};
+  }
+  if (starts_with(path, "blocks.")) {
+    const int k = index_of(m.blocks, path.substr(7));
+    if (k < 0)
+      wrong(path, "the model has no sampled block '" + path.substr(7) + "' (blocks: " + names_of(m.blocks) + ")");
+    return block(m, k);
+  }
+  if (starts_with(path, "energy.")) {
+    for (const EnergyName& e : kEnergies)
+      if (path.substr(7) == e.name) return {e.kind, -1};
+    wrong(path, "energy has input_work, kinetic, elastic and dissipated");
+  }
+  if (aliases && dot != std::string::npos && owner_quantity(m, path.substr(0, dot), path.substr(dot + 1), s)) return s;
+  throw std::invalid_argument(
+      std::string("no ") + noun + " '" + path +
+      "' (paths are bodies.<body>.angle|velocity, elements.<element>.torque|state, inputs.<input>, blocks.<block>, "
+      "energy.input_work|kinetic|elastic|dissipated" +
+      (aliases ? ", or the short names <body>.angle|velocity, <element>.torque|state, <input>, <block>" : "") +
+      "; bodies: " + names_of(m.bodies) + "; elements: " + names_of(m.elements) +
+      "; inputs: " + names_of(m.inputs) + "; blocks: " + names_of(m.blocks) + ")");
+}
+
+std::vector<std::string> signal_paths(const Model& m) {
+  std::vector<std::string> paths;
+  for (const std::string& b : m.body_names) {
+    paths.push_back("bodies." + b + ".angle");
+    paths.push_back("bodies." + b + ".velocity");
+  }
+  for (const std::string& e : m.element_names) {
+    paths.push_back("elements." + e + ".torque");
+    paths.push_back("elements." + e + ".state");
+  }
+  for (const std::string& i : m.input_names) paths.push_back("inputs." + i);
+  for (const std::string& b : m.sampled_names) paths.push_back("blocks." + b);
+  for (const EnergyName& e : kEnergies) paths.push_back(std::string("energy.") + e.name);
+  return paths;
+}
+
+std::string signal_path_name(const Model& m, const SignalPath& s) {
+  const auto at = [](const std::vector<std::string>& v, int k) { return v.at(static_cast<std::size_t>(k)); };
+  switch (s.kind) {
+    case Kind::angle: return "bodies." + at(m.body_names, s.index) + ".angle";
+    case Kind::velocity: return "bodies." + at(m.body_names, s.index) + ".velocity";
+    case Kind::torque: return "elements." + at(m.element_names, s.index) + ".torque";
+    case Kind::state: return "elements." + at(m.element_names, s.index) + ".state";
+    case Kind::input: {
+      const int ni = static_cast<int>(m.input_names.size());
+      return s.index < ni ? "inputs." + at(m.input_names, s.index) : "blocks." + at(m.sampled_names, s.index - ni);
+    }
+    default:
+      for (const EnergyName& e : kEnergies)
+        if (e.kind == s.kind) return std::string("energy.") + e.name;
+  }
+  return {};
+}
+
+const char* signal_unit(const std::string& path) {
+  const auto ends_with = [&](const std::string& suffix) {
+    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (starts_with(path, "bodies.")) return ends_with(".angle") ? "rad" : ends_with(".velocity") ? "rad/s" : "";
+  if (starts_with(path, "elements.")) return ends_with(".torque") ? "N m" : ends_with(".state") ? "1" : "";
+  if (starts_with(path, "energy.")) return "J";
+  return "";
+}
+
+}  // namespace luztar

@@ -1,0 +1,73 @@
+#pragma once
+// One address space for every quantity a run records or a simulator reports:
+// runs (Result, HDF5 groups), metrics, sweeps, the Simulator, the C API and the
+// C++ facade all name a signal by the same path, resolved here only.
+//
+// Canonical paths (README, "Signal paths"):
+//   bodies.<body>.angle [rad]        bodies.<body>.velocity [rad/s]
+//   elements.<element>.torque [N m]  elements.<element>.state [1] (friction -1/0/+1
+//                                    slip-/stuck/slip+, spring freeplay side)
+//   inputs.<input>                   a named input's value (unit of the signal)
+//   blocks.<block>                   a sampled block's held output (Model::sampled_names;
+//                                    an inline block is named by its field, e.g.
+//                                    blocks.elements.motor.torque.saturation.of)
+//   energy.input_work | energy.kinetic | energy.elastic | energy.dissipated [J]
+// Short names (aliases, accepted with SignalNames::with_aliases, as hosts of the
+// Simulator and the C API have always written them):
+//   <body>.angle  <body>.velocity  <element>.torque  <element>.state  <input>  <block>
+// Body and element names hold no dots and are distinct, so neither form is ambiguous.
+#include <string>
+#include <vector>
+
+#include "core/model.hpp"
+
+namespace luztar {
+
+struct SignalPath {
+  enum class Kind {
+    angle, velocity,  // index: body
+    torque, state,    // index: element
+    input,            // index: into the input values (Model::num_input_values): a named input,
+                      // or a sampled block's held output at Model::sampled[k].input
+    input_work, kinetic, elastic, dissipated,  // index -1
+  };
+  Kind kind = Kind::angle;
+  int index = -1;
+};
+
+inline bool operator==(const SignalPath& a, const SignalPath& b) { return a.kind == b.kind && a.index == b.index; }
+
+enum class SignalNames { canonical, with_aliases };
+
+// The names a path is resolved against: a Model's, or a Result's (which records
+// no inputs: pass none, and its blocks are then input values 0.. nsb-1).
+struct SignalSpace {
+  const std::vector<std::string>& bodies;
+  const std::vector<std::string>& elements;
+  const std::vector<std::string>& inputs;
+  const std::vector<std::string>& blocks;  // block k is input value inputs.size() + k
+};
+SignalSpace signal_space(const Model& model);
+
+// The signal at `path`. Throws std::invalid_argument:
+//   "'bodies.nope.velocity': the model has no body 'nope'" (a canonical path naming
+//   something the model lacks, or a quantity the group has not), or, for any other
+//   text, "no <noun> '<path>' (" followed by the grammar and every valid path of the model.
+// `noun` names what the caller looks up ("signal", "output").
+SignalPath resolve_signal_path(const SignalSpace& space, const std::string& path, SignalNames names,
+                               const char* noun = "signal");
+SignalPath resolve_signal_path(const Model& model, const std::string& path, SignalNames names,
+                               const char* noun = "signal");
+
+// Every canonical path of the model, in the order bodies, elements, inputs,
+// blocks, energies.
+std::vector<std::string> signal_paths(const Model& model);
+
+// The canonical path of a signal (inverse of resolve_signal_path).
+std::string signal_path_name(const Model& model, const SignalPath& s);
+
+// SI unit of the signal at a canonical path ("rad", "rad/s", "N m", "1", "J"; ""
+// for inputs and blocks, whose unit is the signal's, and for anything else).
+const char* signal_unit(const std::string& path);
+
+}  // namespace luztar

@@ -1,0 +1,147 @@
+// One signal-path address space (core/signal_paths.hpp): every canonical path of
+// a model resolves, names itself back, and reads the same value through the
+// Simulator as its short alias and as the run's Result; metrics read the same
+// paths; unknown paths are refused with the list of what exists.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
+#include "core/signal_paths.hpp"
+#include "io/yaml_model.hpp"
+#include "solvers/simulator.hpp"
+
+namespace luztar {
+namespace {
+
+// A block on a Coulomb + viscous bearing, pushed by a spring from a driven
+// body; an input `u` adds torque, a hold block samples the block's angle.
+Model loop_model() {
+  return io::parse_model(R"(simulation: {t_end: 1.0, output_step: 0.01}
+signals:
+  u: {input: {initial: 0.5, lower: -5, upper: 5}}
+  held: {hold: {of: {angle: block}, period: 0.05}}
+bodies:
+  drive: {inertia: 1.0, velocity: 2.0}
+  block: {inertia: 2.0}
+elements:
+  shaft: {type: spring, bodies: [drive, block], stiffness: 50.0, freeplay: 0.02, damping: 0.1}
+  bearing: {type: friction, body: block, coulomb: 0.3, viscous: 0.2}
+  push: {type: torque, body: block, torque: u}
+  feedback: {type: torque, body: drive, torque: {product: [-1.0, held]}}
+)",
+                         "paths.yaml", ".");
+}
+
+TEST(SignalPaths, EveryCanonicalPathResolvesAndNamesItselfBack) {
+  const Model m = loop_model();
+  const std::vector<std::string> paths = signal_paths(m);
+  const std::vector<std::string> expected = {
+      "bodies.drive.angle", "bodies.drive.velocity", "bodies.block.angle", "bodies.block.velocity",
+      "elements.shaft.torque", "elements.shaft.state", "elements.bearing.torque", "elements.bearing.state",
+      "elements.push.torque", "elements.push.state", "elements.feedback.torque", "elements.feedback.state",
+      "inputs.u", "blocks.held", "energy.input_work", "energy.kinetic", "energy.elastic", "energy.dissipated"};
+  EXPECT_EQ(paths, expected);
+  for (const std::string& p : paths)
+    EXPECT_EQ(signal_path_name(m, resolve_signal_path(m, p, SignalNames::canonical)), p);
+}
+
+TEST(SignalPaths, ShortNamesAreAliasesOnlyWhereAllowed) {
+  const Model m = loop_model();
+  const std::pair<const char*, const char*> aliases[] = {
+      {"block.angle", "bodies.block.angle"}, {"drive.velocity", "bodies.drive.velocity"},
+      {"shaft.torque", "elements.shaft.torque"}, {"bearing.state", "elements.bearing.state"},
+      {"u", "inputs.u"}, {"held", "blocks.held"}};
+  for (const auto& [alias, path] : aliases) {
+    EXPECT_EQ(resolve_signal_path(m, alias, SignalNames::with_aliases),
+              resolve_signal_path(m, path, SignalNames::canonical))
+        << alias;
+    EXPECT_THROW(resolve_signal_path(m, alias, SignalNames::canonical), std::invalid_argument) << alias;
+  }
+}
+
+TEST(SignalPaths, ErrorsNameTheProblemAndListTheModelsNames) {
+  const Model m = loop_model();
+  auto message = [&](const std::string& path, SignalNames names) {
+    try {
+      resolve_signal_path(m, path, names, "output");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message("bodies.nope.angle", SignalNames::canonical), "'bodies.nope.angle': the model has no body 'nope'");
+  EXPECT_EQ(message("bodies.block.torque", SignalNames::canonical),
+            "'bodies.block.torque': a body has 'angle' and 'velocity', not 'torque'");
+  EXPECT_EQ(message("elements.shaft.angle", SignalNames::canonical),
+            "'elements.shaft.angle': an element has 'torque' and 'state', not 'angle'");
+  EXPECT_EQ(message("inputs.v", SignalNames::canonical), "'inputs.v': the model has no input 'v' (inputs: u)");
+  EXPECT_EQ(message("blocks.u", SignalNames::canonical),
+            "'blocks.u': the model has no sampled block 'u' (blocks: held)");
+  EXPECT_EQ(message("energy.potential", SignalNames::canonical),
+            "'energy.potential': energy has input_work, kinetic, elastic and dissipated");
+  EXPECT_EQ(message("block.speed", SignalNames::with_aliases),
+            "no output 'block.speed' (paths are bodies.<body>.angle|velocity, elements.<element>.torque|state, "
+            "inputs.<input>, blocks.<block>, energy.input_work|kinetic|elastic|dissipated, or the short names "
+            "<body>.angle|velocity, <element>.torque|state, <input>, <block>; bodies: drive, block; elements: shaft, "
+            "bearing, push, feedback; inputs: u; blocks: held)");
+}
+
+// The Simulator reads every path, canonical or alias, as the run records it:
+// stepping on the output grid reproduces simulate()'s samples (the embedding
+// test shows the two runs are the same run) to 1e-12.
+TEST(SignalPaths, SimulatorValuesMatchTheRunsRecordAtEveryPath) {
+  const Model m = loop_model();
+  const Result r = simulate(m);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  Simulator sim(m);
+  std::vector<OutputId> ids;
+  for (const std::string& p : signal_paths(m)) ids.push_back(sim.output(p));
+  EXPECT_EQ(sim.output("block.velocity"), sim.output("bodies.block.velocity"));
+  EXPECT_EQ(sim.output("held"), sim.output("blocks.held"));
+  const std::size_t nb = 2, ne = 4;
+  for (std::size_t k = 0; k < r.time.size(); ++k) {
+    ASSERT_EQ(sim.advance_to(r.time[k]), StepStatus::reached_time) << sim.message();
+    const double recorded[] = {
+        r.angle[k * nb], r.velocity[k * nb], r.angle[k * nb + 1], r.velocity[k * nb + 1],
+        r.element_torque[k * ne], double(r.element_state[k * ne]), r.element_torque[k * ne + 1],
+        double(r.element_state[k * ne + 1]), r.element_torque[k * ne + 2], double(r.element_state[k * ne + 2]),
+        r.element_torque[k * ne + 3], double(r.element_state[k * ne + 3]), 0.5, r.block_output[k],
+        r.input_work[k], r.kinetic[k], r.elastic[k], r.dissipated[k]};
+    for (std::size_t j = 0; j < ids.size(); ++j)
+      EXPECT_NEAR(sim.value(ids[j]), recorded[j], 1e-12 * (1.0 + std::abs(recorded[j])))
+          << signal_paths(m)[j] << " at t = " << r.time[k];
+  }
+  EXPECT_GT(r.dissipated.back(), 0.0);  // the energies are not trivially zero
+  EXPECT_NE(r.block_output.back(), 0.0);
+}
+
+TEST(SignalPaths, MetricsReadTheSamePathsAndRefuseInputsAndShortNames) {
+  const Model m = loop_model();
+  const Result r = simulate(m);
+  MetricSpec final_block;
+  final_block.name = "last_held";
+  final_block.kind = MetricSpec::Kind::final_value;
+  final_block.signal = "blocks.held";
+  check_metric(final_block, m);
+  EXPECT_EQ(compute_metrics({final_block}, r).at(0), r.block_output.back());
+  auto refusal = [&](const std::string& signal) {
+    MetricSpec bad = final_block;
+    bad.signal = signal;
+    try {
+      check_metric(bad, m);
+    } catch (const ModelError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(refusal("inputs.u"), "sweep.metrics.last_held: 'inputs.u': a run does not record its inputs (metrics read "
+                                 "bodies, elements, blocks and energy)");
+  EXPECT_EQ(refusal("block.angle").rfind("sweep.metrics.last_held: no signal 'block.angle' (paths are", 0), 0u)
+      << refusal("block.angle");
+}
+
+}  // namespace
+}  // namespace luztar
