@@ -30,30 +30,6 @@ void check_signal(const MetricSpec& m, const std::string& path, const Model& mod
     bad(m, "'" + path + "': a run does not record its inputs (metrics read bodies, elements, blocks and energy)");
 }
 
-// Values of a signal (checked by check_signal) at every output sample.
-std::vector<double> values(const Result& r, const std::string& path) {
-  const std::vector<std::string> no_inputs;
-  const SignalPath s = resolve_signal_path({r.body_names, r.element_names, no_inputs, r.block_names}, path,
-                                           SignalNames::canonical);
-  const std::size_t nt = r.time.size(), j = static_cast<std::size_t>(s.index);
-  const std::size_t nb = r.body_names.size(), ne = r.element_names.size(), nsb = r.block_names.size();
-  std::vector<double> v(nt);
-  for (std::size_t k = 0; k < nt; ++k) {
-    switch (s.kind) {
-      case SignalPath::Kind::angle: v[k] = r.angle[k * nb + j]; break;
-      case SignalPath::Kind::velocity: v[k] = r.velocity[k * nb + j]; break;
-      case SignalPath::Kind::torque: v[k] = r.element_torque[k * ne + j]; break;
-      case SignalPath::Kind::state: v[k] = r.element_state[k * ne + j]; break;
-      case SignalPath::Kind::input: v[k] = r.block_output[k * nsb + j]; break;
-      case SignalPath::Kind::input_work: v[k] = r.input_work[k]; break;
-      case SignalPath::Kind::kinetic: v[k] = r.kinetic[k]; break;
-      case SignalPath::Kind::elastic: v[k] = r.elastic[k]; break;
-      case SignalPath::Kind::dissipated: v[k] = r.dissipated[k]; break;
-    }
-  }
-  return v;
-}
-
 // Stuck time of element e within [a, b], from its state at the first sample and
 // the exact times of its events.
 double stuck_time(const Result& r, int e, double a, double b) {
@@ -215,7 +191,7 @@ std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, cons
       continue;
     }
     if (m.kind == MetricSpec::Kind::energy) {
-      const std::vector<double> v = values(r, "energy." + m.signal);
+      const std::vector<double> v = recorded_signal(r, "energy." + m.signal);
       out[i] = interpolate(r.time, v, b) - interpolate(r.time, v, a);
       continue;
     }
@@ -223,9 +199,9 @@ std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, cons
     for (std::size_t k = 0; k < r.time.size(); ++k)
       if (r.time[k] >= a && r.time[k] <= b) window.push_back(k);
     if (window.empty()) continue;
-    const std::vector<double> v = values(r, m.signal);
+    const std::vector<double> v = recorded_signal(r, m.signal);
     if (m.kind == MetricSpec::Kind::hysteresis) {
-      out[i] = hysteresis_width(values(r, m.against), v, m.level, window.front(), window.back() + 1);
+      out[i] = hysteresis_width(recorded_signal(r, m.against), v, m.level, window.front(), window.back() + 1);
       continue;
     }
     double lo = v[window.front()], hi = lo;

@@ -54,6 +54,10 @@ SignalPath block(const SignalSpace& m, int k) { return {Kind::input, static_cast
 
 }  // namespace
 
+static const std::vector<std::string> kNoInputs;  // a Result records none
+
+SignalSpace signal_space(const Result& r) { return {r.body_names, r.element_names, kNoInputs, r.block_names}; }
+
 SignalSpace signal_space(const Model& m) { return {m.body_names, m.element_names, m.input_names, m.sampled_names}; }
 
 SignalPath resolve_signal_path(const Model& m, const std::string& path, SignalNames names, const char* noun) {
@@ -106,18 +110,20 @@ SignalPath resolve_signal_path(const SignalSpace& m, const std::string& path, Si
       "; inputs: " + names_of(m.inputs) + "; blocks: " + names_of(m.blocks) + ")");
 }
 
-std::vector<std::string> signal_paths(const Model& m) {
+std::vector<std::string> signal_paths(const Model& m) { return signal_paths(signal_space(m)); }
+
+std::vector<std::string> signal_paths(const SignalSpace& m) {
   std::vector<std::string> paths;
-  for (const std::string& b : m.body_names) {
+  for (const std::string& b : m.bodies) {
     paths.push_back("bodies." + b + ".angle");
     paths.push_back("bodies." + b + ".velocity");
   }
-  for (const std::string& e : m.element_names) {
+  for (const std::string& e : m.elements) {
     paths.push_back("elements." + e + ".torque");
     paths.push_back("elements." + e + ".state");
   }
-  for (const std::string& i : m.input_names) paths.push_back("inputs." + i);
-  for (const std::string& b : m.sampled_names) paths.push_back("blocks." + b);
+  for (const std::string& i : m.inputs) paths.push_back("inputs." + i);
+  for (const std::string& b : m.blocks) paths.push_back("blocks." + b);
   for (const EnergyName& e : kEnergies) paths.push_back(std::string("energy.") + e.name);
   return paths;
 }
@@ -138,6 +144,27 @@ std::string signal_path_name(const Model& m, const SignalPath& s) {
         if (e.kind == s.kind) return std::string("energy.") + e.name;
   }
   return {};
+}
+
+std::vector<double> recorded_signal(const Result& r, const std::string& path) {
+  const SignalPath s = resolve_signal_path(signal_space(r), path, SignalNames::canonical);
+  const std::size_t nt = r.time.size(), j = static_cast<std::size_t>(s.index);
+  const std::size_t nb = r.body_names.size(), ne = r.element_names.size(), nsb = r.block_names.size();
+  std::vector<double> v(nt);
+  for (std::size_t k = 0; k < nt; ++k) {
+    switch (s.kind) {
+      case Kind::angle: v[k] = r.angle[k * nb + j]; break;
+      case Kind::velocity: v[k] = r.velocity[k * nb + j]; break;
+      case Kind::torque: v[k] = r.element_torque[k * ne + j]; break;
+      case Kind::state: v[k] = r.element_state[k * ne + j]; break;
+      case Kind::input: v[k] = r.block_output[k * nsb + j]; break;
+      case Kind::input_work: v[k] = r.input_work[k]; break;
+      case Kind::kinetic: v[k] = r.kinetic[k]; break;
+      case Kind::elastic: v[k] = r.elastic[k]; break;
+      case Kind::dissipated: v[k] = r.dissipated[k]; break;
+    }
+  }
+  return v;
 }
 
 const char* signal_unit(const std::string& path) {

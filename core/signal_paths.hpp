@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/model.hpp"
+#include "core/result.hpp"
 
 namespace luztar {
 
@@ -62,6 +63,15 @@ SignalPath resolve_signal_path(const Model& model, const std::string& path, Sign
 // Every canonical path of the model, in the order bodies, elements, inputs,
 // blocks, energies.
 std::vector<std::string> signal_paths(const Model& model);
+std::vector<std::string> signal_paths(const SignalSpace& space);
+
+// The names a run's Result records (no inputs).
+SignalSpace signal_space(const Result& r);
+
+// The values of the signal at a canonical path at every output sample of a run
+// (nt). Throws std::invalid_argument as resolve_signal_path, and for inputs.*
+// (a run does not record its inputs).
+std::vector<double> recorded_signal(const Result& r, const std::string& path);
 
 // The canonical path of a signal (inverse of resolve_signal_path).
 std::string signal_path_name(const Model& model, const SignalPath& s);

@@ -554,4 +554,8 @@ ModelSpec load_model_spec(const std::string& path) {
 
 Model load_model(const std::string& path) { return assemble(read_model_spec(path)); }
 
+Model load_model(const std::string& path, const std::vector<FieldOverride>& overrides) {
+  return assembled(read_text_file(path, "model file"), path, base_dir_of(path), overrides, nullptr);
+}
+
 }  // namespace luztar::io

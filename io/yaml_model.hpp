@@ -54,6 +54,9 @@ ModelSpec parse_model_spec(const std::string& text, const std::string& origin, c
 
 // read_model_spec + assemble (the rules checked once, by assemble()).
 Model load_model(const std::string& path);
+// The same with fields replaced (as parse_model; table files resolve against
+// the file's folder).
+Model load_model(const std::string& path, const std::vector<FieldOverride>& overrides);
 
 // parse_model_spec + assemble, the rules checked once (by assemble()); a rule
 // an overridden value breaks is reported at the override's `where`, as by

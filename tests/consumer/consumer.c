@@ -1,6 +1,6 @@
 /* Installed-package consumer (C): the same block through luztar.h, plus
  * snapshot/restore (bit for bit) and error reporting. Exit 0 when all hold. */
-#include <luztar.h>
+#include <luztar/luztar.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "cannot start: %s\n", luztar_last_error());
     return 1;
   }
-  const int u = luztar_input(sim, "u"), w = luztar_output(sim, "block.velocity");
+  const int u = luztar_input(sim, "u"), w = luztar_output(sim, "bodies.block.velocity");
   if (u < 0 || w < 0 || luztar_input(sim, "nothere") != -1 || luztar_set_input(sim, u, NAN) != LUZTAR_BAD_ARGUMENT) {
     fprintf(stderr, "ids or argument checks wrong: %s\n", luztar_last_error());
     ++failures;
