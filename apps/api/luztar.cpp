@@ -182,13 +182,9 @@ Simulator::~Simulator() = default;
 Simulator::Simulator(Simulator&&) noexcept = default;
 Simulator& Simulator::operator=(Simulator&&) noexcept = default;
 
-Input Simulator::input(const std::string& name) const {
-  Input id;
-  id.index_ = impl_->sim.input(name).index;
-  return id;
-}
+Input Simulator::input(const std::string& name) const { return Input(impl_->sim.input(name).index); }
 
-void Simulator::set_input(Input input, double value) { impl_->sim.set_input(luztar::InputId{input.index_}, value); }
+void Simulator::set_input(Input input, double value) { impl_->sim.set_input(luztar::InputId{input.position()}, value); }
 
 Output Simulator::output(const std::string& path) const {
   const luztar::OutputId s = impl_->sim.output(path);

@@ -32,7 +32,13 @@
 
 #include "luztar/version.hpp"
 
+// Exported from libluztar. libluztar_c compiles the facade into itself, hidden
+// (LUZTAR_FACADE_HIDDEN), so that the C library stays one self-contained file.
+#if defined(LUZTAR_FACADE_HIDDEN)
+#define LUZTAR_PUBLIC
+#else
 #define LUZTAR_PUBLIC __attribute__((visibility("default")))
+#endif
 
 namespace luztar::api {
 
@@ -162,12 +168,22 @@ class LUZTAR_PUBLIC Result {
 };
 
 // An input or output resolved once by a Simulator; valid for every simulator
-// of the same model.
+// of the same model. An input is its position in Model::inputs().
 class Input {
+ public:
+  Input() = default;
+  explicit Input(int position) : index_(position) {}
+  int position() const { return index_; }
+
+ private:
   int index_ = -1;
-  friend class Simulator;
 };
 class Output {
+ public:
+  // The same output (however it was named: a path or its short name).
+  friend bool operator==(const Output& a, const Output& b) { return a.kind_ == b.kind_ && a.index_ == b.index_; }
+
+ private:
   int kind_ = -1, index_ = -1;
   friend class Simulator;
 };
@@ -200,7 +216,8 @@ class LUZTAR_PUBLIC Simulator {
   // one). Throws std::invalid_argument listing the model's inputs.
   Input input(const std::string& name) const;
   // Sets an input from now on (held until set again). Throws
-  // std::invalid_argument for a value not finite or outside the input's bounds.
+  // std::invalid_argument for an input the model has not, a value not finite
+  // or outside the input's bounds.
   void set_input(Input input, double value);
   // A signal path or short name. Throws std::invalid_argument listing the paths.
   Output output(const std::string& path) const;
