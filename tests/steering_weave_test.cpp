@@ -36,7 +36,7 @@ std::string with_tolerances(std::string text, const std::string& rtol, const std
 TEST(SteeringWeave, DeadBandIsTheFreeplayAndHysteresisTwiceTheFriction) {
   const WeaveStudy study = run_weave_study(steering_text(), "steering.yaml", Vehicle{}, WeaveSettings{});
   ASSERT_EQ(study.cases.size(), 4u);
-  for (const WeaveCase& c : study.cases) ASSERT_EQ(c.trace.status, StepStatus::reached_time) << c.name << c.trace.message;
+  for (const WeaveCase& c : study.cases) ASSERT_EQ(c.trace.status, api::Status::reached_time) << c.name << c.trace.message;
   // Settings of models/steering.yaml: free play 2 (0.017 + 0.017) rad = 3.9 deg,
   // friction 0.1 + 0.5 + 8/16 = 1.1 N m at the steering wheel.
   EXPECT_NEAR(study.freeplay_setting, 0.068, 1e-12);
@@ -54,11 +54,11 @@ TEST(SteeringWeave, WithoutFreeplayAndFrictionTheLoopIsLinear) {
   // Doubling the amplitude doubles every signal (to solver tolerance).
   WeaveSettings s;
   s.duration = 5.0;
-  std::vector<io::FieldOverride> none;
+  std::vector<api::Override> none;
   for (const char* f : {"elements.intermediate_shaft.freeplay", "elements.rack.freeplay", "elements.column_bearing.coulomb",
                         "elements.rack_friction.coulomb", "elements.kingpin_friction.coulomb"})
-    none.push_back({f, "0", "test"});
-  const Model m = assemble(io::parse_model_spec(steering_text(), "steering.yaml", ".", none));
+    none.push_back({f, "0"});
+  const api::Model m = api::Model::parse(steering_text(), none, "steering.yaml");
   const WeaveTrace a = run_weave(m, Vehicle{}, s);
   s.amplitude *= 2.0;
   const WeaveTrace b = run_weave(m, Vehicle{}, s);
@@ -74,15 +74,14 @@ TEST(SteeringWeave, RealTimeTolerancesTrackATightRun) {
   // The model's tolerances are chosen for a real-time loop; the comment in
   // models/steering.yaml states what they cost in accuracy (measured 0.061 %,
   // 0.044 %, 0.48 % over these 10 s). Checked here with a margin of 2 to 3.
-  const Model loose = assemble(io::parse_model_spec(steering_text(), "steering.yaml", "."));
-  const Model tight =
-      assemble(io::parse_model_spec(with_tolerances(steering_text(), "1.0e-7", "1.0e-9"), "steering.yaml", "."));
+  const api::Model loose = api::Model::parse(steering_text(), {}, "steering.yaml");
+  const api::Model tight = api::Model::parse(with_tolerances(steering_text(), "1.0e-7", "1.0e-9"), {}, "steering.yaml");
   WeaveSettings s;
   s.duration = 10.0;
   const WeaveTrace a = run_weave(loose, Vehicle{}, s), b = run_weave(tight, Vehicle{}, s);
 
-  ASSERT_EQ(a.status, StepStatus::reached_time) << a.message;
-  ASSERT_EQ(b.status, StepStatus::reached_time) << b.message;
+  ASSERT_EQ(a.status, api::Status::reached_time) << a.message;
+  ASSERT_EQ(b.status, api::Status::reached_time) << b.message;
   ASSERT_EQ(a.time.size(), b.time.size());
   auto relative_error = [](const std::vector<double>& x, const std::vector<double>& ref) {
     double worst = 0.0, peak = 0.0;
@@ -106,7 +105,7 @@ TEST(SteeringWeave, BreakAwayAtTheThresholdIsNoEventStorm) {
   const std::string text = with_tolerances(steering_text(), "1.0e-4", "1.0e-5");
   const WeaveStudy study = run_weave_study(text, "steering.yaml", Vehicle{}, WeaveSettings{});
   const WeaveTrace& t = study.cases.at(3).trace;  // both freeplay and friction
-  ASSERT_EQ(t.status, StepStatus::reached_time) << t.message;
+  ASSERT_EQ(t.status, api::Status::reached_time) << t.message;
   EXPECT_LT(t.stats.events, 200u);  // 115 element changes in 25 s: one event each, none repeated
 }
 

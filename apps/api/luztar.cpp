@@ -215,6 +215,7 @@ double Simulator::time() const { return impl_->sim.time(); }
 const std::string& Simulator::message() const { return impl_->sim.message(); }
 Stats Simulator::stats() const { return stats_of(impl_->sim.stats()); }
 std::vector<Event> Simulator::events() const { return events_of(impl_->model->model, impl_->sim.events()); }
+std::size_t Simulator::event_count() const { return impl_->sim.events().size(); }
 
 Snapshot Simulator::snapshot() { return Snapshot(std::make_shared<const Snapshot::Impl>(Snapshot::Impl{impl_->sim.snapshot()})); }
 

@@ -18,6 +18,7 @@
 #include "apps/bench/allocation_counter.hpp"  // counts heap allocations: what advance_to allocates
 #include "apps/examples/vehicle_loop.hpp"
 #include "io/yaml_model.hpp"
+#include "solvers/simulator.hpp"
 
 namespace {
 
@@ -42,8 +43,8 @@ int main(int argc, char** argv) {
     WeaveSettings s;
     s.amplitude = 0.38;  // about 2 m/s^2 with freeplay and friction
     s.input_every = n;
-    const WeaveTrace w = run_weave(model, Vehicle{}, s);
-    if (w.status != StepStatus::reached_time) {
+    const WeaveTrace w = run_weave(api::Model::load(path), Vehicle{}, s);
+    if (w.status != api::Status::reached_time) {
       std::fprintf(stderr, "stopped early: %s\n", w.message.c_str());
       return 3;
     }

@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     int code = 0;
     for (const WeaveCase& c : study.cases) {
       const WeaveTrace& w = c.trace;
-      if (w.status != StepStatus::reached_time) {
+      if (w.status != api::Status::reached_time) {
         std::fprintf(stderr, "luztar_steering_weave: %s stopped early: %s\n", c.name.c_str(), w.message.c_str());
         code = 3;
         continue;

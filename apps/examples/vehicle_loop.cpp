@@ -7,6 +7,7 @@
 
 #include "core/metrics.hpp"
 #include "io/yaml_model.hpp"
+#include "solvers/simulator.hpp"
 
 namespace luztar::app {
 
@@ -36,11 +37,12 @@ VehicleState rk4(const Vehicle& p, const VehicleState& s, double delta, double h
 
 }  // namespace
 
-WeaveTrace run_weave(const Model& model, const Vehicle& vehicle, const WeaveSettings& s) {
-  Simulator sim(model);
-  const InputId driver = sim.input("driver_torque"), tyres = sim.input("aligning_moment");
-  const OutputId wheel = sim.output("steering_wheel.angle"), wheel_rate = sim.output("steering_wheel.velocity");
-  const OutputId road = sim.output("road_wheels.angle");
+WeaveTrace run_weave(const api::Model& model, const Vehicle& vehicle, const WeaveSettings& s) {
+  api::Simulator sim(model);
+  const api::Input driver = sim.input("driver_torque"), tyres = sim.input("aligning_moment");
+  const api::Output wheel = sim.output("bodies.steering_wheel.angle");
+  const api::Output wheel_rate = sim.output("bodies.steering_wheel.velocity");
+  const api::Output road = sim.output("bodies.road_wheels.angle");
   const double h = 1.0 / s.rate;
   const long steps = std::lround(s.duration * s.rate);
   WeaveTrace w;
@@ -78,11 +80,11 @@ WeaveTrace run_weave(const Model& model, const Vehicle& vehicle, const WeaveSett
       sim.set_input(driver, torque);
       sim.set_input(tyres, moment);
     }
-    const StepStatus st = sim.advance_to(static_cast<double>(k + 1) * h);
+    const api::Status st = sim.advance_to(static_cast<double>(k + 1) * h);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const int new_events = static_cast<int>(sim.events().size() - events);
-    events = sim.events().size();
-    if (st != StepStatus::reached_time) {
+    const int new_events = static_cast<int>(sim.event_count() - events);
+    events = sim.event_count();
+    if (st != api::Status::reached_time) {
       w.status = st;
       w.message = sim.message();
       break;
@@ -95,14 +97,15 @@ WeaveTrace run_weave(const Model& model, const Vehicle& vehicle, const WeaveSett
 
 namespace {
 
-Model variant(const std::string& text, const std::string& origin, bool freeplay, bool friction) {
-  std::vector<io::FieldOverride> o;
+// The model with its freeplays and/or frictions set to zero.
+api::Model variant(const std::string& text, const std::string& origin, bool freeplay, bool friction) {
+  std::vector<api::Override> o;
   if (!freeplay)
-    for (const char* e : {"intermediate_shaft", "rack"}) o.push_back({std::string("elements.") + e + ".freeplay", "0", "case"});
+    for (const char* e : {"intermediate_shaft", "rack"}) o.push_back({std::string("elements.") + e + ".freeplay", "0"});
   if (!friction)
     for (const char* e : {"column_bearing", "rack_friction", "kingpin_friction"})
-      o.push_back({std::string("elements.") + e + ".coulomb", "0", "case"});
-  return io::parse_model(text, origin, ".", o);
+      o.push_back({std::string("elements.") + e + ".coulomb", "0"});
+  return api::Model::parse(text, o, origin);
 }
 
 const Spring& spring(const Model& m, const char* name) { return m.springs[m.element_index[m.element_id(name)]]; }
@@ -122,7 +125,7 @@ double peak(const WeaveTrace& w, std::size_t k0) {
 WeaveStudy run_weave_study(const std::string& text, const std::string& origin, const Vehicle& vehicle,
                            WeaveSettings settings) {
   WeaveStudy study;
-  const Model full = variant(text, origin, true, true);
+  const Model full = io::parse_model(text, origin, ".");  // its settings (internal API: the facade has no parameters)
   study.ratio = spring(full, "rack").ratio;
   study.freeplay_setting = 2.0 * (spring(full, "intermediate_shaft").freeplay + spring(full, "rack").freeplay);
   study.friction_setting =
@@ -134,7 +137,7 @@ WeaveStudy run_weave_study(const std::string& text, const std::string& origin, c
     return k0;
   };
   // Linear without freeplay and friction: one run calibrates the amplitude.
-  const Model base = variant(text, origin, false, false);
+  const api::Model base = variant(text, origin, false, false);
   const WeaveTrace probe = run_weave(base, vehicle, settings);
   settings.amplitude *= 2.0 / peak(probe, first_sample(probe));
   study.amplitude = settings.amplitude;
@@ -147,7 +150,7 @@ WeaveStudy run_weave_study(const std::string& text, const std::string& origin, c
     c.friction = friction;
     c.trace = run_weave(variant(text, origin, freeplay, friction), vehicle, settings);
     const WeaveTrace& w = c.trace;
-    if (w.status == StepStatus::reached_time) {
+    if (w.status == api::Status::reached_time) {
       const std::size_t k0 = first_sample(w);
       std::vector<double> road(w.road_wheel_angle);
       for (double& r : road) r *= study.ratio;

@@ -10,10 +10,12 @@
 //   F_f = C_f (delta - (v + a r)/u),   F_r = C_r (-(v - b r)/u)   (axle forces)
 //   aligning moment on the road wheels: M_z = -F_f (t_pneumatic + t_castor)
 // The host integrates it with RK4 at the loop rate, delta held over a step.
+// run_weave is the loop a host would copy: it uses only the C++ facade
+// (<luztar/luztar.hpp>).
 #include <string>
 #include <vector>
 
-#include "solvers/simulator.hpp"
+#include "luztar/luztar.hpp"
 
 namespace luztar::app {
 
@@ -42,14 +44,14 @@ struct WeaveTrace {
       aligning_moment;
   std::vector<double> step_wall;   // [s] per step (set_input + advance_to + outputs)
   std::vector<int> step_events;    // element changes (event log entries) per step
-  StepStatus status = StepStatus::reached_time;
+  api::Status status = api::Status::reached_time;
   std::string message;
-  RunStats stats;  // the simulator's counters at the end
+  api::Stats stats;  // the simulator's counters at the end
 };
 
 // Runs the weave on `model` (models/steering.yaml: inputs driver_torque and
 // aligning_moment; bodies steering_wheel, road_wheels; rack ratio `ratio`).
-WeaveTrace run_weave(const Model& model, const Vehicle& vehicle, const WeaveSettings& settings);
+WeaveTrace run_weave(const api::Model& model, const Vehicle& vehicle, const WeaveSettings& settings);
 
 // The on-centre study: the weave run four times, without freeplay and
 // friction (baseline), with the freeplay only, with the friction only, with

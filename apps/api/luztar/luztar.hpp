@@ -120,7 +120,7 @@ class LUZTAR_PUBLIC Model {
   static Model parse(const std::string& yaml, const std::vector<Override>& overrides = {},
                      const std::string& origin = "<text>", const std::string& base_dir = ".");
 
-  const std::string& name() const;
+  const std::string& name() const;            // the file's `name:` ("" when absent)
   std::vector<std::string> bodies() const;    // body names, after the exact reductions (README)
   std::vector<std::string> elements() const;  // element names, in file order
   std::vector<std::string> inputs() const;    // named inputs, settable by a Simulator
@@ -129,8 +129,8 @@ class LUZTAR_PUBLIC Model {
   double t_end() const;                       // simulation.t_end [s]
 
   // Runs t_start -> t_end with the model's settings (either solver), sampling
-  // every output_step. Never throws for a run that stops early: see
-  // Result::status. Throws std::bad_alloc only.
+  // every output_step. A run that stops early (event limit, solver failure)
+  // is not an exception: it returns what it has, with Result::status and message.
   Result simulate() const;
 
   struct Impl;
@@ -144,7 +144,7 @@ class LUZTAR_PUBLIC Model {
 // A finished run: samples on the output grid, the event log, status, counters.
 class LUZTAR_PUBLIC Result {
  public:
-  Status status() const;
+  Status status() const;                    // how the run ended
   const std::string& message() const;       // why the run stopped early ("" when it did not)
   const std::vector<double>& time() const;  // (nt) sample instants [s]
   // The recorded signal paths: bodies, elements, blocks, energies (no inputs).
@@ -152,8 +152,8 @@ class LUZTAR_PUBLIC Result {
   // The values of the signal at `path` at every sample (nt), in its unit.
   // Throws std::invalid_argument for a path that is not recorded, listing those that are.
   std::vector<double> signal(const std::string& path) const;
-  std::vector<Event> events() const;  // in time order
-  Stats stats() const;
+  std::vector<Event> events() const;  // the event log, in time order
+  Stats stats() const;                // the run's counters and wall time
   // Writes the run (with the model text) as HDF5 (README, "Results (HDF5)") or
   // CSV, atomically: the file appears whole or not at all. Throws std::runtime_error.
   void write_hdf5(const std::string& path) const;
@@ -233,6 +233,7 @@ class LUZTAR_PUBLIC Simulator {
   const std::string& message() const;      // why the last advance_to stopped early
   Stats stats() const;                     // counters so far
   std::vector<Event> events() const;       // every event so far, in time order
+  std::size_t event_count() const;         // events().size(), without copying the log
 
   // The state now. Taking it restarts the integrator here (as an event does), so
   // that restore() and then advancing repeats the continued run bit for bit.
