@@ -67,11 +67,14 @@ SignalPath resolve_signal_path(const Model& m, const std::string& path, SignalNa
 SignalPath resolve_signal_path(const SignalSpace& m, const std::string& path, SignalNames names, const char* noun) {
   SignalPath s;
   const bool aliases = names == SignalNames::with_aliases;
-  if (aliases) {  // an input's or a block's own name (a block's may contain dots)
+  const auto dot = path.find_last_of('.');
+  if (aliases) {  // an input's or a block's own name (a block's may contain dots), or <owner>.<quantity>
     if (const int k = index_of(m.inputs, path); k >= 0) return {Kind::input, k};
     if (const int k = index_of(m.blocks, path); k >= 0) return block(m, k);
+    // Names hold no dots, so a canonical path is never a short name; tried first,
+    // a body or element named like a group ("energy") keeps its short names.
+    if (dot != std::string::npos && owner_quantity(m, path.substr(0, dot), path.substr(dot + 1), s)) return s;
   }
-  const auto dot = path.find_last_of('.');
   if (starts_with(path, "bodies.") && dot > 7) {
     const std::string body = path.substr(7, dot - 7), what = path.substr(dot + 1);
     if (index_of(m.bodies, body) < 0) wrong(path, "the model has no body '" + body + "'");
@@ -100,7 +103,6 @@ SignalPath resolve_signal_path(const SignalSpace& m, const std::string& path, Si
       if (path.substr(7) == e.name) return {e.kind, -1};
     wrong(path, "energy has input_work, kinetic, elastic and dissipated");
   }
-  if (aliases && dot != std::string::npos && owner_quantity(m, path.substr(0, dot), path.substr(dot + 1), s)) return s;
   throw std::invalid_argument(
       std::string("no ") + noun + " '" + path +
       "' (paths are bodies.<body>.angle|velocity, elements.<element>.torque|state, inputs.<input>, blocks.<block>, "

@@ -62,6 +62,25 @@ TEST(SignalPaths, ShortNamesAreAliasesOnlyWhereAllowed) {
   }
 }
 
+// An element named like a group keeps its short names where aliases are
+// allowed, and its canonical path everywhere.
+TEST(SignalPaths, ShortNamesOfAnElementNamedLikeAGroup) {
+  const Model m = io::parse_model(R"(simulation: {t_end: 1.0, output_step: 0.01}
+bodies: {b: {inertia: 1.0}}
+elements:
+  energy: {type: friction, body: b, viscous: 0.1, coulomb: 0.2}
+  inputs: {type: torque, body: b, torque: 1.0}
+)",
+                                  "groups.yaml", ".");
+  const SignalPath energy_torque{SignalPath::Kind::torque, 0}, inputs_state{SignalPath::Kind::state, 1};
+  EXPECT_EQ(resolve_signal_path(m, "energy.torque", SignalNames::with_aliases), energy_torque);
+  EXPECT_EQ(resolve_signal_path(m, "elements.energy.torque", SignalNames::canonical), energy_torque);
+  EXPECT_EQ(resolve_signal_path(m, "inputs.state", SignalNames::with_aliases), inputs_state);
+  EXPECT_EQ(resolve_signal_path(m, "energy.kinetic", SignalNames::with_aliases),
+            (SignalPath{SignalPath::Kind::kinetic, -1}));
+  EXPECT_THROW(resolve_signal_path(m, "energy.torque", SignalNames::canonical), std::invalid_argument);
+}
+
 TEST(SignalPaths, ErrorsNameTheProblemAndListTheModelsNames) {
   const Model m = loop_model();
   auto message = [&](const std::string& path, SignalNames names) {
