@@ -1,7 +1,7 @@
 #include "core/run_frame.hpp"
 
 #include <cmath>
-#include <sstream>
+#include <charconv>
 #include <stdexcept>
 #include <string>
 
@@ -30,10 +30,9 @@ std::vector<double> output_times(const SimulationSettings& s) {
 }
 
 std::string stopped_by_caller(double t) {
-  std::ostringstream os;
-  os.precision(17);
-  os << "stopped by the caller at t = " << t << " s";
-  return os.str();
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, t).ptr;  // shortest round trip
+  return "stopped by the caller at t = " + std::string(buf, end) + " s";
 }
 
 Result labelled_result(const Model& m) {
