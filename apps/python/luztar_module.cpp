@@ -399,8 +399,10 @@ PYBIND11_MODULE(_luztar, m) {
     return d;
   }, py::arg("path"));
 
-  py::class_<InputId>(m, "InputId").def_readonly("index", &InputId::index);
-  py::class_<OutputId>(m, "OutputId").def_readonly("index", &OutputId::index);
+  py::class_<InputId>(m, "InputId", "A named input resolved once (Simulator.input).")
+      .def_readonly("index", &InputId::index);
+  py::class_<OutputId>(m, "OutputId", "A named output resolved once (Simulator.output).")
+      .def_readonly("index", &OutputId::index);
   py::class_<PySnapshot>(m, "Snapshot", "The full state of a Simulator at one time (Simulator.snapshot()).")
       .def_property_readonly("time", [](const PySnapshot& s) { return s.snapshot.state.t; });
 

@@ -229,3 +229,21 @@ def test_release_the_gil_runs_in_parallel_threads(models_dir):
     for t in threads:
         t.join()
     np.testing.assert_array_equal(results[0]["bodies.block.angle"], results[1]["bodies.block.angle"])
+
+
+def test_every_public_name_has_a_docstring_and_a_stub():
+    import ast
+    import pathlib
+    stub = pathlib.Path(luztar.__file__).with_name("__init__.pyi")
+    tree = ast.parse(stub.read_text())
+    stubbed = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    missing = [name for name in luztar.__all__ if name != "__version__" and name not in stubbed]
+    assert missing == []
+    for name in luztar.__all__:
+        obj = getattr(luztar, name)
+        if callable(obj):
+            assert obj.__doc__ and len(obj.__doc__) > 20, name
+    for cls in (luztar.Model, luztar.Result, luztar.Simulator):
+        for attr, member in vars(cls).items():
+            if not attr.startswith("_") and (callable(member) or isinstance(member, property)):
+                assert member.__doc__, f"{cls.__name__}.{attr}"

@@ -31,7 +31,7 @@ import re
 
 import numpy as np
 
-__all__ = ["ModelError", "Interrupted", "Model", "Result", "Simulator", "Snapshot", "SweepResult",
+__all__ = ["ModelError", "Interrupted", "Model", "Result", "Simulator", "Snapshot", "InputId", "OutputId", "SweepResult",
            "load", "loads", "read", "run", "sweep", "units_of", "__version__"]
 
 
@@ -375,6 +375,8 @@ def run(model: Model | str | os.PathLike, **simulation) -> Result:
 
 
 Snapshot = _luztar.Snapshot
+InputId = _luztar.InputId
+OutputId = _luztar.OutputId
 
 
 class Simulator:
