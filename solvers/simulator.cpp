@@ -845,13 +845,13 @@ Result simulate_event_driven(const Model& model, const SimulationSettings& setti
   if (r.status != StepStatus::reached_time) r.message = sim.message();
   else sample();
   for (std::size_t k = 1; k < grid.size() && r.status == StepStatus::reached_time; ++k) {
-    r.status = sim.advance_to(grid[k]);
-    if (r.status != StepStatus::reached_time) r.message = sim.message();
-    else sample();
-    if (r.status == StepStatus::reached_time && k + 1 < grid.size() && keep_going && !keep_going(r.time.back())) {
+    if (keep_going && !keep_going(r.time.back())) {  // asked after every sample but the last
       r.message = stopped_by_caller(r.time.back());
       break;
     }
+    r.status = sim.advance_to(grid[k]);
+    if (r.status != StepStatus::reached_time) r.message = sim.message();
+    else sample();
   }
   r.events = sim.events();
   r.time_stuck = sim.time_stuck();
