@@ -157,6 +157,8 @@ class InterruptCheck {
     }
   }
   bool caught() const { return static_cast<bool>(error_); }
+  // An interrupt that surfaced elsewhere (a KeyboardInterrupt from a Python callback).
+  void keep(py::error_already_set&& e) { error_ = std::make_unique<py::error_already_set>(std::move(e)); }
 
  private:
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
@@ -319,7 +321,14 @@ py::dict sweep(const PyModel* model, const std::string& path, const std::vector<
       }
       if (!progress.is_none()) {
         py::gil_scoped_acquire gil;
-        progress(done, n, failed);
+        try {
+          progress(done, n, failed);
+        } catch (py::error_already_set& e) {  // ends the sweep: the runs in progress finish
+          dispenser.stop();
+          if (!e.matches(PyExc_KeyboardInterrupt)) throw;
+          check.keep(std::move(e));  // Ctrl-C while the callback ran: interrupted as any other
+          stopping = true;
+        }
       }
     }
   }  // joins the workers

@@ -247,3 +247,36 @@ def test_every_public_name_has_a_docstring_and_a_stub():
         for attr, member in vars(cls).items():
             if not attr.startswith("_") and (callable(member) or isinstance(member, property)):
                 assert member.__doc__, f"{cls.__name__}.{attr}"
+
+
+def test_ctrl_c_stops_a_sweep_with_the_runs_done(models_dir):
+    model = luztar.load(models_dir / "block.yaml")
+    sent = []
+
+    def progress(done, total, failed):  # Ctrl-C once a run is done
+        if done >= 1 and not sent:
+            sent.append(done)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(luztar.Interrupted) as e:
+        model.sweep({"elements.bearing.coulomb": {"from": 0.1, "to": 1.0, "count": 40}},
+                    {"q_end": {"final": "bodies.block.angle"}}, threads=1, progress=progress)
+    s = e.value.result
+    assert len(s) == 40
+    done = s.status == "ok"
+    # one thread: the run in progress when the signal is seen finishes, no other starts
+    assert 1 <= done.sum() <= sent[0] + 2 and set(s.status[~done]) == {"pending"}
+    assert np.all(np.isfinite(s.metrics["q_end"][done])) and np.all(np.isnan(s.metrics["q_end"][~done]))
+
+
+def test_an_exception_in_the_progress_callback_propagates(models_dir):
+    model = luztar.load(models_dir / "block.yaml")
+    seen = []
+
+    def progress(done, total, failed):
+        seen.append(done)
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        model.sweep({"elements.bearing.coulomb": {"from": 0.1, "to": 1.0, "count": 50}}, threads=1, progress=progress)
+    assert len(seen) == 1
