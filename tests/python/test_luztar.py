@@ -158,6 +158,8 @@ def test_hdf5_read_back_equals_the_run(models_dir, cli, tmp_path):
     for key in ("steps", "events", "impacts", "energy_residual"):
         assert stored.stats[key] == mem.stats[key], key
     assert stored.model_text == text
+    with pytest.raises(RuntimeError, match="nope.h5: not a readable HDF5 file"):
+        luztar.read(tmp_path / "nope.h5")
 
 
 def test_sweep_returns_the_metric_table(models_dir):

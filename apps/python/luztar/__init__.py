@@ -362,13 +362,20 @@ def loads(text: str, origin: str = "<string>", base_dir: str | os.PathLike = "."
 
 def read(path: str | os.PathLike) -> Result:
     """Reads a result file written by ``luztar run -o FILE.h5`` into a :class:`Result`
-    (the same arrays, events, status and statistics as the run produced; ``model_text`` set)."""
+    (the same arrays, events, status and statistics as the run produced; ``model_text`` set).
+    RuntimeError naming the file when it is not a readable luztar result file."""
     return Result(_luztar.read(os.fspath(path)))
 
 
 def run(model: Model | str | os.PathLike, **simulation) -> Result:
-    """Runs a model (a :class:`Model` or the path of a model file); keyword arguments as
-    :meth:`Model.run` (``t_end=...``, ``output_step=...``, ``solver=...``)."""
+    """Runs a model and returns its :class:`Result` (arrays of every signal, events, status).
+
+    ``model`` is a :class:`Model` or the path of a model file. Keyword arguments replace
+    ``simulation.*`` fields for this run only, as :meth:`Model.run`:
+    ``luztar.run("models/block.yaml", t_end=2.0, output_step=1e-4)``.
+    Raises :class:`ModelError` (located) for a model or a setting that breaks a rule, and
+    :class:`Interrupted` on Ctrl-C (``.result``: the samples so far).
+    """
     if not isinstance(model, Model):
         model = load(model)
     return model.run(**simulation)
@@ -394,7 +401,8 @@ class Simulator:
     ``time_stepping`` model raises ValueError). Inputs and outputs may be given by name or
     by the ids :meth:`input` / :meth:`output` return; a bad name or value raises ValueError.
     :meth:`snapshot` / :meth:`restore` roll back: a restored simulator repeats the
-    continued one bit for bit. ``advance_to`` releases the GIL.
+    continued one bit for bit. ``advance_to`` releases the GIL; one simulator is used by one
+    thread at a time (several simulators of one model may run in parallel threads).
     """
 
     def __init__(self, model: Model):
