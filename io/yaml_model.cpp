@@ -581,8 +581,9 @@ std::string field_value(const std::string& text, const std::string& origin, cons
   if (!root.IsMap()) throw ModelError("", "the model file is not a mapping", location(origin, root.Mark()));
   YAML::Node found;
   walk_path(root, at, [&](YAML::Node parent, const std::string& key) {
-    found.reset(static_cast<const YAML::Node&>(parent)[key]);
-    if (!found) throw ModelError(path, "the model sets no field '" + key + "' here (it has: " + keys_of(parent) + ")", origin);
+    const YAML::Node child = static_cast<const YAML::Node&>(parent)[key];
+    if (!child) throw ModelError(path, "the model sets no field '" + key + "' here (it has: " + keys_of(parent) + ")", origin);
+    found.reset(child);
   });
   if (found.IsScalar()) return found.Scalar();
   YAML::Emitter out;
