@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine (run as root, or with sudo available):
 #
-#   bash bootstrap.sh example    install what is missing, build, run the gear-train example
+#   bash bootstrap.sh example    install what is missing, build, install luztar (CLI, C/C++ API and the
+#                                Python package for /usr/bin/python3), run the gear-train example
 #   bash bootstrap.sh test       install what is missing, build, run the whole test suite
 #   bash bootstrap.sh sanitize   the test suite again under AddressSanitizer + UBSan
 #   bash bootstrap.sh bench      build and run the benchmarks (single runs, then sweeps)
@@ -13,10 +14,15 @@ cd "$(dirname "$0")"
 
 PACKAGES=(build-essential cmake pkgconf libeigen3-dev libsundials-dev libyaml-cpp-dev libhdf5-dev
           libgtest-dev libcli11-dev libopenmpi-dev openmpi-bin
-          python3 python3-h5py python3-matplotlib python3-numpy)
+          python3 python3-h5py python3-matplotlib python3-numpy
+          python3-dev python3-pybind11 python3-pytest python3-nbclient python3-ipykernel python3-venv)
 
 # Only for `fuzz`: Debian's clang and its libFuzzer / sanitizer runtimes.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+
+as_root() {
+  if [ "$(id -u)" -ne 0 ]; then sudo "$@"; else "$@"; fi
+}
 
 install_missing() {
   local missing=()
@@ -43,6 +49,8 @@ case "${1:-}" in
   example)
     install_missing
     build build -DCMAKE_BUILD_TYPE=Release
+    as_root cmake --install build >/dev/null
+    /usr/bin/python3 -c 'import luztar; print("== python3: luztar", luztar.__version__, "from", luztar.__file__)'
     ./build/luztar run models/gear_train.yaml -o gear_train.h5 --csv gear_train.csv
     ./build/luztar plot gear_train.h5 -o gear_train.png
     ;;

@@ -1,6 +1,7 @@
 #include "core/run_frame.hpp"
 
 #include <cmath>
+#include <charconv>
 #include <stdexcept>
 #include <string>
 
@@ -26,6 +27,12 @@ std::vector<double> output_times(const SimulationSettings& s) {
   if (same_time(grid.back(), s.t_end)) grid.back() = s.t_end;  // 700 * 0.001 ends at 0.7 itself
   else if (grid.back() < s.t_end) grid.push_back(s.t_end);
   return grid;
+}
+
+std::string stopped_by_caller(double t) {
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, t).ptr;  // shortest round trip
+  return "stopped by the caller at t = " + std::string(buf, end) + " s";
 }
 
 Result labelled_result(const Model& m) {

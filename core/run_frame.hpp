@@ -3,6 +3,8 @@
 // instants and a Result labelled with the model's names (solvers/simulator
 // and solvers/time_stepping fill it the same way).
 #include <cstddef>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "core/model.hpp"
@@ -37,6 +39,15 @@ double output_sample_count(const SimulationSettings& s);
 // grid or one of more than kMaxStoredValues samples (settings that did not
 // pass validate()).
 std::vector<double> output_times(const SimulationSettings& s);
+
+// Asked by a run after every output sample but the last, with the sample's time [s]:
+// false ends the run there (a host's interrupt, e.g. Ctrl-C in Python). The
+// Result then holds the samples up to that time, status reached_time and a
+// message "stopped by the caller at t = <t> s". An empty hook never stops.
+using SampleHook = std::function<bool(double t)>;
+
+// The message of a run a SampleHook stopped at sample time t.
+std::string stopped_by_caller(double t);
 
 // A Result with body and element names and element kinds, no samples yet.
 Result labelled_result(const Model& m);

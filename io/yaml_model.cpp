@@ -403,9 +403,8 @@ std::string keys_of(const YAML::Node& map) {
   return s.empty() ? std::string("nothing") : s;
 }
 
-// Puts o.value at o.path in the tree; returns the path as it is in the file
-// (with the signal kind, if one was skipped).
-std::string apply_override(YAML::Node root, const FieldOverride& o) {
+// The names of o.path (a FieldOverride's path syntax), each checked non-empty.
+std::vector<std::string> path_parts(const FieldOverride& o) {
   auto fail = [&](const std::string& detail) -> void { throw ModelError(o.path, detail, o.where); };
   std::vector<std::string> parts;
   for (std::size_t start = 0;;) {
@@ -416,21 +415,22 @@ std::string apply_override(YAML::Node root, const FieldOverride& o) {
   }
   for (const std::string& p : parts)
     if (p.empty()) fail("a path is names joined by dots, e.g. elements.mesh.freeplay");
-  if (parts.front() == "sweep") fail("the sweep description itself cannot be swept");
-  YAML::Node value;
-  try {
-    value = YAML::Load(o.value);
-  } catch (const YAML::Exception& e) {
-    fail("the value '" + o.value + "' is not valid YAML: " + e.msg);
-  }
-  if (!value || value.IsNull()) fail("the value is empty");
+  return parts;
+}
+
+// Walks the tree along o.path as written (a signal's kind may be left out) and
+// calls at_last(parent, key) for the last name; returns the path as it is in
+// the file (with the signal kind, if one was skipped).
+template <class F>
+std::string walk_path(YAML::Node root, const FieldOverride& o, F&& at_last) {
+  auto fail = [&](const std::string& detail) -> void { throw ModelError(o.path, detail, o.where); };
+  const std::vector<std::string> parts = path_parts(o);
   YAML::Node cur = root;
   std::string resolved;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string& key = parts[i];
     const std::string here = resolved.empty() ? "the model" : "'" + resolved + "'";
     if (!cur.IsMap()) fail(here + " is a single value; it has no field '" + key + "'");
-    const bool last = i + 1 == parts.size();
     std::string kind;
     if (!static_cast<const YAML::Node&>(cur)[key] && signal_wrapper(cur, kind) && kind != key) {
       cur.reset(cur[kind]);  // step into the signal's parameters
@@ -438,14 +438,30 @@ std::string apply_override(YAML::Node root, const FieldOverride& o) {
     }
     const YAML::Node child = static_cast<const YAML::Node&>(cur)[key];
     resolved += (resolved.empty() ? "" : ".") + key;
-    if (last) {
-      cur[key] = value;  // a missing optional key is added; the reader checks it is allowed
+    if (i + 1 == parts.size()) {
+      at_last(cur, key);
       break;
     }
     if (!child) fail(here + " has no field '" + key + "' (it has: " + keys_of(cur) + ")");
     cur.reset(child);
   }
   return resolved;
+}
+
+// Puts o.value at o.path in the tree; returns the path as it is in the file
+// (with the signal kind, if one was skipped).
+std::string apply_override(YAML::Node root, const FieldOverride& o) {
+  auto fail = [&](const std::string& detail) -> void { throw ModelError(o.path, detail, o.where); };
+  if (path_parts(o).front() == "sweep") fail("the sweep description itself cannot be swept");
+  YAML::Node value;
+  try {
+    value = YAML::Load(o.value);
+  } catch (const YAML::Exception& e) {
+    fail("the value '" + o.value + "' is not valid YAML: " + e.msg);
+  }
+  if (!value || value.IsNull()) fail("the value is empty");
+  // a missing optional key is added; the reader checks it is allowed
+  return walk_path(root, o, [&](YAML::Node parent, const std::string& key) { parent[key] = value; });
 }
 
 bool within(const std::string& field, const std::string& path) {
@@ -556,6 +572,25 @@ Model load_model(const std::string& path) { return assemble(read_model_spec(path
 
 Model load_model(const std::string& path, const std::vector<FieldOverride>& overrides) {
   return assembled(read_text_file(path, "model file"), path, base_dir_of(path), overrides, nullptr);
+std::string field_value(const std::string& text, const std::string& origin, const std::string& path,
+                        const std::vector<FieldOverride>& overrides) {
+  const YAML::Node root = parse_yaml(text, origin, "model file");
+  for (const FieldOverride& o : overrides) {
+    if (!root.IsMap()) throw ModelError("", "the model file is not a mapping", location(origin, root.Mark()));
+    yaml_guard(origin, [&] { return apply_override(root, o); });
+  }
+  const FieldOverride at{path, "", origin};
+  if (!root.IsMap()) throw ModelError("", "the model file is not a mapping", location(origin, root.Mark()));
+  YAML::Node found;
+  walk_path(root, at, [&](YAML::Node parent, const std::string& key) {
+    const YAML::Node child = static_cast<const YAML::Node&>(parent)[key];
+    if (!child) throw ModelError(path, "the model sets no field '" + key + "' here (it has: " + keys_of(parent) + ")", origin);
+    found.reset(child);
+  });
+  if (found.IsScalar()) return found.Scalar();
+  YAML::Emitter out;
+  out << YAML::Flow << found;
+  return out.c_str();
 }
 
 }  // namespace luztar::io

@@ -52,6 +52,13 @@ using InputFiles = std::map<std::string, std::string>;
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
                            const std::vector<FieldOverride>& overrides, InputFiles& files);
 
+// The value of the field at `path` (the syntax of FieldOverride::path) in a
+// model's text after `overrides`, as YAML text: a scalar as written, a mapping
+// or list in flow style. Only what the text says: a field left to its default
+// is a ModelError (field = path, where = origin), as is a path through a value.
+std::string field_value(const std::string& text, const std::string& origin, const std::string& path,
+                        const std::vector<FieldOverride>& overrides = {});
+
 // read_model_spec + assemble (the rules checked once, by assemble()).
 Model load_model(const std::string& path);
 // The same with fields replaced (as parse_model; table files resolve against

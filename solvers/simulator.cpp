@@ -807,7 +807,7 @@ void Simulator::restore(const Snapshot& snap) {
 Result simulate(const Model& model) { return simulate(model, model.simulation); }
 
 namespace {
-Result simulate_event_driven(const Model& model, const SimulationSettings& settings) {
+Result simulate_event_driven(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going) {
   const auto wall0 = std::chrono::steady_clock::now();
   Result r = labelled_result(model);
   Simulator sim(model, settings);
@@ -832,6 +832,10 @@ Result simulate_event_driven(const Model& model, const SimulationSettings& setti
   if (r.status != StepStatus::reached_time) r.message = sim.message();
   else sample();
   for (std::size_t k = 1; k < grid.size() && r.status == StepStatus::reached_time; ++k) {
+    if (keep_going && !keep_going(r.time.back())) {  // asked after every sample but the last
+      r.message = stopped_by_caller(r.time.back());
+      break;
+    }
     r.status = sim.advance_to(grid[k]);
     if (r.status != StepStatus::reached_time) r.message = sim.message();
     else sample();
@@ -844,9 +848,11 @@ Result simulate_event_driven(const Model& model, const SimulationSettings& setti
 }
 }  // namespace
 
-Result simulate(const Model& model, const SimulationSettings& settings) {
-  Result r = settings.solver == "time_stepping" ? simulate_time_stepping(model, settings)
-                                                : simulate_event_driven(model, settings);
+Result simulate(const Model& model, const SimulationSettings& settings) { return simulate(model, settings, {}); }
+
+Result simulate(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going) {
+  Result r = settings.solver == "time_stepping" ? simulate_time_stepping(model, settings, keep_going)
+                                                : simulate_event_driven(model, settings, keep_going);
   check_energy_balance(r);
   return r;
 }

@@ -63,6 +63,7 @@
 #include "core/model.hpp"
 #include "core/result.hpp"
 #include "core/signal_paths.hpp"
+#include "core/run_frame.hpp"
 #include "core/state.hpp"
 
 namespace luztar {
@@ -163,5 +164,8 @@ class Simulator {
 // (check_energy_balance, core/energy.hpp).
 Result simulate(const Model& model);
 Result simulate(const Model& model, const SimulationSettings& settings);
+// Same, asking keep_going after every output sample (core/run_frame.hpp:
+// false ends the run there with the samples so far).
+Result simulate(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going);
 
 }  // namespace luztar

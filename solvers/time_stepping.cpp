@@ -396,7 +396,7 @@ EventKind event_kind(ElementKind kind, std::int8_t before, std::int8_t after) {
 
 }  // namespace
 
-Result simulate_time_stepping(const Model& model, const SimulationSettings& settings) {
+Result simulate_time_stepping(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going) {
   const auto wall0 = std::chrono::steady_clock::now();
   MoreauJean mj(model, settings);
   const int nb = model.num_bodies(), ne = model.num_elements();
@@ -438,6 +438,7 @@ Result simulate_time_stepping(const Model& model, const SimulationSettings& sett
   const bool partial = earlier(settings.t_start + static_cast<double>(n_full) * h, settings.t_end);
   const long n_steps = std::max(n_full + (partial ? 1 : 0), 1L);
   std::size_t next = 0;  // next output sample
+  bool stopped = false;  // by keep_going
   Eigen::VectorXd q0(nb), v0(nb);  // state at the start of the step
   std::vector<std::int8_t> before(ne);
   for (long k = 0; k < n_steps; ++k) {
@@ -477,7 +478,13 @@ Result simulate_time_stepping(const Model& model, const SimulationSettings& sett
     while (next < grid.size() && at_or_before(grid[next], mj.t())) {
       sample(grid[next], q0, v0, t0, W0, D0);
       ++next;
+      if (keep_going && next < grid.size() && !keep_going(r.time.back())) {
+        stopped = true;
+        r.message = stopped_by_caller(r.time.back());
+        break;
+      }
     }
+    if (stopped) break;
     if (r.stats.events > settings.max_events) {
       r.status = StepStatus::event_limit;
       r.message = "time stepping: more than simulation.max_events steps with mode changes";
@@ -485,7 +492,7 @@ Result simulate_time_stepping(const Model& model, const SimulationSettings& sett
     }
   }
   // reached_time means t_end was reached and every output sample taken.
-  if (r.status == StepStatus::reached_time && (mj.t() != settings.t_end || next != grid.size())) {
+  if (r.status == StepStatus::reached_time && !stopped && (mj.t() != settings.t_end || next != grid.size())) {
     r.status = StepStatus::solver_failure;
     std::ostringstream os;
     os << "time stepping: stopped at t = " << mj.t() << " s short of t_end = " << settings.t_end << " s ("

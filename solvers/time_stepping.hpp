@@ -44,6 +44,7 @@
 // dynamics belongs to the event-driven solver); h > 0, theta in [0.5, 1].
 #include "core/model.hpp"
 #include "core/result.hpp"
+#include "core/run_frame.hpp"
 
 namespace luztar {
 
@@ -52,6 +53,8 @@ namespace luztar {
 // when t_end was reached with every output sample. Throws ModelError (field
 // simulation.solver) when the model has massless bodies, std::invalid_argument
 // for settings out of range (h not > 0, more than kMaxTimeSteps steps).
-Result simulate_time_stepping(const Model& model, const SimulationSettings& settings);
+// keep_going: asked after every output sample (core/run_frame.hpp).
+Result simulate_time_stepping(const Model& model, const SimulationSettings& settings,
+                              const SampleHook& keep_going = {});
 
 }  // namespace luztar

@@ -6,6 +6,7 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/energy.hpp"
 #include "io/yaml_model.hpp"
@@ -286,6 +287,42 @@ TEST(Simulator, AdvanceToRefusesTimesNotFiniteOrBackwards) {
   EXPECT_EQ(error_of(INFINITY), "advance_to: t = inf must be a finite time not before the simulator's time 0.05");
   EXPECT_EQ(sim.time(), 0.05);
   EXPECT_EQ(sim.advance_to(0.05), StepStatus::reached_time);  // now again: nothing to do
+}
+
+// A SampleHook that says stop after the sample at 0.25 s ends the run there:
+// the samples up to it are those of the whole run (the same steps), nothing
+// after, status reached_time with the message naming the time; the last
+// sample is never asked about. Both solvers.
+TEST(Simulator, SampleHookStopsTheRunWithTheSamplesSoFar) {
+  for (const std::string solver : {"event_driven", "time_stepping"}) {
+    SCOPED_TRACE(solver);
+    const Model model = io::load_model(std::string(LUZTAR_MODELS_DIR) + "/block.yaml");
+    SimulationSettings settings = model.simulation;
+    settings.t_end = 0.5;
+    settings.solver = solver;
+    settings.step = 1e-4;
+    const Result whole = simulate(model, settings);
+    std::vector<double> asked;
+    const Result part = simulate(model, settings, [&](double t) {
+      asked.push_back(t);
+      return t < 0.25;
+    });
+    ASSERT_EQ(part.status, StepStatus::reached_time);
+    EXPECT_EQ(part.message, "stopped by the caller at t = 0.25 s");
+    ASSERT_EQ(part.num_samples(), 251);
+    EXPECT_EQ(part.time.back(), 0.25);
+    ASSERT_EQ(asked.size(), 251u);
+    for (int k = 0; k < part.num_samples(); ++k) {
+      EXPECT_EQ(part.velocity[k], whole.velocity[k]) << k;
+      EXPECT_EQ(part.dissipated[k], whole.dissipated[k]) << k;
+    }
+    EXPECT_EQ(part.events.size(), 1u);  // the break-away at 1/6 s
+    std::size_t calls = 0;
+    const Result all = simulate(model, settings, [&](double) { return ++calls > 0; });
+    EXPECT_EQ(all.message, "");
+    EXPECT_EQ(calls, whole.time.size() - 1);  // every sample but the last
+    EXPECT_EQ(all.velocity, whole.velocity);
+  }
 }
 
 }  // namespace

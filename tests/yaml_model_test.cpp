@@ -524,5 +524,33 @@ TEST(YamlModel, AnAliasInsideItsOwnNodeIsRefused) {
   EXPECT_EQ(spec.bodies[1].inertia, 3.0);
 }
 
+// io::field_value reads a field by the sweep's path syntax, after overrides,
+// skipping a signal's kind as overrides do; a field the text leaves to its
+// default, or a path through a value, is a ModelError naming the path.
+TEST(YamlModel, FieldValueReadsByTheOverridePath) {
+  const std::string text =
+      "name: m\nsimulation: {t_end: 1.0, output_step: 0.01}\nbodies:\n  b: {inertia: 2.0}\n"
+      "elements:\n  drive: {type: torque, body: b, torque: {sine: {amplitude: 3.0, frequency: 1.0}}}\n";
+  EXPECT_EQ(io::field_value(text, "m.yaml", "bodies.b.inertia"), "2.0");
+  EXPECT_EQ(io::field_value(text, "m.yaml", "elements.drive.torque.amplitude"), "3.0");
+  EXPECT_EQ(io::field_value(text, "m.yaml", "elements.drive.torque"), "{sine: {amplitude: 3.0, frequency: 1.0}}");
+  EXPECT_EQ(io::field_value(text, "m.yaml", "elements.drive.torque.amplitude",
+                            {{"elements.drive.torque.amplitude", "0.5", "--set"}}),
+            "0.5");
+  auto message = [&](const std::string& path) {
+    try {
+      io::field_value(text, "m.yaml", path);
+    } catch (const ModelError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("simulation.rtol"),
+            "m.yaml: simulation.rtol: the model sets no field 'rtol' here (it has: t_end, output_step)");
+  EXPECT_EQ(message("bodies.b.inertia.x"), "m.yaml: bodies.b.inertia.x: 'bodies.b.inertia' is a single value; it has no field 'x'");
+  EXPECT_EQ(message("bodies.c.inertia"), "m.yaml: bodies.c.inertia: 'bodies' has no field 'c' (it has: b)");
+  EXPECT_EQ(message("bodies..inertia"), "m.yaml: bodies..inertia: a path is names joined by dots, e.g. elements.mesh.freeplay");
+}
+
 }  // namespace
 }  // namespace luztar

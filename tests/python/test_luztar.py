@@ -1,0 +1,284 @@
+"""The Python package against closed forms, exact error texts and the C++ library's semantics."""
+import math
+import os
+import signal
+import subprocess
+import threading
+
+import numpy as np
+import pytest
+
+import luztar
+
+
+# -- the block of Part 2, 3.1 (models/block.yaml) in closed form ---------------------------
+# I q'' = F0 sin(w t) - c q' - s MT0 while slipping in direction s; stuck from rest while
+# |F0 sin(w t)| <= MT0. From rest at t = 0 the block breaks away when F0 sin(w t0) = MT0,
+# t0 = asin(MT0/F0)/w, and then (s = +1, v(t0) = 0, a = c/I)
+#   v(t) = vp(t) - vp(t0) exp(-a (t - t0)),
+#   vp(t) = A sin(w t) + B cos(w t) - MT0/c,  A = (F0/I) a/(a^2+w^2),  B = -(F0/I) w/(a^2+w^2)
+# until v returns to 0 (tests/block_test.cpp derives the whole solution).
+I, C, F0, W = 1.0, 0.5, 2.0, math.pi  # inertia, viscous, amplitude, 2 pi 0.5 Hz
+
+
+def block_break_away(mt0):
+    return math.asin(mt0 / F0) / W
+
+
+def block_slip_velocity(t, mt0):
+    a = C / I
+    A = (F0 / I) * a / (a * a + W * W)
+    B = -(F0 / I) * W / (a * a + W * W)
+    vp = lambda s: A * np.sin(W * s) + B * np.cos(W * s) - mt0 / C  # noqa: E731
+    t0 = block_break_away(mt0)
+    return vp(t) - vp(t0) * np.exp(-a * (t - t0))
+
+
+def test_block_matches_its_closed_form(models_dir):
+    model = luztar.load(models_dir / "block.yaml")
+    r = model.run(t_end=1.0)
+    assert r.status == "reached_time" and r.message == ""
+    assert r.time[0] == 0.0 and r.time[-1] == 1.0 and len(r.time) == 1001
+    first = r.events[0]
+    assert (first["element"], first["kind"], first["before"], first["after"]) == ("bearing", "break_away", 0, 1)
+    assert abs(first["t"] - 1 / 6) < 1e-9  # 2 sin(pi t) = 1
+    v = r["bodies.block.velocity"]
+    assert r.units["bodies.block.velocity"] == "rad/s"
+    stuck = r.time < 1 / 6 - 1e-9
+    assert np.all(v[stuck] == 0.0) and np.all(r["bearing.state"][stuck] == 0)
+    slip = r.time > 1 / 6 + 1e-9  # still slipping at t = 1 (one event only)
+    assert len(r.events) == 1
+    np.testing.assert_allclose(v[slip], block_slip_velocity(r.time[slip], 1.0), rtol=0, atol=1e-7)
+    # the same arrays by every way in: matrix columns, short paths, energies
+    np.testing.assert_array_equal(r.velocity[:, 0], v)
+    np.testing.assert_array_equal(r["block.velocity"], v)
+    np.testing.assert_array_equal(r.energy["kinetic"], 0.5 * I * v * v)
+    assert r.units["elements.bearing.torque"] == "N m" and r.units["energy.dissipated"] == "J"
+    assert r.units["time"] == "s"
+
+
+def test_set_by_sweep_path_reassembles(models_dir):
+    model = luztar.load(models_dir / "block.yaml")
+    assert model["elements.bearing.coulomb"] == 1.0
+    assert model["elements.drive.torque.amplitude"] == 2.0  # the signal's kind (sine) left out
+    assert model["elements.drive.torque"] == "{sine: {amplitude: 2.0, frequency: 0.5}}"
+    model["elements.bearing.coulomb"] = 1.5
+    assert model["elements.bearing.coulomb"] == 1.5 and model.sets == {"elements.bearing.coulomb": "1.5"}
+    r = model.run(t_end=0.5)
+    assert abs(r.events[0]["t"] - block_break_away(1.5)) < 1e-9  # 2 sin(pi t) = 1.5
+    # a value that breaks a rule is refused where it was set; the model keeps its value
+    with pytest.raises(luztar.ModelError) as e:
+        model["elements.bearing.coulomb"] = -1.0
+    assert str(e.value) == ("model['elements.bearing.coulomb']: elements.bearing.coulomb: the friction torque limit "
+                            "must stay >= 0 (it can reach -1) (value -1.0)")
+    assert e.value.field == "elements.bearing.coulomb" and e.value.line is None
+    assert model["elements.bearing.coulomb"] == 1.5
+    # a field the file leaves to its default, and a path through a value
+    with pytest.raises(KeyError, match="sets no field 'max_step'"):
+        model["simulation.max_step"]
+    with pytest.raises(KeyError, match="is a single value"):
+        model["elements.bearing.coulomb.x"]
+    with pytest.raises(luztar.ModelError, match="has no field 'nope'"):
+        model["elements.nope.coulomb"] = 1
+
+
+def test_errors_carry_their_location(tmp_path):
+    text = ("name: x\nsimulation: {t_end: 1.0, output_step: 0.01}\nbodies:\n  b: {inertia: -2.0}\n"
+            "elements:\n  f: {type: friction, body: b, coulomb: 1.0}\n")
+    with pytest.raises(luztar.ModelError) as e:
+        luztar.loads(text, origin="inline.yaml")
+    assert str(e.value) == "inline.yaml:4:16: bodies.b.inertia: must be >= 0 (got -2)"
+    assert (e.value.path, e.value.line, e.value.column, e.value.field) == ("inline.yaml", 4, 16, "bodies.b.inertia")
+    f = tmp_path / "bad.yaml"
+    f.write_text(text)
+    with pytest.raises(luztar.ModelError) as e:
+        luztar.load(f)
+    assert str(e.value) == f"{f}:4:16: bodies.b.inertia: must be >= 0 (got -2)"
+    assert (e.value.path, e.value.line, e.value.column) == (str(f), 4, 16)
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(luztar.ModelError, match="simulation.t_end"):
+        luztar.loads(text.replace("-2.0", "2.0")).run(t_end=-1.0)
+
+
+def test_snapshot_restore_repeats_bit_for_bit(models_dir):
+    model = luztar.load(models_dir / "steering.yaml")
+    sim = luztar.Simulator(model)
+    torque = sim.input("driver_torque")
+    angle = sim.output("steering_wheel.angle")
+    for k in range(1, 101):
+        sim.set_input(torque, 2.0 * math.sin(2 * math.pi * k * 1e-3))
+        assert sim.advance_to(k * 1e-3) == "reached_time"
+    snap = sim.snapshot()
+    assert snap.time == pytest.approx(0.1, abs=1e-15)
+
+    def continue_run():
+        out = []
+        for k in range(101, 301):
+            sim.set_input("driver_torque", 2.0 + 0.5 * math.cos(k * 1e-2))
+            assert sim.advance_to(k * 1e-3) == "reached_time"
+            out.append((sim.value(angle), *sim.velocities))
+        return np.array(out), sim.events.copy(), sim.stats
+
+    first, events1, stats1 = continue_run()
+    sim.restore(snap)
+    assert sim.time == snap.time
+    second, events2, stats2 = continue_run()
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_array_equal(events1, events2)
+    assert stats1["events"] == stats2["events"]
+    assert np.any(first[:, 0] != 0.0)
+    with pytest.raises(ValueError, match="driver_torque"):
+        sim.input("nope")
+    with pytest.raises(ValueError):
+        sim.advance_to(0.1)  # before now
+    other = luztar.Simulator(luztar.load(models_dir / "steering.yaml"))
+    with pytest.raises(ValueError, match="another model"):
+        other.restore(snap)
+
+
+def test_hdf5_read_back_equals_the_run(models_dir, cli, tmp_path):
+    out = tmp_path / "g.h5"
+    model_path = models_dir / "gear_train.yaml"
+    # the CLI runs the file as written: compare a model whose t_end is set in the text
+    text = model_path.read_text().replace("t_end: 10.0", "t_end: 0.5")
+    short = tmp_path / "gear_train.yaml"
+    short.write_text(text)
+    subprocess.run([cli, "run", str(short), "-o", str(out)], check=True, capture_output=True)
+    stored = luztar.read(out)
+    mem = luztar.load(short).run()
+    assert stored.status == mem.status == "reached_time"
+    np.testing.assert_array_equal(stored.time, mem.time)
+    assert sorted(stored.signals) == sorted(mem.signals)
+    for name, values in mem.signals.items():
+        np.testing.assert_array_equal(stored.signals[name], values, err_msg=name)
+        assert stored.units[name] == mem.units[name]
+    np.testing.assert_array_equal(stored.events, mem.events)
+    assert len(mem.events) > 0
+    assert stored.time_stuck == mem.time_stuck
+    for key in ("steps", "events", "impacts", "energy_residual"):
+        assert stored.stats[key] == mem.stats[key], key
+    assert stored.model_text == text
+    with pytest.raises(RuntimeError, match="nope.h5: not a readable HDF5 file"):
+        luztar.read(tmp_path / "nope.h5")
+
+
+def test_sweep_returns_the_metric_table(models_dir):
+    model = luztar.load(models_dir / "block.yaml")
+    model["simulation.t_end"] = 1.0
+    calls = []
+    s = model.sweep({"elements.bearing.coulomb": [0.5, 1.0, 1.5]},
+                    {"q_end": {"final": "bodies.block.angle"}, "stuck": "time_stuck: bearing"},
+                    threads=2, progress=lambda done, total, failed: calls.append((done, total, failed)))
+    assert len(s) == 3 and list(s.status) == ["ok"] * 3
+    np.testing.assert_array_equal(s.parameters["elements.bearing.coulomb"], [0.5, 1.0, 1.5])
+    np.testing.assert_array_equal(s.parameters["simulation.t_end"], [1.0] * 3)  # the model's own set
+    assert s.units == {"q_end": "rad", "stuck": "s"}
+    assert calls[-1] == (3, 3, 0)
+    for i, mt0 in enumerate([0.5, 1.0, 1.5]):
+        model["elements.bearing.coulomb"] = mt0
+        r = model.run()
+        assert s.metrics["q_end"][i] == r["bodies.block.angle"][-1]
+        assert s.metrics["stuck"][i] == pytest.approx(r.time_stuck["bearing"], abs=1e-12)
+        if len(r.events) == 1:  # stuck from 0 until the break-away only (mt0 = 0.5, 1)
+            assert abs(s.metrics["stuck"][i] - block_break_away(mt0)) < 1e-9
+    with pytest.raises(luztar.ModelError, match="coulomb"):
+        model.sweep({"elements.bearing.coulomb": [1.0, -3.0]})
+
+
+def test_sweep_file(models_dir):
+    # the file's 200 runs cut to 2 by replacing two of its parameters
+    s = luztar.sweep(models_dir / "sweeps" / "gear_train_rattle.yaml", threads=2,
+                     parameters={"elements.mesh.freeplay": [0.01], "elements.bearing_phi.coulomb": "0.1,0.2"})
+    assert len(s) == 2 and list(s.status) == ["ok", "ok"] and s.message == ["", ""]
+    np.testing.assert_array_equal(s.parameters["elements.bearing_phi.coulomb"], [0.1, 0.2])
+    assert list(s.metrics) == ["contacts", "mesh_torque_p2p", "gamma_velocity_rms", "phi_stuck", "heat",
+                               "phi_dead_band"]
+    assert s.units["heat"] == "J" and s.units["contacts"] == "1"
+    assert np.all(s.metrics["contacts"] > 0) and np.all(np.isfinite(s.metrics["heat"]))
+
+
+def test_ctrl_c_stops_a_run_with_the_samples_so_far(models_dir):
+    model = luztar.load(models_dir / "gear_train.yaml")  # 10 s of model time: about 1.5 s of wall time
+    timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(luztar.Interrupted) as e:
+        model.run()
+    timer.join()
+    assert isinstance(e.value, KeyboardInterrupt)
+    r = e.value.result
+    assert r.status == "interrupted"
+    t_stop = r.time[-1]
+    assert 0.0 < t_stop < 10.0 and len(r.time) == round(t_stop / 1e-3) + 1
+    assert r.message == f"stopped by the caller at t = {t_stop!r} s"
+    assert all(len(v) == len(r.time) for v in r.signals.values())
+    assert np.all(r.events["t"] <= t_stop)
+    # the model is usable afterwards, and a run that ends at t_stop gives the same samples (to
+    # roundoff: t_end is an integration stop there, and a stop changes CVODE's last steps)
+    full = model.run(t_end=float(t_stop))
+    np.testing.assert_allclose(full["bodies.psi.angle"], r["bodies.psi.angle"], rtol=1e-9, atol=1e-12)
+
+
+def test_release_the_gil_runs_in_parallel_threads(models_dir):
+    model = luztar.load(models_dir / "block.yaml")
+    results = [None, None]
+
+    def work(i):
+        results[i] = model.run(t_end=2.0)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    np.testing.assert_array_equal(results[0]["bodies.block.angle"], results[1]["bodies.block.angle"])
+
+
+def test_every_public_name_has_a_docstring_and_a_stub():
+    import ast
+    import pathlib
+    stub = pathlib.Path(luztar.__file__).with_name("__init__.pyi")
+    tree = ast.parse(stub.read_text())
+    stubbed = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    missing = [name for name in luztar.__all__ if name != "__version__" and name not in stubbed]
+    assert missing == []
+    for name in luztar.__all__:
+        obj = getattr(luztar, name)
+        if callable(obj):
+            assert obj.__doc__ and len(obj.__doc__) > 20, name
+    for cls in (luztar.Model, luztar.Result, luztar.Simulator):
+        for attr, member in vars(cls).items():
+            if not attr.startswith("_") and (callable(member) or isinstance(member, property)):
+                assert member.__doc__, f"{cls.__name__}.{attr}"
+
+
+def test_ctrl_c_stops_a_sweep_with_the_runs_done(models_dir):
+    model = luztar.load(models_dir / "block.yaml")
+    sent = []
+
+    def progress(done, total, failed):  # Ctrl-C once a run is done
+        if done >= 1 and not sent:
+            sent.append(done)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(luztar.Interrupted) as e:
+        model.sweep({"elements.bearing.coulomb": {"from": 0.1, "to": 1.0, "count": 40}},
+                    {"q_end": {"final": "bodies.block.angle"}}, threads=1, progress=progress)
+    s = e.value.result
+    assert len(s) == 40
+    done = s.status == "ok"
+    # one thread: the run in progress when the signal is seen finishes, no other starts
+    assert 1 <= done.sum() <= sent[0] + 2 and set(s.status[~done]) == {"pending"}
+    assert np.all(np.isfinite(s.metrics["q_end"][done])) and np.all(np.isnan(s.metrics["q_end"][~done]))
+
+
+def test_an_exception_in_the_progress_callback_propagates(models_dir):
+    model = luztar.load(models_dir / "block.yaml")
+    seen = []
+
+    def progress(done, total, failed):
+        seen.append(done)
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        model.sweep({"elements.bearing.coulomb": {"from": 0.1, "to": 1.0, "count": 50}}, threads=1, progress=progress)
+    assert len(seen) == 1
