@@ -56,6 +56,11 @@ using PlotBlock = PlotOf<kBlock, kWhole>;
 // ratio 2), four bearings.
 constexpr char kGearTrain[] = "gear_train", kOneSecond[] = "--t-end 1";
 using PlotGearTrain = PlotOf<kGearTrain, kOneSecond>;
+// servo_gear_train.yaml (the gear train under a sampled PID position loop) and
+// steering.yaml (a rack-and-pinion steering for a host's loop), 1 s each.
+constexpr char kServo[] = "servo_gear_train", kSteering[] = "steering";
+using PlotServo = PlotOf<kServo, kOneSecond>;
+using PlotSteering = PlotOf<kSteering, kOneSecond>;
 
 // Globs pick stored signal paths in model order; one panel per quantity kind,
 // in display units; the events counted by kind. The time axis' ms is allowed
@@ -77,19 +82,36 @@ TEST_F(PlotBlock, ListSelectsSignalsByGlobAndOnePanelPerKind) {
       << out;
 }
 
-// Without --signals: angles and velocities of the bodies and the energies,
-// with the residual of the balance (input - change of kinetic and elastic -
-// dissipated).
-TEST_F(PlotGearTrain, DefaultsToBodiesAndEnergies) {
-  const std::string out = listing(h5_);
-  EXPECT_TRUE(contains(out,
-                       "panels (3):\n"
+// Without --signals: angles and velocities of the bodies, the applied torques
+// (drive and load; not the springs' and bearings'), and the energies with the
+// residual of the balance (input - change of kinetic and elastic - dissipated).
+TEST_F(PlotGearTrain, DefaultsToBodiesAppliedTorquesAndEnergies) {
+  EXPECT_TRUE(contains(listing(h5_),
+                       "panels (4):\n"
                        "  angle [rad]: bodies.psi.angle, bodies.delta.angle, bodies.gamma.angle, bodies.phi.angle\n"
                        "  velocity [rad/s]: bodies.psi.velocity, bodies.delta.velocity, bodies.gamma.velocity, "
                        "bodies.phi.velocity\n"
+                       "  torque [N m]: elements.drive_psi.torque, elements.load_phi.torque\n"
                        "  energy [J]: energy.input_work, energy.kinetic, energy.elastic, energy.dissipated, "
-                       "energy.residual\n"))
+                       "energy.residual\n"));
+}
+
+// The servo's default picture also has its controller's sampled blocks.
+TEST_F(PlotServo, DefaultsIncludeTheSampledBlocks) {
+  const std::string out = listing(h5_);
+  EXPECT_TRUE(contains(out, "  torque [N m]: elements.motor.torque, elements.load_phi.torque\n")) << out;
+  EXPECT_TRUE(contains(out, "  block output: blocks.command, blocks.integral\n")) << out;
+  EXPECT_FALSE(contains(out, "inputs held")) << out;
+}
+
+// steering.yaml is driven by a host through its `input` signals, which
+// `luztar run` holds at 0: the picture says so (nothing moves, all stuck).
+TEST_F(PlotSteering, SaysTheHostsInputsAreHeld) {
+  const std::string out = listing(h5_);
+  EXPECT_TRUE(contains(out, "events: none\n"
+                            "stuck: column_bearing 1 intervals, 1.000000000 s\n"))
       << out;
+  EXPECT_TRUE(contains(out, "inputs held: driver_torque, aligning_moment\n")) << out;
 }
 
 // The shaded stuck intervals run between the logged stick and break-away

@@ -182,17 +182,29 @@ def select(signals, spec, option):
     return [s for s in signals if s in chosen]
 
 
-def default_selection(signals):
-    """Angles and velocities of the first DEFAULT_BODIES bodies, and the energies."""
+def default_selection(f, signals):
+    """Angles and velocities of the first DEFAULT_BODIES bodies, the applied
+    torques (torque elements: the drives and loads), the sampled blocks'
+    outputs (the control path) and the energies."""
     bodies = []
     for s in signals:
         b = s.path.split(".")[1]
         if s.path.startswith("bodies.") and b not in bodies:
             bodies.append(b)
     keep = set(bodies[:DEFAULT_BODIES])
+    applied = {n for n in f["elements"] if text(f["elements"][n].attrs.get("kind", "")) == "torque"}
     picked = [s for s in signals if s.path.startswith("bodies.") and s.path.split(".")[1] in keep]
-    picked += [s for s in signals if s.kind == "energy"]
+    picked += [s for s in signals if s.path.startswith("elements.") and s.path.endswith(".torque")
+               and s.path.split(".")[1] in applied]
+    picked += [s for s in signals if s.path.startswith("blocks.") or s.kind == "energy"]
     return picked, len(bodies)
+
+
+def held_inputs(f):
+    """Names of the model's `input` signals (set by a host through the C/C++
+    API; `luztar run` holds them at their initial values)."""
+    signals = (stored_model(f) or {}).get("signals") or {}
+    return [n for n, v in signals.items() if isinstance(v, dict) and "input" in v]
 
 
 def stuck_intervals(time, state, events, element):
@@ -292,7 +304,7 @@ def plot_result(f, args, plt, fmt):
     if args.signals:
         selected = select(signals, args.signals, "--signals")
     else:
-        selected, nbodies = default_selection(signals)
+        selected, nbodies = default_selection(f, signals)
         if nbodies > DEFAULT_BODIES:
             note = f" (first {DEFAULT_BODIES} of {nbodies} bodies; choose with --signals)"
     panels = panels_of(selected, units)
@@ -317,6 +329,8 @@ def plot_result(f, args, plt, fmt):
         print("events: " + (", ".join(f"{k} {n}" for k, n in counts.items()) or "none"))
         for n, spans in stuck.items():
             print(f"stuck: {n} {len(spans)} intervals, {sum(b - a for a, b in spans):.9f} s")
+        if held_inputs(f):
+            print(f"inputs held: {', '.join(held_inputs(f))}")
         return
 
     strip = bool(counts) or any(stuck.values())
@@ -336,6 +350,11 @@ def plot_result(f, args, plt, fmt):
             else:
                 ax.plot(t, y, lw=1, label=label, ls="--" if s.path == "energy.residual" else "-")
         ax.set_ylabel(f"{kind} [{name}]" if name else kind)
+        values = [np.asarray(s.data[:], dtype=float) for s in ss]
+        if all(len(v) and v.min() == v.max() for v in values) and len({v[0] for v in values}) == 1:
+            ax.text(0.5, 0.75, f"all {len(ss)} constant: {values[0][0] * factor:g} {name}".rstrip(),
+                    transform=ax.transAxes, ha="center", fontsize=9, color="0.3",
+                    bbox={"facecolor": "white", "edgecolor": "0.7", "alpha": 0.9})
         if kind == "state":
             ax.set_yticks([-1, 0, 1])
         for n, spans in stuck.items():
@@ -361,7 +380,10 @@ def plot_result(f, args, plt, fmt):
     axes[-1].set_xlabel(f"time [{tname}]")
     axes[-1].set_xlim(t[0], t[-1])
     stuck_note = ", stuck intervals shaded" if any(stuck.values()) else ""
-    axes[0].set_title(f"{title}{note}{stuck_note}", fontsize=10)
+    inputs = held_inputs(f)
+    if inputs:  # a model for a host's loop (e.g. steering.yaml): nothing moves without its inputs
+        note += f"\ninputs {', '.join(inputs)} held at their initial values (a host sets them through the API)"
+    axes[0].set_title(f"{title}{stuck_note}{note}", fontsize=10)
     save(fig, args, fmt)
 
 
