@@ -366,14 +366,16 @@ def plot_result(f, args, plt, fmt):
         ax = axes[-1]
         rows = [(f"{k} ({n})", EVENT_COLOURS[k], [e[0] for e, kk in zip(events, kinds) if kk == k], None)
                 for k, n in counts.items()]
-        rows += [(f"{n} stuck", shades[n], None, spans) for n, spans in stuck.items() if spans]
+        rows += [(f"{n} stuck ({sum(b - a for a, b in spans):.3g} s)", shades[n], None, spans)
+                 for n, spans in stuck.items() if spans]
         for i, (label, colour, ts, spans) in enumerate(rows):
             y = len(rows) - 1 - i
             if ts is not None:
                 ax.vlines(np.asarray(ts) * tfactor, y - 0.35, y + 0.35, color=colour, lw=0.8)
             else:
+                # edged, so that an interval far shorter than a pixel still shows
                 ax.broken_barh([(a * tfactor, (b - a) * tfactor) for a, b in spans], (y - 0.35, 0.7),
-                               color=colour, alpha=0.6, lw=0)
+                               facecolor=colour, edgecolor=colour, alpha=0.7, lw=0.8)
         ax.set_yticks(range(len(rows)), [r[0] for r in reversed(rows)], fontsize=8)
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.grid(axis="x", alpha=0.3)
