@@ -82,6 +82,25 @@ TEST_F(PlotBlock, ListSelectsSignalsByGlobAndOnePanelPerKind) {
       << out;
 }
 
+// A dataset's `units` attribute, when the file has one, decides its unit and
+// so its panel (a translational body's m and m/s; 'N*m' is N m); the display
+// units then convert it.
+TEST_F(PlotBlock, UsesTheUnitsAttributeWhenPresent) {
+  ASSERT_EQ(test_support::run_shell("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + h5_ + "', 'a'); "
+                                    "f['bodies/block/angle'].attrs['units'] = 'm'; "
+                                    "f['bodies/block/velocity'].attrs['units'] = 'm/s'; "
+                                    "f['elements/bearing/torque'].attrs['units'] = 'N*m'\"")
+                .code,
+            0);
+  const std::string out = listing(h5_, "--signals 'bodies.*,elements.bearing.torque' --units 'mm,km/h,N mm'");
+  EXPECT_TRUE(contains(out,
+                       "panels (3):\n"
+                       "  position [mm]: bodies.block.angle\n"
+                       "  velocity [km/h]: bodies.block.velocity\n"
+                       "  torque [N mm]: elements.bearing.torque\n"))
+      << out;
+}
+
 // Without --signals: angles and velocities of the bodies, the applied torques
 // (drive and load; not the springs' and bearings'), and the energies with the
 // residual of the balance (input - change of kinetic and elastic - dissipated).

@@ -18,6 +18,7 @@ import argparse
 import fnmatch
 import math
 import os
+import signal
 import sys
 
 USAGE = 2  # exit code of a refused option (luztar plot passes it on)
@@ -151,8 +152,9 @@ def stored_signals(f):
             return
         path = name.replace("/", ".")
         kind, unit = next(((k, u) for pattern, k, u in STORED if fnmatch.fnmatchcase(path, pattern)), ("other", ""))
-        if "units" in obj.attrs:
+        if "units" in obj.attrs:  # written since units were stored; 'N*m' is our 'N m'
             unit = text(obj.attrs["units"])
+            unit = next((k for k in DISPLAY_UNITS if unit_key(k) == unit_key(unit)), unit)
             if kind not in ("state", "block output") or unit in KIND_OF_UNIT:
                 kind = KIND_OF_UNIT.get(unit, kind)
         found.append(Signal(path, kind, unit, obj))
@@ -571,6 +573,7 @@ def refuse_options(args, names, what):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `luztar plot --list | head` ends quietly
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("result", help="HDF5 file written by luztar run or luztar sweep")
     parser.add_argument("-o", "--output", help="picture file; its extension is the format (png, svg, pdf, ...)")
