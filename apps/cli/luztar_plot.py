@@ -266,7 +266,7 @@ def element_model(f, element):
     return entry
 
 
-def relative(f, element, against, units):
+def relative(f, element, against):
     """The element's relative angle (spring: x = q_a - ratio q_b) or relative
     velocity (spring: x'; friction: v = q_a' - q_b'), from the stored bodies:
     (values in SI, label, SI unit)."""
@@ -312,6 +312,8 @@ def plot_result(f, args, plt, fmt):
     panels = panels_of(selected, units)
     check_units_used(units, {u for _, u, _ in panels})
     time = f["time"][:]
+    if len(time) == 0:
+        sys.exit(f"luztar plot: {args.result}: no samples (the run stopped at its start)")
     events, kinds = read_events(f)
     frictions = [s.path.split(".")[1] for s in signals if s.path.endswith(".state")
                  and text(f["elements"][s.path.split(".")[1]].attrs.get("kind", "")) == "friction"]
@@ -336,7 +338,8 @@ def plot_result(f, args, plt, fmt):
         return
 
     strip = bool(counts) or any(stuck.values())
-    heights = [3.0] * len(panels) + ([0.35 * (len(counts) + sum(1 for s in stuck.values() if s)) + 0.4] if strip else [])
+    strip_rows = len(counts) + sum(1 for spans in stuck.values() if spans)
+    heights = [3.0] * len(panels) + ([0.35 * strip_rows + 0.4] if strip else [])
     fig, axes = plt.subplots(len(heights), 1, sharex=True, figsize=(12, 1.2 + sum(heights)),
                              gridspec_kw={"height_ratios": heights}, layout="constrained", squeeze=False)
     axes = list(axes[:, 0])
@@ -344,15 +347,15 @@ def plot_result(f, args, plt, fmt):
     t = time * tfactor
     for ax, (kind, unit, ss) in zip(axes, panels):
         name, factor = shown_unit(unit, units)
-        for s in ss:
-            y = np.asarray(s.data[:], dtype=float) * factor
+        values = [np.asarray(s.data[:], dtype=float) for s in ss]
+        for s, v in zip(ss, values):
+            y = v * factor
             label = s.path if len({x.path.split(".")[0] for x in ss}) > 1 else ".".join(s.path.split(".")[1:])
             if kind == "state":
                 ax.step(t, y, where="post", lw=1, label=label)
             else:
                 ax.plot(t, y, lw=1, label=label, ls="--" if s.path == "energy.residual" else "-")
         ax.set_ylabel(f"{kind} [{name}]" if name else kind)
-        values = [np.asarray(s.data[:], dtype=float) for s in ss]
         if all(len(v) and v.min() == v.max() for v in values) and len({v[0] for v in values}) == 1:
             ax.text(0.5, 0.75, f"all {len(ss)} constant: {values[0][0] * factor:g} {name}".rstrip(),
                     transform=ax.transAxes, ha="center", fontsize=9, color="0.3",
@@ -408,7 +411,7 @@ def plot_xy(f, args, plt, fmt):
     curves = []
     for s in select(drawable, args.xy, "--xy"):
         element = s.path.split(".")[1]
-        x, xlabel, xunit = relative(f, element, args.against, units)
+        x, xlabel, xunit = relative(f, element, args.against)
         curves.append((s, element, x, xlabel, xunit))
     check_units_used(units, {c[0].unit for c in curves} | {c[4] for c in curves})
     if args.list:

@@ -198,17 +198,22 @@ int main(int argc, char** argv) {
   std::string plot_in, plot_out, plot_metric, plot_x, plot_y, plot_signals, plot_units, plot_xy, plot_against;
   bool plot_list = false;
   CLI::App* plot_cmd = app.add_subcommand(
-      "plot", "Draw a result (signals by kind, events, stuck intervals; element characteristics) or a sweep (map of a metric)");
+      "plot",
+      "Draw a result (signals by kind, events, stuck intervals; element characteristics) or a sweep (map of a metric)");
   plot_cmd->add_option("result", plot_in, "HDF5 result or sweep file")->required();
   plot_cmd->add_option("-o,--output", plot_out, "Picture file; its extension is the format (png, svg, pdf, ...)");
   plot_cmd->add_option("--signals", plot_signals,
-                       "Run: comma-separated globs over the stored signals, e.g. 'bodies.*.velocity,elements.clutch.torque'");
+                       "Run: comma-separated globs over the stored signals, "
+                       "e.g. 'bodies.*.velocity,elements.clutch.torque'");
   plot_cmd->add_option("--units", plot_units, "Display units, comma-separated, e.g. 'deg,rpm,N mm,kJ,ms'");
-  plot_cmd->add_option("--xy", plot_xy, "Run: characteristics: globs over elements.E.torque, drawn against the relative angle "
-                                        "(spring) or velocity (friction)");
+  plot_cmd->add_option("--xy", plot_xy,
+                       "Run: characteristics: globs over elements.E.torque, drawn against the relative angle "
+                       "(spring) or velocity (friction)");
   plot_cmd->add_option("--against", plot_against, "With --xy: angle or velocity on the x axis")
       ->check(CLI::IsMember({"angle", "velocity"}));
-  plot_cmd->add_flag("--list", plot_list, "Run: print the selected signals, panels, events and stuck intervals; draw nothing");
+  plot_cmd->add_flag("--list", plot_list,
+                     "Print the selected signals, panels, events and stuck intervals (a sweep: the map's runs); "
+                     "draw nothing");
   plot_cmd->add_option("--metric", plot_metric, "Sweep: the metric to map (default: the first)");
   plot_cmd->add_option("--x", plot_x, "Sweep: parameter on the x axis (default: the first)");
   plot_cmd->add_option("--y", plot_y, "Sweep: parameter on the y axis (default: the second)");
