@@ -1,6 +1,7 @@
 // luztar command line: run, validate, reduce, sweep, plot.
 //
-// Exit codes: 0 success; 1 bad input (model, file, option value); 2 usage error;
+// Exit codes: 0 success; 1 bad input (model, file, option value); 2 usage error
+// (also a plot option the plot script refuses: format, signal, unit, element);
 // 3 the run stopped early (event storm, event limit, solver failure; results up
 // to that point are still written), or some runs of a sweep did; 4 plotting
 // failed; 130 a sweep was interrupted (finished runs kept, --resume continues).
@@ -194,11 +195,25 @@ int main(int argc, char** argv) {
   sweep_cmd->add_flag("--dry-run", so.dry_run, "Check the sweep and list its runs without running them");
   sweep_cmd->add_flag("-q,--quiet", so.quiet, "No progress or summary");
 
-  std::string plot_in, plot_out, plot_metric, plot_x, plot_y;
+  std::string plot_in, plot_out, plot_metric, plot_x, plot_y, plot_signals, plot_units, plot_xy, plot_against;
+  bool plot_list = false;
   CLI::App* plot_cmd = app.add_subcommand(
-      "plot", "Draw a result (angles, velocities, stuck intervals) or a sweep (heat map of a metric)");
+      "plot",
+      "Draw a result (signals by kind, events, stuck intervals; element characteristics) or a sweep (map of a metric)");
   plot_cmd->add_option("result", plot_in, "HDF5 result or sweep file")->required();
-  plot_cmd->add_option("-o,--output", plot_out, "Picture file (PNG, SVG or PDF)")->required();
+  plot_cmd->add_option("-o,--output", plot_out, "Picture file; its extension is the format (png, svg, pdf, ...)");
+  plot_cmd->add_option("--signals", plot_signals,
+                       "Run: comma-separated globs over the stored signals, "
+                       "e.g. 'bodies.*.velocity,elements.clutch.torque'");
+  plot_cmd->add_option("--units", plot_units, "Display units, comma-separated, e.g. 'deg,rpm,N mm,kJ,ms'");
+  plot_cmd->add_option("--xy", plot_xy,
+                       "Run: characteristics: globs over elements.E.torque, drawn against the relative angle "
+                       "(spring) or velocity (friction)");
+  plot_cmd->add_option("--against", plot_against, "With --xy: angle or velocity on the x axis")
+      ->check(CLI::IsMember({"angle", "velocity"}));
+  plot_cmd->add_flag("--list", plot_list,
+                     "Print the selected signals, panels, events and stuck intervals (a sweep: the map's runs); "
+                     "draw nothing");
   plot_cmd->add_option("--metric", plot_metric, "Sweep: the metric to map (default: the first)");
   plot_cmd->add_option("--x", plot_x, "Sweep: parameter on the x axis (default: the first)");
   plot_cmd->add_option("--y", plot_y, "Sweep: parameter on the y axis (default: the second)");
@@ -226,11 +241,19 @@ int main(int argc, char** argv) {
         std::cerr << "luztar: " << plot_in << ": no such result file\n";
         return 1;
       }
+      if (plot_out.empty() && !plot_list) {
+        std::cerr << "luztar plot: -o is required (unless --list)\n";
+        return 2;
+      }
       std::vector<std::string> extra;
-      if (!plot_metric.empty()) extra.insert(extra.end(), {"--metric", plot_metric});
-      if (!plot_x.empty()) extra.insert(extra.end(), {"--x", plot_x});
-      if (!plot_y.empty()) extra.insert(extra.end(), {"--y", plot_y});
-      return luztar::app::run_plot(plot_in, plot_out, extra) == 0 ? 0 : 4;
+      for (const auto& [flag, value] : {std::pair<const char*, const std::string&>{"--metric", plot_metric},
+                                        {"--x", plot_x}, {"--y", plot_y}, {"--signals", plot_signals},
+                                        {"--units", plot_units}, {"--xy", plot_xy}, {"--against", plot_against}})
+        if (!value.empty()) extra.insert(extra.end(), {flag, value});
+      if (plot_list) extra.push_back("--list");
+      // the script exits 2 for a refused option (format, signal, unit, element)
+      const int code = luztar::app::run_plot(plot_in, plot_out, extra);
+      return code == 0 || code == 2 ? code : 4;
     }
   } catch (const luztar::ModelError& e) {
     std::cerr << "luztar: " << e.what() << "\n";

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -28,13 +29,18 @@ int run_plot(const std::string& input, const std::string& output, const std::vec
   const std::string script = find_script();
   // the picture goes to a temporary file renamed over `output` when the script
   // succeeds; a link, FIFO or device at `output` is refused here, before plotting
-  io::remove_temporaries_on_signal({SIGINT, SIGTERM, SIGHUP});
-  io::remove_stale_temporaries(output);
-  io::AtomicOutput out(output);
+  // (no output: the script only lists what it would draw)
+  std::optional<io::AtomicOutput> out;
+  if (!output.empty()) {
+    io::remove_temporaries_on_signal({SIGINT, SIGTERM, SIGHUP});
+    io::remove_stale_temporaries(output);
+    out.emplace(output);
+  }
   // Debian's interpreter is the one that has python3-h5py and python3-matplotlib,
   // even when another python3 comes first on PATH.
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  std::vector<std::string> args = {python, script, input, "-o", output, "--write-to", out.temp_path()};
+  std::vector<std::string> args = {python, script, input};
+  if (out) args.insert(args.end(), {"-o", output, "--write-to", out->temp_path()});
   args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -45,7 +51,7 @@ int run_plot(const std::string& input, const std::string& output, const std::vec
   int status = 0;
   waitpid(pid, &status, 0);
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-  if (code == 0) out.commit();
+  if (code == 0 && out) out->commit();
   return code;
 }
 

@@ -5,7 +5,8 @@
 namespace luztar::app {
 
 // Runs apps/cli/luztar_plot.py (python3 with h5py and matplotlib) on an HDF5 result
-// or sweep file; `extra` are further script options (--metric, --x, --y).
+// or sweep file; `extra` are further script options (--signals, --units, --xy,
+// --list, --metric, ...). An empty `output` writes no picture (--list).
 // The picture is written atomically (io::AtomicOutput): `output` must be a new
 // path or a regular file. Returns the script's exit code; throws
 // std::runtime_error when the output is refused or the script cannot start.

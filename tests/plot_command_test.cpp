@@ -1,0 +1,276 @@
+// `luztar plot` (apps/cli/plot_command.cpp running apps/cli/luztar_plot.py)
+// through the command line: the signals, panels, events and stuck intervals it
+// selects (--list), the characteristics' relative quantities, the pictures in
+// each format, the sweep map's failed runs, and the options it refuses.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+
+#include "io/hdf5_reader.hpp"
+#include "tests/cli_runner.hpp"
+
+namespace luztar {
+namespace {
+
+namespace fs = std::filesystem;
+using Plot = test_support::TempDirTest;
+using Outcome = test_support::Outcome;
+constexpr auto run = test_support::run_cli;
+
+std::string model(const std::string& name) { return std::string(LUZTAR_MODELS_DIR) + "/" + name + ".yaml"; }
+
+std::string contents(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// What `luztar plot FILE --list OPTIONS` prints; it exits 0.
+std::string listing(const std::string& file, const std::string& options = "") {
+  const Outcome o = run("plot " + file + " --list " + options);
+  EXPECT_EQ(o.code, 0) << o.out;
+  return o.out;
+}
+
+// A run file of a model from models/ (`options`: of `luztar run`), made once per test.
+template <const char* name, const char* options>
+class PlotOf : public Plot {
+ protected:
+  void SetUp() override {
+    Plot::SetUp();
+    h5_ = path(std::string(name) + ".h5");
+    ASSERT_EQ(run("run -q " + model(name) + " " + options + " -o " + h5_).code, 0);
+  }
+  std::string h5_;
+};
+// block.yaml: one body on a Coulomb bearing, driven by a sine torque; 4 s.
+constexpr char kBlock[] = "block", kWhole[] = "";
+using PlotBlock = PlotOf<kBlock, kWhole>;
+// gear_train.yaml for 1 s: four bodies, three freeplay springs (the mesh with
+// ratio 2), four bearings.
+constexpr char kGearTrain[] = "gear_train", kOneSecond[] = "--t-end 1";
+using PlotGearTrain = PlotOf<kGearTrain, kOneSecond>;
+// servo_gear_train.yaml (the gear train under a sampled PID position loop) and
+// steering.yaml (a rack-and-pinion steering for a host's loop), 1 s each.
+constexpr char kServo[] = "servo_gear_train", kSteering[] = "steering";
+using PlotServo = PlotOf<kServo, kOneSecond>;
+using PlotSteering = PlotOf<kSteering, kOneSecond>;
+
+// Globs pick stored signal paths in model order; one panel per quantity kind,
+// in display units; the events counted by kind. The time axis' ms is allowed
+// although no signal is a time.
+TEST_F(PlotBlock, ListSelectsSignalsByGlobAndOnePanelPerKind) {
+  const std::string out =
+      listing(h5_, "--signals 'bodies.*.velocity,elements.bearing.*,energy.kin*' --units rpm,ms,kJ");
+  EXPECT_TRUE(contains(out,
+                       "signals (4):\n"
+                       "  bodies.block.velocity [rad/s]\n"
+                       "  elements.bearing.torque [N m]\n"
+                       "  elements.bearing.state\n"
+                       "  energy.kinetic [J]\n"
+                       "panels (4):\n"
+                       "  velocity [rpm]: bodies.block.velocity\n"
+                       "  torque [N m]: elements.bearing.torque\n"
+                       "  energy [kJ]: energy.kinetic\n"
+                       "  state: elements.bearing.state\n"
+                       "events: stick 3, break_away 4\n"))
+      << out;
+}
+
+// A dataset's `units` attribute, when the file has one, decides its unit and
+// so its panel (a translational body's m and m/s; 'N*m' is N m); the display
+// units then convert it.
+TEST_F(PlotBlock, UsesTheUnitsAttributeWhenPresent) {
+  ASSERT_EQ(test_support::run_shell("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + h5_ + "', 'a'); "
+                                    "f['bodies/block/angle'].attrs['units'] = 'm'; "
+                                    "f['bodies/block/velocity'].attrs['units'] = 'm/s'; "
+                                    "f['elements/bearing/torque'].attrs['units'] = 'N*m'\"")
+                .code,
+            0);
+  const std::string out = listing(h5_, "--signals 'bodies.*,elements.bearing.torque' --units 'mm,km/h,N mm'");
+  EXPECT_TRUE(contains(out,
+                       "panels (3):\n"
+                       "  position [mm]: bodies.block.angle\n"
+                       "  velocity [km/h]: bodies.block.velocity\n"
+                       "  torque [N mm]: elements.bearing.torque\n"))
+      << out;
+}
+
+// Without --signals: angles and velocities of the bodies, the applied torques
+// (drive and load; not the springs' and bearings'), and the energies with the
+// residual of the balance (input - change of kinetic and elastic - dissipated).
+TEST_F(PlotGearTrain, DefaultsToBodiesAppliedTorquesAndEnergies) {
+  EXPECT_TRUE(contains(listing(h5_),
+                       "panels (4):\n"
+                       "  angle [rad]: bodies.psi.angle, bodies.delta.angle, bodies.gamma.angle, bodies.phi.angle\n"
+                       "  velocity [rad/s]: bodies.psi.velocity, bodies.delta.velocity, bodies.gamma.velocity, "
+                       "bodies.phi.velocity\n"
+                       "  torque [N m]: elements.drive_psi.torque, elements.load_phi.torque\n"
+                       "  energy [J]: energy.input_work, energy.kinetic, energy.elastic, energy.dissipated, "
+                       "energy.residual\n"));
+}
+
+// The servo's default picture also has its controller's sampled blocks.
+TEST_F(PlotServo, DefaultsIncludeTheSampledBlocks) {
+  const std::string out = listing(h5_);
+  EXPECT_TRUE(contains(out, "  torque [N m]: elements.motor.torque, elements.load_phi.torque\n")) << out;
+  EXPECT_TRUE(contains(out, "  block output: blocks.command, blocks.integral\n")) << out;
+  EXPECT_FALSE(contains(out, "inputs held")) << out;
+}
+
+// steering.yaml is driven by a host through its `input` signals, which
+// `luztar run` holds at 0: the picture says so (nothing moves, all stuck).
+TEST_F(PlotSteering, SaysTheHostsInputsAreHeld) {
+  const std::string out = listing(h5_);
+  EXPECT_TRUE(contains(out, "events: none\n"
+                            "stuck: column_bearing 1 intervals, 1.000000000 s\n"))
+      << out;
+  EXPECT_TRUE(contains(out, "inputs held: driver_torque, aligning_moment\n")) << out;
+}
+
+// The shaded stuck intervals run between the logged stick and break-away
+// instants, not between output samples: their total per element is the run's
+// own time stuck (accumulated by the simulator between those events), to the
+// 1e-9 s the listing prints.
+TEST_F(PlotGearTrain, StuckIntervalsAreThoseOfTheEvents) {
+  const std::string out = listing(h5_);
+  const io::StoredRun stored = io::read_hdf5(h5_);
+  const Result& r = stored.result;
+  int frictions = 0;
+  for (int e = 0; e < r.num_elements(); ++e) {
+    if (r.element_kinds[e] != "friction") continue;
+    ++frictions;
+    const std::regex line("stuck: " + r.element_names[e] + " ([0-9]+) intervals, ([0-9.]+) s\n");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(out, m, line)) << r.element_names[e] << "\n" << out;
+    EXPECT_NEAR(std::stod(m[2]), r.time_stuck[e], 1e-9) << r.element_names[e];
+  }
+  EXPECT_EQ(frictions, 4);
+  EXPECT_GT(*std::max_element(r.time_stuck.begin(), r.time_stuck.end()), 0.01);  // something was stuck
+}
+
+// --xy: a spring's torque against x = q_a - ratio q_b from the stored angles
+// and the ratio in the stored model text (the mesh: delta - 2 gamma), a
+// friction element's against its relative velocity (a bearing: its body's).
+TEST_F(PlotGearTrain, CharacteristicsAreAgainstTheRelativeQuantity) {
+  const std::string out = listing(h5_, "--xy 'elements.mesh.torque,elements.bearing_phi.*' --units 'deg,N mm'");
+  const Result r = io::read_hdf5(h5_).result;
+  const int nb = r.num_bodies();
+  const auto id = [&](const std::string& b) {
+    return static_cast<int>(std::find(r.body_names.begin(), r.body_names.end(), b) - r.body_names.begin());
+  };
+  double xmin = INFINITY, xmax = -INFINITY, vmin = INFINITY, vmax = -INFINITY;
+  for (int k = 0; k < r.num_samples(); ++k) {
+    const double x = (r.angle[k * nb + id("delta")] - 2.0 * r.angle[k * nb + id("gamma")]) * 180.0 / M_PI;
+    xmin = std::min(xmin, x);
+    xmax = std::max(xmax, x);
+    vmin = std::min(vmin, r.velocity[k * nb + id("phi")]);
+    vmax = std::max(vmax, r.velocity[k * nb + id("phi")]);
+  }
+  const std::regex mesh(
+      "xy: elements.mesh.torque \\[N mm\\] against relative angle delta - 2 gamma \\[deg\\], from (\\S+) to (\\S+)\n");
+  const std::regex bearing(
+      "xy: elements.bearing_phi.torque \\[N mm\\] against relative velocity phi \\[rad/s\\], from (\\S+) to (\\S+)\n");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, mesh)) << out;
+  EXPECT_NEAR(std::stod(m[1]), xmin, 1e-8 * std::abs(xmin));
+  EXPECT_NEAR(std::stod(m[2]), xmax, 1e-8 * std::abs(xmax));
+  EXPECT_GT(xmax, 0.5);  // the teeth cross the mesh's 0.01 rad = 0.57 deg play
+  ASSERT_TRUE(std::regex_search(out, m, bearing)) << out;
+  EXPECT_NEAR(std::stod(m[1]), vmin, 1e-8 * std::abs(vmin));
+  EXPECT_NEAR(std::stod(m[2]), vmax, 1e-8 * std::abs(vmax));
+  // --against velocity: the spring's relative velocity instead
+  EXPECT_TRUE(contains(listing(h5_, "--xy elements.mesh.torque --against velocity"),
+                       "against relative velocity delta - 2 gamma [rad/s]"));
+}
+
+// Each format by the extension (PNG, SVG, PDF) and each kind of picture: a
+// complete file of that format, exit 0, no temporary left.
+TEST_F(PlotGearTrain, DrawsEachFormatWithEachOption) {
+  const std::pair<const char*, const char*> formats[] = {{"png", "\x89PNG"}, {"svg", "<svg"}, {"pdf", "%PDF"}};
+  const char* options[] = {"", "--signals 'bodies.phi.*,elements.*.torque,energy.*' --units deg,rpm,kJ,ms",
+                           "--xy 'elements.*.torque' --units 'deg,N mm'"};
+  int n = 0;
+  for (const auto& [ext, magic] : formats) {
+    for (const char* opt : options) {
+      if (std::string(ext) != "png" && *opt) continue;  // the options once, each format once
+      std::string name = std::to_string(n++);  // (not "p" + to_string: GCC 12's -Wrestrict false positive)
+      name += std::string(".") + ext;
+      const std::string out = path(name);
+      const Outcome o = run("plot " + h5_ + " -o " + out + " " + opt);
+      SCOPED_TRACE(out + " " + opt);
+      ASSERT_EQ(o.code, 0) << o.out;
+      const std::string bytes = contents(out);
+      EXPECT_GT(bytes.size(), 5000u);
+      EXPECT_TRUE(contains(bytes.substr(0, 400), magic));
+      const std::string end = std::string(ext) == "pdf" ? "%%EOF" : std::string(ext) == "svg" ? "</svg>" : "IEND";
+      EXPECT_TRUE(contains(bytes.substr(bytes.size() - std::min<std::size_t>(bytes.size(), 32)), end));
+    }
+  }
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, n + 1);  // the pictures and the run file, no temporaries
+}
+
+// Refused options: exit 2, the message on stderr, no picture and no temporary.
+TEST_F(PlotBlock, RefusesBadOptionsBeforeDrawing) {
+  const std::string out = path("x.png");
+  const std::pair<std::string, std::string> cases[] = {
+      {"-o " + path("x.abc"),
+       "luztar plot: " + path("x.abc") + ": unknown picture format 'abc' (matplotlib writes: eps, jpeg, jpg, pdf, "},
+      {"-o " + out + " --units furlong",
+       "luztar plot: --units: unknown unit 'furlong' (known: rad, mrad, deg, rev, rad/s, deg/s, rpm, "},
+      {"-o " + out + " --units deg,mrad", "luztar plot: --units: 'deg' and 'mrad' both display rad\n"},
+      {"-o " + out + " --signals 'bodies.*.angle' --units rpm",
+       "luztar plot: --units: 'rpm' displays rad/s, but no drawn signal is in rad/s (drawn units: rad)\n"},
+      {"-o " + out + " --signals 'bodies.*.speed'",
+       "luztar plot: --signals: 'bodies.*.speed' matches no stored signal (the file has: bodies.block.angle, "
+       "bodies.block.velocity, elements.bearing.torque, elements.bearing.state, elements.drive.torque, "
+       "elements.drive.state, energy.input_work, energy.kinetic, energy.elastic, energy.dissipated, "
+       "energy.residual)\n"},
+      {"-o " + out + " --xy elements.drive.torque",
+       "luztar plot: --xy: elements.drive.torque: a torque element has no relative angle or velocity "
+       "(characteristics are drawn for springs and friction elements)\n"},
+      {"-o " + out + " --xy elements.bearing.torque --signals 'bodies.*'",
+       "luztar plot: --xy and --signals draw different pictures: give one\n"},
+      {"-o " + out + " --metric dissipated", "luztar plot: --metric does not apply to a run file ("},
+      {"--signals 'bodies.*'", "luztar plot: -o is required (unless --list)\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    SCOPED_TRACE(args);
+    const Outcome o = run("plot " + h5_ + " " + args);
+    EXPECT_EQ(o.code, 2);
+    EXPECT_TRUE(contains(o.out, message)) << o.out;
+    EXPECT_FALSE(contains(o.out, "Traceback")) << o.out;
+  }
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, 1);  // only the run file
+}
+
+// A sweep whose runs with max_events 3 stop at the event limit: the map
+// counts them as failed (grey hatched cells), not as missing values.
+TEST_F(Plot, SweepMapShowsFailedRuns) {
+  const std::string h5 = path("sweep.h5"), png = path("map.png");
+  ASSERT_EQ(run("sweep -q " + model("block") +
+                " --set simulation.max_events=3,1000 --set elements.bearing.coulomb=0.5,1,1.5 -j 1 -o " + h5)
+                .code,
+            3);
+  EXPECT_EQ(listing(h5),
+            "map: dissipated [J] over simulation.max_events and elements.bearing.coulomb (grid 2 x 3)\n"
+            "runs: 6 (3 ok, 3 failed: 3 event_limit, 0 pending)\n"
+            "failed cells: 3\n");
+  const Outcome p = run("plot " + h5 + " -o " + png);
+  ASSERT_EQ(p.code, 0) << p.out;
+  EXPECT_EQ(contents(png).substr(1, 3), "PNG");
+  EXPECT_EQ(run("plot " + h5 + " -o " + png + " --signals 'bodies.*'").code, 2);
+}
+
+}  // namespace
+}  // namespace luztar
