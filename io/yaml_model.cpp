@@ -572,6 +572,8 @@ Model load_model(const std::string& path) { return assemble(read_model_spec(path
 
 Model load_model(const std::string& path, const std::vector<FieldOverride>& overrides) {
   return assembled(read_text_file(path, "model file"), path, base_dir_of(path), overrides, nullptr);
+}
+
 std::string field_value(const std::string& text, const std::string& origin, const std::string& path,
                         const std::vector<FieldOverride>& overrides) {
   const YAML::Node root = parse_yaml(text, origin, "model file");
