@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/signal.hpp"
+#include "core/units.hpp"
 
 namespace luztar {
 
@@ -16,9 +17,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char* const kEnergies[] = {"input_work", "kinetic", "elastic", "dissipated"};
 
 bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
-bool ends_with(const std::string& s, const std::string& p) {
-  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
-}
 
 // A signal path split into its parts: group (bodies/elements/energy), name, quantity.
 struct Address {
@@ -41,14 +39,6 @@ bool split_address(const std::string& path, Address& a) {
   return false;
 }
 
-const char* unit_of(const std::string& path) {
-  if (ends_with(path, ".angle")) return "rad";
-  if (ends_with(path, ".velocity")) return "rad/s";
-  if (ends_with(path, ".torque")) return "N m";
-  if (ends_with(path, ".state")) return "1";
-  if (starts_with(path, "energy.")) return "J";
-  return "";
-}
 
 [[noreturn]] void bad(const MetricSpec& m, const std::string& detail) {
   throw ModelError("sweep.metrics." + m.name, detail, m.where);
@@ -198,10 +188,10 @@ std::string MetricSpec::describe() const {
 
 std::string MetricSpec::unit() const {
   switch (kind) {
-    case Kind::time_stuck: return "s";
-    case Kind::events: return "1";
-    case Kind::energy: return "J";
-    default: return unit_of(signal);
+    case Kind::time_stuck: return unit::time;
+    case Kind::events: return unit::one;
+    case Kind::energy: return unit::energy;
+    default: return signal_unit(signal);
   }
 }
 

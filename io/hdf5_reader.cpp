@@ -103,6 +103,7 @@ StoredRun read_hdf5(const std::string& path) {
     if (f.has_attribute("run", name)) r.stats.*field = f.numeric_attribute<long>("run", name, H5T_NATIVE_LONG);
   run.model_text = f.strings("model/text").front();
   run.luztar_version = f.string_attribute("/", "luztar_version");
+  run.units = f.dataset_units();
   return run;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // HDF5 file written by write_hdf5 -> Result (trajectories, energies, events,
 // status and statistics), for round trips and post-processing in C++.
+#include <map>
 #include <string>
 
 #include "core/result.hpp"
@@ -11,6 +12,9 @@ struct StoredRun {
   Result result;
   std::string model_text;
   std::string luztar_version;
+  // The `units` attribute of every dataset that has one, by its path in the
+  // file ("time" -> "s", "bodies/disk/angle" -> "rad"; core/units.hpp).
+  std::map<std::string, std::string> units;
 };
 
 // Throws std::runtime_error naming the file and the missing item.

@@ -58,7 +58,7 @@ TEST_F(Cli, TimeSteppingFromTheCommandLine) {
   const Outcome o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/block.yaml -o " + h5 +
                         " --solver time_stepping --step 1e-4 --theta 0.5");
   ASSERT_EQ(o.code, 0) << o.out;
-  EXPECT_NE(o.out.find("Moreau-Jean time stepping: 40000 steps (h 0.0001, theta 0.5)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Moreau-Jean time stepping: 40000 steps (h 1e-4 s, theta 0.5)"), std::string::npos) << o.out;
   const io::StoredRun back = io::read_hdf5(h5);
   EXPECT_EQ(back.result.num_samples(), 4001);
   EXPECT_EQ(back.result.stats.steps, 40000);

@@ -53,7 +53,7 @@ def plot_sweep(f, args, plt):
     done = f["runs/status"][:] == 0
     value = f["metrics"][metric][:]
     definition = text(f["metrics"][metric].attrs.get("definition", metric))
-    unit = text(f["metrics"][metric].attrs.get("unit", ""))
+    unit = text(f["metrics"][metric].attrs.get("units", ""))
     xs = f["parameters"][x][:]
     fig, ax = plt.subplots(figsize=(8, 6))
     if y is None:
