@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 #include "core/signal.hpp"
 #include "core/units.hpp"
 
@@ -111,11 +112,7 @@ double stuck_time(const Result& r, int e, double a, double b) {
   return total;
 }
 
-std::string number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
+std::string number(double v) { return shortest(v); }  // exact: the definition is stored as text
 
 }  // namespace
 

@@ -41,6 +41,23 @@ TEST_F(Cli, RunsEveryModel) {
   EXPECT_GE(models, 2);
 }
 
+// Start-up: the commands that run no MPI sweep load neither MPI (only
+// luztar-mpi-sweep links it) nor HDF5's network libraries (libcurl; HDF5 is
+// linked statically when its archive is installed). The dynamic loader lists
+// every library it opens (LD_DEBUG=libs, "calling init: <path>").
+TEST_F(Cli, StartUpLoadsNoMpiAndNoNetworkLibraries) {
+  const std::string model = std::string(LUZTAR_MODELS_DIR) + "/block.yaml";
+  for (const std::string& args : {std::string("--version"), "validate " + model, "reduce " + model + " -o " +
+                                  path("r.yaml"), "run " + model + " -q --t-end 0.1 -o " + path("x.h5")}) {
+    SCOPED_TRACE(args);
+    const Outcome o = test_support::run_shell("LD_DEBUG=libs " + std::string(LUZTAR_CLI) + " " + args + " 2>&1");
+    EXPECT_EQ(o.code, 0) << o.out;
+    EXPECT_NE(o.out.find("calling init: "), std::string::npos) << o.out;  // the loader did report
+    EXPECT_EQ(o.out.find("libmpi"), std::string::npos);
+    EXPECT_EQ(o.out.find("libcurl"), std::string::npos);
+  }
+}
+
 TEST_F(Cli, BadModelExitsWithLocationAndWritesNothing) {
   const std::string model = path("bad.yaml");
   std::ofstream(model) << "simulation: {t_end: 1, output_step: 0.1}\nbodies:\n  a: {inertia: -2}\n";
