@@ -563,6 +563,10 @@ ModelSpec load_model_spec(const std::string& path) {
   return parse_model_spec(read_text_file(path, "model file"), path, base_dir_of(path));
 }
 
+ModelSpec load_model_spec(const std::string& path, const std::vector<FieldOverride>& overrides) {
+  return parse_model_spec(read_text_file(path, "model file"), path, base_dir_of(path), overrides);
+}
+
 Model load_model(const std::string& path) { return assemble(read_model_spec(path)); }
 
 }  // namespace luztar::io

@@ -52,6 +52,10 @@ using InputFiles = std::map<std::string, std::string>;
 ModelSpec parse_model_spec(const std::string& text, const std::string& origin, const std::string& base_dir,
                            const std::vector<FieldOverride>& overrides, InputFiles& files);
 
+// load_model_spec with fields replaced (`luztar run --set`): a rule the new
+// value breaks is reported at the override's `where`.
+ModelSpec load_model_spec(const std::string& path, const std::vector<FieldOverride>& overrides);
+
 // read_model_spec + assemble (the rules checked once, by assemble()).
 Model load_model(const std::string& path);
 

@@ -327,6 +327,12 @@ void add_parameter_option(SweepSpec& spec, const std::string& assignment) {
   spec.parameters.push_back(p);
 }
 
+FieldOverride set_option(const std::string& assignment) {
+  const std::string where = "--set " + assignment;
+  const auto [path, value] = split_assignment(assignment, where, "PATH=VALUE");
+  return {path, value, where};
+}
+
 void add_metric_option(SweepSpec& spec, const std::string& assignment) {
   const auto [name, rhs] = split_assignment(assignment, "--metric " + assignment, "NAME=SPEC");
   const std::string where = "--metric " + assignment;

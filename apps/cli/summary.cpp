@@ -42,6 +42,10 @@ std::string solver_outcome_warning(const Result& r) {
 }
 
 void print_summary(std::ostream& out, const Model& model, const SimulationSettings& s, const Result& r) {
+  print_summary(out, SummarySource{model.name, model.source_path, model.reductions}, s, r);
+}
+
+void print_summary(std::ostream& out, const SummarySource& model, const SimulationSettings& s, const Result& r) {
   const std::string name =
       !model.name.empty() ? model.name : std::filesystem::path(model.source_path).stem().string();
   out << "luztar " << kVersion << ": " << (name.empty() ? "model" : name);
@@ -66,12 +70,12 @@ void print_summary(std::ostream& out, const Model& model, const SimulationSettin
 
   bool header = false;
   const double span = t_last - s.t_start;
-  for (int e = 0; e < model.num_elements(); ++e) {
-    if (model.element_kind[e] != ElementKind::friction) continue;
+  for (int e = 0; e < r.num_elements(); ++e) {
+    if (r.element_kinds[e] != "friction") continue;
     if (!header) out << "  time stuck\n";
     header = true;
     const double ts = r.time_stuck[e];
-    out << "    " << model.element_names[e] << "  " << format("%.6g", ts) << " " << unit::time << " ("
+    out << "    " << r.element_names[e] << "  " << format("%.6g", ts) << " " << unit::time << " ("
         << format("%.1f", span > 0 ? 100.0 * ts / span : 0.0) << " %)\n";
   }
   if (r.num_samples() > 0) {
