@@ -118,6 +118,7 @@ StoredRun read_hdf5(const std::string& path) {
   if (f.has_attribute("/", "model_name")) run.model_name = f.string_attribute("/", "model_name");
   if (f.has_attribute("model", "source_path")) run.source_path = f.string_attribute("model", "source_path");
   if (f.has("model/reductions")) run.reductions = f.strings("model/reductions");
+  if (f.has("model/overrides")) run.overrides = f.strings("model/overrides");
   if (f.has_attribute("run", "energy_residual")) {  // written since the energy check
     r.stats.energy_residual = f.numeric_attribute<double>("run", "energy_residual", H5T_NATIVE_DOUBLE);
     r.stats.energy_residual_exceeded =

@@ -16,6 +16,7 @@ struct StoredRun {
   std::string model_name;                // / attr model_name
   std::string source_path;               // /model attr source_path
   std::vector<std::string> reductions;   // /model/reductions
+  std::vector<std::string> overrides;    // /model/overrides ("--set PATH=VALUE")
   SimulationSettings settings;           // /run attrs (t_start, t_end, output_step, tolerances, solver, ...)
   // The `units` attribute of every dataset that has one, by its path in the
   // file ("time" -> "s", "bodies/disk/angle" -> "rad"; core/units.hpp).

@@ -95,7 +95,8 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
 
 namespace {
 
-void write_contents(hid_t file, const Model& model, const SimulationSettings& s, const Result& r) {
+void write_contents(hid_t file, const Model& model, const SimulationSettings& s, const Result& r,
+                    const std::vector<std::string>& overrides) {
   attribute(file, "luztar_version", std::string(kVersion));
   attribute(file, "model_name", model.name);
   write_result_data(file, r);
@@ -103,6 +104,7 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
     Handle m = group(file, "model");
     scalar_string(m, "text", model.source_text);
     dataset(m, "reductions", model.reductions);
+    dataset(m, "overrides", overrides);
     attribute(m, "source_path", model.source_path);
   }
   {
@@ -144,11 +146,12 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
 
 }  // namespace
 
-void write_hdf5(AtomicOutput& out, const Model& model, const SimulationSettings& settings, const Result& r) {
+void write_hdf5(AtomicOutput& out, const Model& model, const SimulationSettings& settings, const Result& r,
+                const std::vector<std::string>& overrides) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors come back as exceptions, not printed
   Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
               ("file " + out.path()).c_str());
-  write_contents(file, model, settings, r);
+  write_contents(file, model, settings, r, overrides);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file");
 }
 

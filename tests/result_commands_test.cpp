@@ -125,6 +125,11 @@ TEST_F(ResultCommands, RunSetWithUnitsEqualsTheFileEdited) {
   ASSERT_EQ(run_cli("run -q " + edited + " --t-end 0.3 -o " + b).code, 0);
   const Outcome o = run_cli("compare " + a + " " + b + " --tolerance 0");
   EXPECT_EQ(o.code, 0) << o.out;
+  // the file says how it was run
+  EXPECT_EQ(io::read_hdf5(a).overrides, std::vector<std::string>{"--set elements.mesh.freeplay=0.5deg"});
+  EXPECT_TRUE(io::read_hdf5(b).overrides.empty());
+  const Outcome i = run_cli("info " + a);
+  EXPECT_NE(i.out.find("\n  model field --set elements.mesh.freeplay=0.5deg\n"), std::string::npos) << i.out;
   const Outcome bad = run_cli("run -q " + kGearTrain + " --set elements.mesh.freeplay=-1 -o " + path("c.h5"));
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.out.find("luztar: --set elements.mesh.freeplay=-1: elements.mesh.freeplay: must be >= 0 (got -1)"),

@@ -109,7 +109,9 @@ int run(const RunOptions& o) {
     csv_out.emplace(o.csv);
   }
   const luztar::Result r = luztar::simulate(model);
-  luztar::io::write_hdf5(h5_out, model, model.simulation, r);
+  std::vector<std::string> sets;  // stored, so that the file says how it was run
+  for (const std::string& s : o.sets) sets.push_back("--set " + s);
+  luztar::io::write_hdf5(h5_out, model, model.simulation, r, sets);
   if (csv_out) luztar::io::write_csv(*csv_out, r);
   h5_out.commit();
   if (csv_out) csv_out->commit();

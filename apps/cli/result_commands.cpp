@@ -72,6 +72,7 @@ void print_info(std::ostream& out, const std::string& path, std::optional<double
   const io::StoredRun run = io::read_hdf5(path);
   const Result& r = run.result;
   out << "file " << path << " (written by luztar " << run.luztar_version << ")\n";
+  for (const std::string& o : run.overrides) out << "  model field " << o << "\n";
   print_summary(out, SummarySource{run.model_name, run.source_path, run.reductions}, run.settings, r);
   if (!around) return;
   const double w = window ? *window : run.settings.output_step;
