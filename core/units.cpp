@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/signal.hpp"
+
 namespace luztar {
 
 namespace {
@@ -60,10 +62,13 @@ constexpr UnitDef kUnits[] = {
     {"g cm^2", Dimension::inertia, 1e-7},
 };
 
+// A signal kind's YAML name (core/signal.hpp); a reference or a measurement
+// (angle, velocity) holds a name, not numbers, and is never a path's kind here.
 bool is_signal_kind(const std::string& k) {
-  for (const char* s : {"constant", "sine", "step", "ramp", "table", "input", "sum", "product", "dead_zone",
-                        "saturation", "hold", "play", "saturated_integrator", "relay"})
-    if (k == s) return true;
+  for (int i = 0; i <= static_cast<int>(Signal::Kind::velocity); ++i) {
+    const auto kind = static_cast<Signal::Kind>(i);
+    if (kind != Signal::Kind::reference && !is_measurement(kind) && k == kind_name(kind)) return true;
+  }
   return false;
 }
 
