@@ -53,7 +53,8 @@ def plot_sweep(f, args, plt):
     done = f["runs/status"][:] == 0
     value = f["metrics"][metric][:]
     definition = text(f["metrics"][metric].attrs.get("definition", metric))
-    unit = text(f["metrics"][metric].attrs.get("units", ""))
+    attrs = f["metrics"][metric].attrs
+    unit = text(attrs.get("units", attrs.get("unit", "")))  # files written before "units": "unit"
     xs = f["parameters"][x][:]
     fig, ax = plt.subplots(figsize=(8, 6))
     if y is None:
