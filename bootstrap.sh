@@ -45,6 +45,22 @@ build() {
   cmake --build "$dir" -j"$(nproc)"
 }
 
+# startup LABEL COMMAND...: median wall time of 41 whole-process runs (one warm-up).
+startup() {
+  local label=$1 t0 t1 i
+  shift
+  "$@" >/dev/null
+  local times=()
+  for i in $(seq 41); do
+    t0=${EPOCHREALTIME/./}
+    "$@" >/dev/null
+    t1=${EPOCHREALTIME/./}
+    times+=($((t1 - t0)))
+  done
+  printf '%-45s median %6.1f ms (41 runs)\n' "$label" \
+    "$(printf '%s\n' "${times[@]}" | sort -n | sed -n 21p | awk '{print $1 / 1000}')"
+}
+
 case "${1:-}" in
   example)
     install_missing
@@ -69,6 +85,9 @@ case "${1:-}" in
   bench)
     install_missing
     build build -DCMAKE_BUILD_TYPE=Release
+    # Whole-process start-up (targets: 5 ms and 15 ms on a 2-core machine).
+    startup "luztar --version" ./build/luztar --version
+    startup "luztar run models/block.yaml -o x.h5" ./build/luztar run models/block.yaml -o "${TMPDIR:-/tmp}/luztar_startup.h5" -q
     ./build/luztar_bench
     ./build/luztar_solver_bench
     ./build/luztar_steering_bench

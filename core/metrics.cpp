@@ -5,8 +5,10 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 #include "core/signal.hpp"
 #include "core/signal_paths.hpp"
+#include "core/units.hpp"
 
 namespace luztar {
 
@@ -49,11 +51,7 @@ double stuck_time(const Result& r, int e, double a, double b) {
   return total;
 }
 
-std::string number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
+std::string number(double v) { return shortest(v); }  // exact: the definition is stored as text
 
 }  // namespace
 
@@ -126,9 +124,9 @@ std::string MetricSpec::describe() const {
 
 std::string MetricSpec::unit() const {
   switch (kind) {
-    case Kind::time_stuck: return "s";
-    case Kind::events: return "1";
-    case Kind::energy: return "J";
+    case Kind::time_stuck: return unit::time;
+    case Kind::events: return unit::one;
+    case Kind::energy: return unit::energy;
     default: return signal_unit(signal);
   }
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 
 namespace luztar {
 
@@ -124,11 +125,7 @@ RunStatus run_status(StepStatus s) {
   return RunStatus::error;
 }
 
-std::string format_value(double v) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back to v
-  return std::string(buf, r.ptr);
-}
+std::string format_value(double v) { return shortest(v); }
 
 RunTable expand(const SweepSpec& spec) {
   RunTable t;

@@ -3,9 +3,48 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "core/number_text.hpp"
+#include "core/units.hpp"
 #include "io/atomic_file.hpp"
 
 namespace luztar::io {
+
+namespace {
+
+// Buffered writing of one row: numbers in their shortest round-trip text.
+class Row {
+ public:
+  explicit Row(std::FILE* f) : f_(f) {}
+  void number(double v) {
+    separate();
+    char buf[32];
+    char* end = shortest(buf, buf + sizeof buf, v);
+    std::fwrite(buf, 1, static_cast<std::size_t>(end - buf), f_);
+  }
+  void whole(int v) {
+    separate();
+    std::fprintf(f_, "%d", v);
+  }
+  // A header column: "name [unit]".
+  void column(const std::string& name, const char* unit) {
+    separate();
+    std::fprintf(f_, "%s [%s]", name.c_str(), unit);
+  }
+  void end() {
+    std::fputc('\n', f_);
+    first_ = true;
+  }
+
+ private:
+  void separate() {
+    if (!first_) std::fputc(',', f_);
+    first_ = false;
+  }
+  std::FILE* f_;
+  bool first_ = true;
+};
+
+}  // namespace
 
 void write_csv(const std::string& path, const Result& r) {
   AtomicOutput out(path);
@@ -15,26 +54,38 @@ void write_csv(const std::string& path, const Result& r) {
 
 void write_csv(AtomicOutput& out, const Result& r) {
   const std::string& path = out.path();
-  {
-    std::FILE* f = std::fopen(out.temp_path().c_str(), "w");
-    if (!f) throw std::runtime_error(path + ": cannot open the output file for writing");
-    const int nb = r.num_bodies(), ne = r.num_elements();
-    std::fprintf(f, "time");
-    for (const auto& b : r.body_names) std::fprintf(f, ",%s.angle,%s.velocity", b.c_str(), b.c_str());
-    for (const auto& e : r.element_names) std::fprintf(f, ",%s.torque,%s.state", e.c_str(), e.c_str());
-    for (const auto& b : r.block_names) std::fprintf(f, ",%s", b.c_str());
-    std::fprintf(f, ",input_work,kinetic,elastic,dissipated\n");
-    for (int k = 0; k < r.num_samples(); ++k) {
-      std::fprintf(f, "%.17g", r.time[k]);
-      for (int j = 0; j < nb; ++j) std::fprintf(f, ",%.17g,%.17g", r.angle[k * nb + j], r.velocity[k * nb + j]);
-      for (int e = 0; e < ne; ++e)
-        std::fprintf(f, ",%.17g,%d", r.element_torque[k * ne + e], static_cast<int>(r.element_state[k * ne + e]));
-      for (int b = 0; b < r.num_blocks(); ++b) std::fprintf(f, ",%.17g", r.block_output[k * r.num_blocks() + b]);
-      std::fprintf(f, ",%.17g,%.17g,%.17g,%.17g\n", r.input_work[k], r.kinetic[k], r.elastic[k], r.dissipated[k]);
-    }
-    const bool failed = std::ferror(f) != 0;
-    if (std::fclose(f) != 0 || failed) throw std::runtime_error(path + ": error while writing");
+  std::FILE* f = std::fopen(out.temp_path().c_str(), "w");
+  if (!f) throw std::runtime_error(path + ": cannot open the output file for writing");
+  const int nb = r.num_bodies(), ne = r.num_elements(), nsb = r.num_blocks();
+  Row row(f);
+  row.column("time", unit::time);
+  for (const auto& b : r.body_names) {
+    row.column(b + ".angle", unit::angle);
+    row.column(b + ".velocity", unit::velocity);
   }
+  for (const auto& e : r.element_names) {
+    row.column(e + ".torque", unit::torque);
+    row.column(e + ".state", unit::one);
+  }
+  for (const auto& b : r.block_names) row.column(b, unit::of_signal);
+  for (const char* e : {"input_work", "kinetic", "elastic", "dissipated"}) row.column(e, unit::energy);
+  row.end();
+  for (int k = 0; k < r.num_samples(); ++k) {
+    row.number(r.time[k]);
+    for (int j = 0; j < nb; ++j) {
+      row.number(r.angle[k * nb + j]);
+      row.number(r.velocity[k * nb + j]);
+    }
+    for (int e = 0; e < ne; ++e) {
+      row.number(r.element_torque[k * ne + e]);
+      row.whole(r.element_state[k * ne + e]);
+    }
+    for (int b = 0; b < nsb; ++b) row.number(r.block_output[k * nsb + b]);
+    for (const double v : {r.input_work[k], r.kinetic[k], r.elastic[k], r.dissipated[k]}) row.number(v);
+    row.end();
+  }
+  const bool failed = std::ferror(f) != 0;
+  if (std::fclose(f) != 0 || failed) throw std::runtime_error(path + ": error while writing");
 }
 
 }  // namespace luztar::io

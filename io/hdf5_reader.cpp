@@ -90,19 +90,43 @@ StoredRun read_hdf5(const std::string& path) {
   r.stats.steps = f.numeric_attribute<long>("run", "steps", H5T_NATIVE_LONG);
   r.stats.events = f.numeric_attribute<long>("run", "events", H5T_NATIVE_LONG);
   r.stats.wall_time = f.numeric_attribute<double>("run", "wall_time", H5T_NATIVE_DOUBLE);
+  // The other statistics and the settings, where the file has them (older files: the defaults).
+  using S = SimulationSettings;
+  using P = std::pair<const char*, long RunStats::*>;
+  for (auto [name, field] : {P{"rhs_evals", &RunStats::rhs_evals}, P{"jac_evals", &RunStats::jac_evals},
+                             P{"root_evals", &RunStats::root_evals}, P{"nonlinear_iters", &RunStats::nonlinear_iters},
+                             P{"error_test_fails", &RunStats::error_test_fails}, P{"reinits", &RunStats::reinits},
+                             P{"redundant_splits", &RunStats::redundant_splits},
+                             P{"lcp_not_converged", &RunStats::lcp_not_converged}, P{"impacts", &RunStats::impacts},
+                             P{"missed_strikes", &RunStats::missed_strikes},
+                             // the solver outcome counters (written since they were counted)
+                             P{"selection_fallbacks", &RunStats::selection_fallbacks},
+                             P{"selection_unsolved", &RunStats::selection_unsolved},
+                             P{"impact_fallbacks", &RunStats::impact_fallbacks},
+                             P{"impacts_unsolved", &RunStats::impacts_unsolved}})
+    if (f.has_attribute("run", name)) r.stats.*field = f.numeric_attribute<long>("run", name, H5T_NATIVE_LONG);
+  for (auto [name, field] : {std::pair{"velocity_projection_loss", &RunStats::velocity_projection_loss},
+                             std::pair{"impact_loss", &RunStats::impact_loss}})
+    if (f.has_attribute("run", name)) r.stats.*field = f.numeric_attribute<double>("run", name, H5T_NATIVE_DOUBLE);
+  using Q = std::pair<const char*, double S::*>;
+  for (auto [name, field] : {Q{"t_start", &S::t_start}, Q{"t_end", &S::t_end}, Q{"output_step", &S::output_step},
+                             Q{"rtol", &S::rtol}, Q{"atol", &S::atol}, Q{"max_step", &S::max_step},
+                             Q{"rest_velocity", &S::rest_velocity}, Q{"step", &S::step}, Q{"theta", &S::theta}})
+    if (f.has_attribute("run", name)) run.settings.*field = f.numeric_attribute<double>("run", name, H5T_NATIVE_DOUBLE);
+  for (auto [name, field] : {std::pair{"linear_solver", &S::linear_solver}, std::pair{"solver", &S::solver}})
+    if (f.has_attribute("run", name)) run.settings.*field = f.string_attribute("run", name);
+  if (f.has_attribute("/", "model_name")) run.model_name = f.string_attribute("/", "model_name");
+  if (f.has_attribute("model", "source_path")) run.source_path = f.string_attribute("model", "source_path");
+  if (f.has("model/reductions")) run.reductions = f.strings("model/reductions");
+  if (f.has("model/overrides")) run.overrides = f.strings("model/overrides");
   if (f.has_attribute("run", "energy_residual")) {  // written since the energy check
     r.stats.energy_residual = f.numeric_attribute<double>("run", "energy_residual", H5T_NATIVE_DOUBLE);
     r.stats.energy_residual_exceeded =
         f.numeric_attribute<long>("run", "energy_residual_exceeded", H5T_NATIVE_LONG) != 0;
   }
-  // The solver outcome counters (written since they were counted; older files: 0).
-  for (auto [name, field] : {std::pair{"selection_fallbacks", &RunStats::selection_fallbacks},
-                             std::pair{"selection_unsolved", &RunStats::selection_unsolved},
-                             std::pair{"impact_fallbacks", &RunStats::impact_fallbacks},
-                             std::pair{"impacts_unsolved", &RunStats::impacts_unsolved}})
-    if (f.has_attribute("run", name)) r.stats.*field = f.numeric_attribute<long>("run", name, H5T_NATIVE_LONG);
   run.model_text = f.strings("model/text").front();
   run.luztar_version = f.string_attribute("/", "luztar_version");
+  run.units = f.dataset_units();
   return run;
 }
 

@@ -1,16 +1,26 @@
 #pragma once
 // HDF5 file written by write_hdf5 -> Result (trajectories, energies, events,
 // status and statistics), for round trips and post-processing in C++.
+#include <map>
 #include <string>
 
+#include "core/model_spec.hpp"
 #include "core/result.hpp"
 
 namespace luztar::io {
 
 struct StoredRun {
-  Result result;
+  Result result;  // with every /run statistic the file holds
   std::string model_text;
   std::string luztar_version;
+  std::string model_name;                // / attr model_name
+  std::string source_path;               // /model attr source_path
+  std::vector<std::string> reductions;   // /model/reductions
+  std::vector<std::string> overrides;    // /model/overrides ("--set PATH=VALUE")
+  SimulationSettings settings;           // /run attrs (t_start, t_end, output_step, tolerances, solver, ...)
+  // The `units` attribute of every dataset that has one, by its path in the
+  // file ("time" -> "s", "bodies/disk/angle" -> "rad"; core/units.hpp).
+  std::map<std::string, std::string> units;
 };
 
 // Throws std::runtime_error naming the file and the missing item.

@@ -16,7 +16,7 @@ void write_hdf5_groups(const std::string& path, const std::vector<std::pair<std:
     for (const auto& [k, v] : root_texts) attribute(file, k, v);
     for (const Hdf5Group& g : groups) {
       Handle h = group(file, g.name);
-      for (const auto& [k, v] : g.columns) dataset(h, k, v.data(), v.size());
+      for (const Hdf5Column& c : g.columns) dataset(h, c.name, c.values.data(), c.values.size(), c.units.c_str());
       for (const auto& [k, v] : g.numbers) attribute(h, k, v);
       for (const auto& [k, v] : g.texts) attribute(h, k, v);
     }

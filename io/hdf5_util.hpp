@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -71,6 +72,12 @@ inline void dataset(hid_t parent, const std::string& name, const std::int8_t* da
   if (n) check(H5Dwrite(d, H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
 }
 
+// A numeric dataset with its `units` attribute (core/units.hpp), as every
+// numeric dataset luztar writes carries one.
+template <class T>
+void dataset(hid_t parent, const std::string& name, const T* data, std::size_t n, const char* units,
+             hid_t dcpl = H5P_DEFAULT);
+
 inline Handle string_type() {
   Handle t(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
   check(H5Tset_size(t, H5T_VARIABLE), "string type");
@@ -114,6 +121,14 @@ inline void attribute(hid_t obj, const std::string& name, const std::string& val
   Handle a(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name.c_str());
   const char* p = value.c_str();
   check(H5Awrite(a, type, &p), name);
+}
+
+
+template <class T>
+void dataset(hid_t parent, const std::string& name, const T* data, std::size_t n, const char* units, hid_t dcpl) {
+  dataset(parent, name, data, n, dcpl);
+  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, name.c_str());
+  attribute(d, "units", std::string(units));
 }
 
 
@@ -188,6 +203,22 @@ class File {
     for (char* p : raw) out.emplace_back(p ? p : "");
     if (n) H5Dvlen_reclaim(type.id, space.id, H5P_DEFAULT, raw.data());
     return out;
+  }
+  // The `units` attribute of every dataset in the file that has one, by path.
+  std::map<std::string, std::string> dataset_units() const {
+    struct Walk {
+      const File* file;
+      std::map<std::string, std::string> units;
+    } walk{this, {}};
+    auto visit = [](hid_t, const char* name, const H5O_info_t* info, void* data) -> herr_t {
+      auto* w = static_cast<Walk*>(data);
+      if (info->type == H5O_TYPE_DATASET && w->file->has_attribute(name, "units"))
+        w->units[name] = w->file->string_attribute(name, "units");
+      return 0;
+    };
+    if (H5Ovisit2(id_, H5_INDEX_NAME, H5_ITER_INC, visit, &walk, H5O_INFO_BASIC) < 0)
+      throw std::runtime_error(path_ + ": cannot list the datasets");
+    return walk.units;
   }
   bool has(const std::string& name) const { return H5Lexists(id_, name.c_str(), H5P_DEFAULT) > 0; }
   std::vector<std::string> children(const std::string& group) const {

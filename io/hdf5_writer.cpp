@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/units.hpp"
 #include "luztar/version.hpp"
 #include "io/atomic_file.hpp"
 #include "io/hdf5_result.hpp"
@@ -35,15 +36,15 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
   attribute(file, "message", r.message);
   const std::size_t nt = r.time.size();
   const Handle samples = storage(nt, compress), per_event = storage(r.events.size(), compress);
-  dataset(file, "time", r.time.data(), nt, samples);
+  dataset(file, "time", r.time.data(), nt, unit::time, samples);
   {
     Handle bodies = group(file, "bodies");
     for (int j = 0; j < r.num_bodies(); ++j) {
       Handle b = group(bodies, r.body_names[j]);
       const auto angle = column(r.angle, r.num_bodies(), j);
       const auto velocity = column(r.velocity, r.num_bodies(), j);
-      dataset(b, "angle", angle.data(), angle.size(), samples);
-      dataset(b, "velocity", velocity.data(), velocity.size(), samples);
+      dataset(b, "angle", angle.data(), angle.size(), unit::angle, samples);
+      dataset(b, "velocity", velocity.data(), velocity.size(), unit::velocity, samples);
     }
   }
   {
@@ -54,23 +55,23 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
       attribute(g, "time_stuck", r.time_stuck.empty() ? 0.0 : r.time_stuck[e]);
       const auto torque = column(r.element_torque, r.num_elements(), e);
       const auto state = column(r.element_state, r.num_elements(), e);
-      dataset(g, "torque", torque.data(), torque.size(), samples);
-      dataset(g, "state", state.data(), state.size(), samples);
+      dataset(g, "torque", torque.data(), torque.size(), unit::torque, samples);
+      dataset(g, "state", state.data(), state.size(), unit::one, samples);
     }
   }
   {
     Handle blocks = group(file, "blocks");
     for (int b = 0; b < r.num_blocks(); ++b) {
       const auto held = column(r.block_output, r.num_blocks(), b);
-      dataset(blocks, r.block_names[b], held.data(), held.size(), samples);
+      dataset(blocks, r.block_names[b], held.data(), held.size(), unit::of_signal, samples);
     }
   }
   {
     Handle energy = group(file, "energy");
-    dataset(energy, "input_work", r.input_work.data(), nt, samples);
-    dataset(energy, "kinetic", r.kinetic.data(), nt, samples);
-    dataset(energy, "elastic", r.elastic.data(), nt, samples);
-    dataset(energy, "dissipated", r.dissipated.data(), nt, samples);
+    dataset(energy, "input_work", r.input_work.data(), nt, unit::energy, samples);
+    dataset(energy, "kinetic", r.kinetic.data(), nt, unit::energy, samples);
+    dataset(energy, "elastic", r.elastic.data(), nt, unit::energy, samples);
+    dataset(energy, "dissipated", r.dissipated.data(), nt, unit::energy, samples);
   }
   {
     Handle events = group(file, "events");
@@ -84,17 +85,18 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
       before.push_back(ev.before);
       after.push_back(ev.after);
     }
-    dataset(events, "time", t.data(), t.size(), per_event);
+    dataset(events, "time", t.data(), t.size(), unit::time, per_event);
     dataset(events, "element", element);
     dataset(events, "kind", kind);
-    dataset(events, "before", before.data(), before.size(), per_event);
-    dataset(events, "after", after.data(), after.size(), per_event);
+    dataset(events, "before", before.data(), before.size(), unit::one, per_event);
+    dataset(events, "after", after.data(), after.size(), unit::one, per_event);
   }
 }
 
 namespace {
 
-void write_contents(hid_t file, const Model& model, const SimulationSettings& s, const Result& r) {
+void write_contents(hid_t file, const Model& model, const SimulationSettings& s, const Result& r,
+                    const std::vector<std::string>& overrides) {
   attribute(file, "luztar_version", std::string(kVersion));
   attribute(file, "model_name", model.name);
   write_result_data(file, r);
@@ -102,6 +104,7 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
     Handle m = group(file, "model");
     scalar_string(m, "text", model.source_text);
     dataset(m, "reductions", model.reductions);
+    dataset(m, "overrides", overrides);
     attribute(m, "source_path", model.source_path);
   }
   {
@@ -143,11 +146,12 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
 
 }  // namespace
 
-void write_hdf5(AtomicOutput& out, const Model& model, const SimulationSettings& settings, const Result& r) {
+void write_hdf5(AtomicOutput& out, const Model& model, const SimulationSettings& settings, const Result& r,
+                const std::vector<std::string>& overrides) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors come back as exceptions, not printed
   Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
               ("file " + out.path()).c_str());
-  write_contents(file, model, settings, r);
+  write_contents(file, model, settings, r, overrides);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file");
 }
 

@@ -15,9 +15,13 @@
 //   /events/time (nev) float64, /events/element (nev) string, /events/kind (nev)
 //   string, /events/before, /events/after (nev) int8
 //   /model/text                scalar string: the model file
+//   /model/overrides           (n) string: the fields replaced before it was read
+//                              ("--set PATH=VALUE" of luztar run), none usually
+//   every numeric dataset      attr units (core/units.hpp)
 //   /run                       group, attrs: settings (t_start, t_end, output_step,
 //                              rtol, atol), CVODE statistics and wall_time
 #include <string>
+#include <vector>
 
 #include "core/model.hpp"
 #include "core/result.hpp"
@@ -29,6 +33,9 @@ namespace luztar::io {
 void write_hdf5(const std::string& path, const Model& model, const SimulationSettings& settings, const Result& r);
 // Writes into out's temporary file and leaves the commit to the caller, who may
 // commit it together with other outputs of the same run.
-void write_hdf5(AtomicOutput& out, const Model& model, const SimulationSettings& settings, const Result& r);
+// `overrides`: what replaced fields of the model file before it was read
+// (stored in /model/overrides, so that the file says how to run it again).
+void write_hdf5(AtomicOutput& out, const Model& model, const SimulationSettings& settings, const Result& r,
+                const std::vector<std::string>& overrides = {});
 
 }  // namespace luztar::io

@@ -10,6 +10,7 @@
 #include "io/atomic_file.hpp"
 #include "io/hdf5_result.hpp"
 #include "io/hdf5_util.hpp"
+#include "core/units.hpp"
 #include "luztar/version.hpp"
 
 namespace luztar::io {
@@ -31,11 +32,14 @@ const char* kind_name(SweepParameter::Kind k) {
   return "?";
 }
 
-bool as_number(const std::string& s, double& v) {
+// A value as a number in SI: plain, or with a unit of the dimension (core/units.hpp).
+bool as_number(const std::string& s, Dimension dim, double& v) {
   if (s.empty()) return false;
   char* end = nullptr;
   v = std::strtod(s.c_str(), &end);
-  return *end == '\0';
+  if (*end == '\0') return true;
+  std::string error;
+  return to_si(s, dim, v, error) && error.empty();
 }
 
 std::string run_group(std::size_t index, std::size_t runs) {
@@ -98,12 +102,13 @@ void create_sweep_file(const std::string& path, const SweepLayout& l) {
         std::vector<std::string> text(n);
         std::vector<double> num(n);
         bool numeric = true;
+        const std::string& name = l.parameters[p].path;
+        const Dimension dim = field_dimension(name);  // values with units are stored in SI
         for (std::size_t r = 0; r < n; ++r) {
           text[r] = l.table.values[r][p];
-          numeric = numeric && as_number(text[r], num[r]);
+          numeric = numeric && as_number(text[r], dim, num[r]);
         }
-        const std::string& name = l.parameters[p].path;
-        if (numeric) dataset(g, name, num.data(), n);
+        if (numeric) dataset(g, name, num.data(), n, dim == Dimension::plain ? unit::of_signal : si_unit(dim));
         else dataset(g, name, text);
         Handle d(H5Dopen2(g, name.c_str(), H5P_DEFAULT), H5Dclose, name.c_str());
         attribute(d, "kind", std::string(kind_name(l.parameters[p].kind)));
@@ -113,21 +118,20 @@ void create_sweep_file(const std::string& path, const SweepLayout& l) {
       Handle g = group(file, "metrics");
       const std::vector<double> nan(n, std::numeric_limits<double>::quiet_NaN());
       for (const MetricSpec& m : l.metrics) {
-        dataset(g, m.name, nan.data(), n);
+        dataset(g, m.name, nan.data(), n, m.unit().c_str());
         Handle d(H5Dopen2(g, m.name.c_str(), H5P_DEFAULT), H5Dclose, m.name.c_str());
         attribute(d, "definition", m.describe());
-        attribute(d, "unit", m.unit());
       }
     }
     {
       Handle g = group(file, "runs");
       const std::vector<std::int8_t> pending(n, static_cast<std::int8_t>(RunStatus::pending));
-      dataset(g, "status", pending.data(), n);
+      dataset(g, "status", pending.data(), n, unit::one);
       Handle d(H5Dopen2(g, "status", H5P_DEFAULT), H5Dclose, "status");
       attribute(d, "codes", std::string(kStatusCodes));
       dataset(g, "message", std::vector<std::string>(n));
       const std::vector<double> zero(n, 0.0);
-      dataset(g, "wall_time", zero.data(), n);
+      dataset(g, "wall_time", zero.data(), n, unit::time);
     }
     if (l.trajectories) Handle t = group(file, "trajectories");
     check(H5Fflush(file, H5F_SCOPE_GLOBAL), "file");

@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "core/reduce.hpp"
+#include "core/units.hpp"
 #include "io/csv_table.hpp"
 #include "io/text_file.hpp"
 #include "io/yaml_source.hpp"
@@ -59,14 +60,17 @@ class Reader {
     if (!n) fail(map, field, std::string("missing field '") + key + "'");
     return n;
   }
-  double number(const YAML::Node& n, const std::string& field) {
+  // A number, optionally with a unit of the field's dimension (core/units.hpp), in SI.
+  double number(const YAML::Node& n, const std::string& field) { return number(n, field, field_dimension(field)); }
+  double number(const YAML::Node& n, const std::string& field, Dimension dim) {
     remember(field, n);
     if (!n.IsScalar()) fail(n, field, std::string("expected a number, got ") + kind(n));
-    try {
-      return n.as<double>();
-    } catch (const YAML::Exception&) {
-      fail(n, field, "expected a number, got '" + n.Scalar() + "'");
-    }
+    double v = 0.0;
+    if (YAML::convert<double>::decode(n, v)) return v;
+    std::string error;
+    if (!to_si(n.Scalar(), dim, v, error)) fail(n, field, "expected a number, got '" + n.Scalar() + "'");
+    if (!error.empty()) fail(n, field, error);
+    return v;
   }
   double number_or(const YAML::Node& map, const char* key, const std::string& parent, double fallback) {
     const YAML::Node n = map[key];
@@ -97,6 +101,13 @@ class Reader {
     if (n.IsScalar()) {
       double v = 0.0;
       if (YAML::convert<double>::decode(n, v)) return Signal::make_constant(v);
+      // A number with a unit ("5 N m", "5Nm"), else a signal's name ("2nd_drive":
+      // a name may begin with a digit; a space after the number says it is a quantity).
+      std::string error;
+      if (to_si(n.Scalar(), field_dimension(field), v, error)) {
+        if (error.empty()) return Signal::make_constant(v);
+        if (n.Scalar().find_first_of(" \t") != std::string::npos) fail(n, field, error);
+      }
       Signal s;
       s.kind = Signal::Kind::reference;
       s.reference = n.Scalar();
@@ -159,7 +170,7 @@ class Reader {
         for (std::size_t i = 0; i < pts.size(); ++i) {
           const std::string pf = f + ".points[" + std::to_string(i) + "]";
           if (!pts[i].IsSequence() || pts[i].size() != 2) fail(pts[i], pf, "expected a [time, value] pair");
-          s.table_t.push_back(number(pts[i][0], pf));
+          s.table_t.push_back(number(pts[i][0], pf, Dimension::time));
           s.table_v.push_back(number(pts[i][1], pf));
           if (i > 0 && !(s.table_t[i] > s.table_t[i - 1]))
             fail(pts[i], pf, "times must increase strictly");
@@ -566,6 +577,10 @@ ModelSpec read_model_spec(const std::string& path) {
 
 ModelSpec load_model_spec(const std::string& path) {
   return parse_model_spec(read_text_file(path, "model file"), path, base_dir_of(path));
+}
+
+ModelSpec load_model_spec(const std::string& path, const std::vector<FieldOverride>& overrides) {
+  return parse_model_spec(read_text_file(path, "model file"), path, base_dir_of(path), overrides);
 }
 
 Model load_model(const std::string& path) { return assemble(read_model_spec(path)); }

@@ -58,6 +58,9 @@ ModelSpec parse_model_spec(const std::string& text, const std::string& origin, c
 // is a ModelError (field = path, where = origin), as is a path through a value.
 std::string field_value(const std::string& text, const std::string& origin, const std::string& path,
                         const std::vector<FieldOverride>& overrides = {});
+// load_model_spec with fields replaced (`luztar run --set`): a rule the new
+// value breaks is reported at the override's `where`.
+ModelSpec load_model_spec(const std::string& path, const std::vector<FieldOverride>& overrides);
 
 // read_model_spec + assemble (the rules checked once, by assemble()).
 Model load_model(const std::string& path);

@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/model_spec.hpp"
+#include "core/units.hpp"
 #include "io/text_file.hpp"
 #include "io/yaml_source.hpp"
 
@@ -39,10 +40,13 @@ class SweepReader {
         fail(k, field.empty() ? key : field + "." + key, "unknown key '" + key + "' (expected one of: " + list + ")");
     });
   }
-  double number(const YAML::Node& n, const std::string& field) const {
+  // A number; with `dim` (a swept field's dimension) optionally with a unit, in SI.
+  double number(const YAML::Node& n, const std::string& field, Dimension dim = Dimension::plain) const {
     double v = 0.0;
-    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v))
+    std::string error;
+    if (!n.IsScalar() || (!YAML::convert<double>::decode(n, v) && !to_si(n.Scalar(), dim, v, error)))
       fail(n, field, "expected a number, got " + (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string("a structure")));
+    if (!error.empty()) fail(n, field, error);
     if (std::isnan(v)) fail(n, field, "expected a number, got NaN");
     return v;
   }
@@ -85,16 +89,16 @@ class SweepReader {
       const std::string bf = field + (lhs ? ".latin_hypercube" : ".uniform");
       if (!b.IsSequence() || b.size() != 2) fail(b, bf, "expected the bounds [low, high]");
       p.kind = lhs ? SweepParameter::Kind::latin_hypercube : SweepParameter::Kind::uniform;
-      p.from = number(b[0], bf);
-      p.to = number(b[1], bf);
+      p.from = number(b[0], bf, field_dimension(path));
+      p.to = number(b[1], bf, field_dimension(path));
       p.log = log_scale(n, field);
     } else if (n.IsMap()) {
       only_keys(n, field, {"from", "to", "count", "scale"});
       for (const char* k : {"from", "to", "count"})
         if (!n[k]) fail(n, field, std::string("missing field '") + k + "' (a range is {from, to, count[, scale: log]})");
       p.kind = SweepParameter::Kind::range;
-      p.from = number(n["from"], field + ".from");
-      p.to = number(n["to"], field + ".to");
+      p.from = number(n["from"], field + ".from", field_dimension(path));
+      p.to = number(n["to"], field + ".to", field_dimension(path));
       p.count = whole(n["count"], field + ".count");
       p.log = log_scale(n, field);
     } else {
@@ -230,6 +234,14 @@ bool shorthand(const std::string& path, const std::string& rhs, const std::strin
   auto bad = [&](const std::string& detail) { throw ModelError("sweep.parameters." + path, detail, where); };
   p.path = path;
   p.where = where;
+  // A bound: a number, or a number with a unit of the field's dimension ("0.5deg"), in SI.
+  auto bound = [&](const std::string& text, double& v) {
+    if (parse_double(text, v)) return true;
+    std::string error;
+    if (!to_si(text, field_dimension(path), v, error)) return false;
+    if (!error.empty()) bad(error + ", in '" + rhs + "'");
+    return true;
+  };
   if (rhs.find(':') != std::string::npos && rhs.front() != '{' && rhs.front() != '[') {
     std::vector<std::string> f = split(rhs, ':');
     const bool sampled = f[0] == "uniform" || f[0] == "lhs" || f[0] == "latin_hypercube";
@@ -239,13 +251,13 @@ bool shorthand(const std::string& path, const std::string& rhs, const std::strin
       f.pop_back();
     }
     if (sampled) {
-      if (f.size() != 2 || !parse_double(f[0], p.from) || !parse_double(f[1], p.to))
+      if (f.size() != 2 || !bound(f[0], p.from) || !bound(f[1], p.to))
         bad("expected uniform:LOW:HIGH[:log] or lhs:LOW:HIGH[:log], got '" + rhs + "'");
       p.kind = rhs.rfind("uniform", 0) == 0 ? SweepParameter::Kind::uniform : SweepParameter::Kind::latin_hypercube;
       return true;
     }
     double count = 0.0;
-    if (f.size() != 3 || !parse_double(f[0], p.from) || !parse_double(f[1], p.to) || !parse_double(f[2], count) ||
+    if (f.size() != 3 || !bound(f[0], p.from) || !bound(f[1], p.to) || !parse_double(f[2], count) ||
         count != std::floor(count))
       bad("expected FROM:TO:COUNT[:log], got '" + rhs + "'");
     if (std::abs(count) > static_cast<double>(kMaxSweepRuns))  // before the conversion, which could overflow
@@ -313,6 +325,12 @@ void add_parameter_option(SweepSpec& spec, const std::string& assignment) {
       return;
     }
   spec.parameters.push_back(p);
+}
+
+FieldOverride set_option(const std::string& assignment) {
+  const std::string where = "--set " + assignment;
+  const auto [path, value] = split_assignment(assignment, where, "PATH=VALUE");
+  return {path, value, where};
 }
 
 void add_metric_option(SweepSpec& spec, const std::string& assignment) {

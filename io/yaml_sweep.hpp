@@ -29,6 +29,7 @@
 #include <string>
 
 #include "core/sweep_spec.hpp"
+#include "io/yaml_model.hpp"
 
 namespace luztar::io {
 
@@ -48,6 +49,9 @@ SweepInput parse_sweep(const std::string& text, const std::string& path, const s
 
 // Adds or replaces a parameter from "PATH=VALUES".
 void add_parameter_option(SweepSpec& spec, const std::string& assignment);
+// One value for one field from "PATH=VALUE" (`luztar run --set`): the override
+// a sweep run applies (io/yaml_model.hpp), located at "--set PATH=VALUE".
+FieldOverride set_option(const std::string& assignment);
 // Adds or replaces a metric from "NAME=SPEC".
 void add_metric_option(SweepSpec& spec, const std::string& assignment);
 

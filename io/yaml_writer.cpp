@@ -8,53 +8,78 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/number_text.hpp"
 #include "io/atomic_file.hpp"
 
 namespace luztar::io {
 
 namespace {
 
+// A number as YAML: its shortest round-trip text (core/number_text.hpp); the
+// non-finite in YAML's spelling.
+std::string num(double v) {
+  if (std::isnan(v)) return ".nan";
+  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
+  return shortest(v);
+}
+
+// key: value, always.
+void put(YAML::Emitter& out, const char* key, double v) { out << YAML::Key << key << YAML::Value << num(v); }
+// key: value, only when it differs from the reader's default (luztar reduce
+// writes what the model sets, not what the reader would fill in).
+void put(YAML::Emitter& out, const char* key, double v, double fallback) {
+  if (v != fallback || std::signbit(v) != std::signbit(fallback)) put(out, key, v);
+}
+
 void emit_signal(YAML::Emitter& out, const Signal& s) {
+  auto open = [&](const char* kind) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << kind << YAML::Value << YAML::BeginMap;
+  };
+  auto close = [&] { out << YAML::EndMap << YAML::EndMap; };
   switch (s.kind) {
     case Signal::Kind::constant:
-      out << s.value;
+      out << num(s.value);
       return;
     case Signal::Kind::reference:
       out << s.reference;
       return;
     case Signal::Kind::input:
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "input" << YAML::Value << YAML::BeginMap;
-      out << YAML::Key << "initial" << YAML::Value << s.value;
-      if (std::isfinite(s.lower)) out << YAML::Key << "lower" << YAML::Value << s.lower;
-      if (std::isfinite(s.upper)) out << YAML::Key << "upper" << YAML::Value << s.upper;
-      out << YAML::EndMap << YAML::EndMap;
+      open("input");
+      put(out, "initial", s.value, 0.0);
+      if (std::isfinite(s.lower)) put(out, "lower", s.lower);
+      if (std::isfinite(s.upper)) put(out, "upper", s.upper);
+      close();
       return;
     case Signal::Kind::sine:
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "sine" << YAML::Value << YAML::BeginMap;
-      out << YAML::Key << "amplitude" << YAML::Value << s.amplitude << YAML::Key << "frequency" << YAML::Value
-          << s.frequency << YAML::Key << "phase" << YAML::Value << s.phase << YAML::Key << "offset" << YAML::Value
-          << s.offset;
-      out << YAML::EndMap << YAML::EndMap;
+      open("sine");
+      put(out, "amplitude", s.amplitude);
+      put(out, "frequency", s.frequency);
+      put(out, "phase", s.phase, 0.0);
+      put(out, "offset", s.offset, 0.0);
+      close();
       return;
     case Signal::Kind::step:
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "step" << YAML::Value << YAML::BeginMap;
-      out << YAML::Key << "time" << YAML::Value << s.time << YAML::Key << "initial" << YAML::Value << s.initial
-          << YAML::Key << "final" << YAML::Value << s.final_value;
-      out << YAML::EndMap << YAML::EndMap;
+      open("step");
+      put(out, "time", s.time);
+      put(out, "initial", s.initial, 0.0);
+      put(out, "final", s.final_value);
+      close();
       return;
     case Signal::Kind::ramp:
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "ramp" << YAML::Value << YAML::BeginMap;
-      out << YAML::Key << "start" << YAML::Value << s.start << YAML::Key << "end" << YAML::Value << s.end
-          << YAML::Key << "initial" << YAML::Value << s.initial << YAML::Key << "final" << YAML::Value
-          << s.final_value;
-      out << YAML::EndMap << YAML::EndMap;
+      open("ramp");
+      put(out, "start", s.start);
+      put(out, "end", s.end);
+      put(out, "initial", s.initial, 0.0);
+      put(out, "final", s.final_value);
+      close();
       return;
     case Signal::Kind::table:
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "table" << YAML::Value << YAML::BeginMap;
+      open("table");
       out << YAML::Key << "points" << YAML::Value << YAML::BeginSeq;
       for (std::size_t i = 0; i < s.table_t.size(); ++i)
-        out << YAML::Flow << YAML::BeginSeq << s.table_t[i] << s.table_v[i] << YAML::EndSeq;
-      out << YAML::EndSeq << YAML::EndMap << YAML::EndMap;
+        out << YAML::Flow << YAML::BeginSeq << num(s.table_t[i]) << num(s.table_v[i]) << YAML::EndSeq;
+      out << YAML::EndSeq;
+      close();
       return;
     case Signal::Kind::sum:
     case Signal::Kind::product:
@@ -74,35 +99,34 @@ void emit_signal(YAML::Emitter& out, const Signal& s) {
     case Signal::Kind::play:
     case Signal::Kind::saturated_integrator:
     case Signal::Kind::relay: {
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << kind_name(s.kind) << YAML::Value << YAML::BeginMap;
+      open(kind_name(s.kind));
       out << YAML::Key << "of" << YAML::Value;
       emit_signal(out, s.terms.at(0));
-      auto field = [&](const char* key, double v) { out << YAML::Key << key << YAML::Value << v; };
       switch (s.kind) {
         case Signal::Kind::dead_zone:
         case Signal::Kind::saturation:
-          field("lower", s.lower);
-          field("upper", s.upper);
+          put(out, "lower", s.lower);
+          put(out, "upper", s.upper);
           break;
         case Signal::Kind::play:
-          field("width", s.width);
-          field("initial", s.initial);
+          put(out, "width", s.width);
+          put(out, "initial", s.initial, 0.0);
           break;
         case Signal::Kind::saturated_integrator:
-          field("lower", s.lower);
-          field("upper", s.upper);
-          field("initial", s.initial);
+          put(out, "lower", s.lower);
+          put(out, "upper", s.upper);
+          put(out, "initial", s.initial, 0.0);
           break;
         case Signal::Kind::relay:
-          field("threshold", s.threshold);
-          field("value", s.value);
-          field("initial", s.initial);
+          put(out, "threshold", s.threshold);
+          put(out, "value", s.value);
+          put(out, "initial", s.initial, 1.0);
           break;
         default:
           break;
       }
-      if (is_sampled_block(s.kind)) field("period", s.period);
-      out << YAML::EndMap << YAML::EndMap;
+      if (is_sampled_block(s.kind)) put(out, "period", s.period);
+      close();
       return;
     }
   }
@@ -119,24 +143,31 @@ void emit_bodies(YAML::Emitter& out, const std::string& key, const std::string& 
 }  // namespace
 
 std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comment) {
+  const SimulationSettings d;  // the reader's defaults: a field that keeps its default is left out
   YAML::Emitter out;
-  out.SetDoublePrecision(17);
   out << YAML::BeginMap;
   if (!spec.name.empty()) out << YAML::Key << "name" << YAML::Value << spec.name;
   if (!spec.description.empty()) out << YAML::Key << "description" << YAML::Value << spec.description;
   const SimulationSettings& s = spec.simulation;
   out << YAML::Key << "simulation" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "t_start" << YAML::Value << s.t_start << YAML::Key << "t_end" << YAML::Value << s.t_end;
-  out << YAML::Key << "output_step" << YAML::Value << s.output_step << YAML::Key << "rtol" << YAML::Value << s.rtol;
-  out << YAML::Key << "atol" << YAML::Value << s.atol << YAML::Key << "max_step" << YAML::Value << s.max_step;
-  out << YAML::Key << "max_events" << YAML::Value << s.max_events;
-  out << YAML::Key << "event_storm" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "events"
-      << YAML::Value << s.storm_events << YAML::Key << "span" << YAML::Value << s.storm_span << YAML::EndMap;
-  out << YAML::Key << "rest_velocity" << YAML::Value << s.rest_velocity;
-  out << YAML::Key << "linear_solver" << YAML::Value << s.linear_solver;
-  out << YAML::Key << "solver" << YAML::Value << s.solver;
-  if (s.solver == "time_stepping")
-    out << YAML::Key << "step" << YAML::Value << s.step << YAML::Key << "theta" << YAML::Value << s.theta;
+  put(out, "t_start", s.t_start, d.t_start);
+  put(out, "t_end", s.t_end);
+  put(out, "output_step", s.output_step);
+  put(out, "rtol", s.rtol, d.rtol);
+  put(out, "atol", s.atol, d.atol);
+  put(out, "max_step", s.max_step, d.max_step);
+  if (s.max_events != d.max_events) out << YAML::Key << "max_events" << YAML::Value << s.max_events;
+  if (s.storm_events != d.storm_events || s.storm_span != d.storm_span) {
+    out << YAML::Key << "event_storm" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    if (s.storm_events != d.storm_events) out << YAML::Key << "events" << YAML::Value << s.storm_events;
+    put(out, "span", s.storm_span, d.storm_span);
+    out << YAML::EndMap;
+  }
+  put(out, "rest_velocity", s.rest_velocity, d.rest_velocity);
+  if (s.linear_solver != d.linear_solver) out << YAML::Key << "linear_solver" << YAML::Value << s.linear_solver;
+  if (s.solver != d.solver) out << YAML::Key << "solver" << YAML::Value << s.solver;
+  put(out, "step", s.step, d.step);
+  put(out, "theta", s.theta, d.theta);
   out << YAML::EndMap;
   if (!spec.signals.empty()) {
     out << YAML::Key << "signals" << YAML::Value << YAML::BeginMap;
@@ -149,8 +180,10 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
   out << YAML::Key << "bodies" << YAML::Value << YAML::BeginMap;
   for (const BodySpec& b : spec.bodies) {
     out << YAML::Key << b.name << YAML::Value << YAML::Flow << YAML::BeginMap;
-    out << YAML::Key << "inertia" << YAML::Value << b.inertia << YAML::Key << "angle" << YAML::Value << b.angle
-        << YAML::Key << "velocity" << YAML::Value << b.velocity << YAML::EndMap;
+    put(out, "inertia", b.inertia);
+    put(out, "angle", b.angle, 0.0);
+    put(out, "velocity", b.velocity, 0.0);
+    out << YAML::EndMap;
   }
   out << YAML::EndMap;
   if (!spec.elements.empty()) {
@@ -158,18 +191,22 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
     for (const ElementSpec& e : spec.elements) {
       out << YAML::Key << element_name(e) << YAML::Value << YAML::BeginMap;
       if (const auto* sp = std::get_if<SpringSpec>(&e)) {
+        const SpringSpec ds;
         out << YAML::Key << "type" << YAML::Value << "spring";
         emit_bodies(out, "bodies", sp->body_a, sp->body_b);
-        if (!sp->body_b.empty()) out << YAML::Key << "ratio" << YAML::Value << sp->ratio;
-        out << YAML::Key << "stiffness" << YAML::Value << sp->stiffness << YAML::Key << "freeplay" << YAML::Value
-            << sp->freeplay << YAML::Key << "damping" << YAML::Value << sp->damping;
-        if (sp->restitution != 0.0) out << YAML::Key << "restitution" << YAML::Value << sp->restitution;
+        if (!sp->body_b.empty()) put(out, "ratio", sp->ratio, ds.ratio);
+        put(out, "stiffness", sp->stiffness);
+        put(out, "freeplay", sp->freeplay, ds.freeplay);
+        put(out, "damping", sp->damping, ds.damping);
+        put(out, "restitution", sp->restitution, ds.restitution);
       } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
+        const FrictionSpec df;
         out << YAML::Key << "type" << YAML::Value << "friction";
         emit_bodies(out, "bodies", f->body_a, f->body_b);
-        out << YAML::Key << "viscous" << YAML::Value << f->viscous << YAML::Key << "coulomb" << YAML::Value;
+        put(out, "viscous", f->viscous, df.viscous);
+        out << YAML::Key << "coulomb" << YAML::Value;
         emit_signal(out, f->coulomb);
-        out << YAML::Key << "static_ratio" << YAML::Value << f->static_ratio;
+        put(out, "static_ratio", f->static_ratio, df.static_ratio);
       } else if (const auto* t = std::get_if<TorqueSpec>(&e)) {
         out << YAML::Key << "type" << YAML::Value << "torque" << YAML::Key << "body" << YAML::Value << t->body;
         out << YAML::Key << "torque" << YAML::Value;

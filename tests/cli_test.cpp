@@ -41,6 +41,25 @@ TEST_F(Cli, RunsEveryModel) {
   EXPECT_GE(models, 2);
 }
 
+// Start-up: the commands that run no MPI sweep load neither MPI (only
+// luztar-mpi-sweep links it) nor, when HDF5 is linked from its static archive
+// (LUZTAR_HDF5_STATIC, when installed), HDF5's network libraries (libcurl). The dynamic loader lists
+// every library it opens (LD_DEBUG=libs, "calling init: <path>").
+TEST_F(Cli, StartUpLoadsNoMpiAndNoNetworkLibraries) {
+  const std::string model = std::string(LUZTAR_MODELS_DIR) + "/block.yaml";
+  for (const std::string& args : {std::string("--version"), "validate " + model, "reduce " + model + " -o " +
+                                  path("r.yaml"), "run " + model + " -q --t-end 0.1 -o " + path("x.h5")}) {
+    SCOPED_TRACE(args);
+    const Outcome o = test_support::run_shell("LD_DEBUG=libs " + std::string(LUZTAR_CLI) + " " + args + " 2>&1");
+    EXPECT_EQ(o.code, 0) << o.out;
+    EXPECT_NE(o.out.find("calling init: "), std::string::npos) << o.out;  // the loader did report
+    EXPECT_EQ(o.out.find("libmpi"), std::string::npos);
+#ifdef LUZTAR_HDF5_LINKED_STATIC  // else the shared HDF5 brings libcurl with it
+    EXPECT_EQ(o.out.find("libcurl"), std::string::npos);
+#endif
+  }
+}
+
 TEST_F(Cli, BadModelExitsWithLocationAndWritesNothing) {
   const std::string model = path("bad.yaml");
   std::ofstream(model) << "simulation: {t_end: 1, output_step: 0.1}\nbodies:\n  a: {inertia: -2}\n";
@@ -58,7 +77,7 @@ TEST_F(Cli, TimeSteppingFromTheCommandLine) {
   const Outcome o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/block.yaml -o " + h5 +
                         " --solver time_stepping --step 1e-4 --theta 0.5");
   ASSERT_EQ(o.code, 0) << o.out;
-  EXPECT_NE(o.out.find("Moreau-Jean time stepping: 40000 steps (h 0.0001, theta 0.5)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Moreau-Jean time stepping: 40000 steps (h 1e-4 s, theta 0.5)"), std::string::npos) << o.out;
   const io::StoredRun back = io::read_hdf5(h5);
   EXPECT_EQ(back.result.num_samples(), 4001);
   EXPECT_EQ(back.result.stats.steps, 40000);

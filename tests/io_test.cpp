@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "core/energy.hpp"
@@ -116,7 +117,7 @@ TEST(Io, SolverOutcomeCountersAreStoredAndReadBack) {
   fs::remove_all(file.parent_path());
 }
 
-TEST(Io, CsvHasOneRowPerSampleAndNamedColumns) {
+TEST(Io, CsvHasOneRowPerSampleAndNamedColumnsWithUnits) {
   const Model m = io::load_model(LUZTAR_MODELS_DIR "/block.yaml");
   const Result r = simulate(m);
   const fs::path file = temp_dir() / "block.csv";
@@ -125,22 +126,87 @@ TEST(Io, CsvHasOneRowPerSampleAndNamedColumns) {
   std::string header;
   std::getline(in, header);
   EXPECT_EQ(header,
-            "time,block.angle,block.velocity,bearing.torque,bearing.state,drive.torque,drive.state,"
-            "input_work,kinetic,elastic,dissipated");
-  int rows = 0;
-  std::string line, last;
+            "time [s],block.angle [rad],block.velocity [rad/s],bearing.torque [N m],bearing.state [1],"
+            "drive.torque [N m],drive.state [1],input_work [J],kinetic [J],elastic [J],dissipated [J]");
+  // Every cell reads back to the stored double (shortest round-trip text).
+  int k = 0;
+  std::string line;
   while (std::getline(in, line)) {
-    ++rows;
-    last = line;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    ASSERT_EQ(cells.size(), 11u) << line;
+    if (k == 1) {
+      EXPECT_EQ(cells[0], "0.001");  // not 0.0010000000000000000
+    }
+    const double expect[] = {r.time[k], r.angle[k], r.velocity[k], r.element_torque[2 * k],
+                             static_cast<double>(r.element_state[2 * k]), r.element_torque[2 * k + 1],
+                             static_cast<double>(r.element_state[2 * k + 1]), r.input_work[k], r.kinetic[k],
+                             r.elastic[k], r.dissipated[k]};
+    for (std::size_t j = 0; j < cells.size(); ++j) EXPECT_EQ(std::stod(cells[j]), expect[j]) << "row " << k << " col " << j;
+    ++k;
   }
-  EXPECT_EQ(rows, r.num_samples());
-  std::stringstream ss(last);
-  double t = 0, q = 0;
-  char comma = 0;
-  ss >> t >> comma >> q;
-  EXPECT_EQ(t, r.time.back());
-  EXPECT_EQ(q, r.angle.back());  // %.17g round-trips doubles
+  EXPECT_EQ(k, r.num_samples());
   fs::remove_all(file.parent_path());
+}
+
+// Every numeric dataset of a run file names its unit (core/units.hpp).
+TEST(Io, Hdf5DatasetsCarryUnits) {
+  const Model m = io::load_model(LUZTAR_MODELS_DIR "/block.yaml");
+  const Result r = simulate(m);
+  const fs::path file = temp_dir() / "units.h5";
+  io::write_hdf5(file.string(), m, m.simulation, r);
+  const std::map<std::string, std::string> units = io::read_hdf5(file.string()).units;
+  const std::map<std::string, std::string> expected = {
+      {"time", "s"},
+      {"bodies/block/angle", "rad"},
+      {"bodies/block/velocity", "rad/s"},
+      {"elements/bearing/torque", "N m"},
+      {"elements/bearing/state", "1"},
+      {"elements/drive/torque", "N m"},
+      {"elements/drive/state", "1"},
+      {"energy/input_work", "J"},
+      {"energy/kinetic", "J"},
+      {"energy/elastic", "J"},
+      {"energy/dissipated", "J"},
+      {"events/time", "s"},
+      {"events/before", "1"},
+      {"events/after", "1"}};
+  EXPECT_EQ(units, expected);  // and no numeric dataset without one
+  fs::remove_all(file.parent_path());
+}
+
+// The YAML writer (luztar reduce) writes the shortest text of each number and
+// leaves out every field that keeps the reader's default.
+TEST(Io, YamlWriterWritesShortestNumbersAndNoDefaults) {
+  ModelSpec spec = io::load_model_spec(LUZTAR_MODELS_DIR "/block.yaml");
+  spec.simulation.rtol = 1e-11;  // %.17g: 9.9999999999999994e-12
+  spec.bodies[0].inertia = 0.1 + 0.2;  // needs all 17 digits: 0.30000000000000004
+  const std::string text = io::to_yaml(spec, {});
+  EXPECT_EQ(text,
+            "name: block\n"
+            "description: Block on a Coulomb + viscous bearing under a sinusoidal torque (Part 2, 3.1)\n"
+            "simulation:\n"
+            "  t_end: 4\n"
+            "  output_step: 0.001\n"
+            "  rtol: 1e-11\n"
+            "  atol: 1e-12\n"
+            "bodies:\n"
+            "  block: {inertia: 0.30000000000000004}\n"
+            "elements:\n"
+            "  bearing:\n"
+            "    type: friction\n"
+            "    body: block\n"
+            "    viscous: 0.5\n"
+            "    coulomb: 1\n"
+            "  drive:\n"
+            "    type: torque\n"
+            "    body: block\n"
+            "    torque: {sine: {amplitude: 2, frequency: 0.5}}\n");
+  const ModelSpec back = io::parse_model_spec(text, "back.yaml", ".");
+  EXPECT_EQ(back.simulation.rtol, 1e-11);
+  EXPECT_EQ(back.bodies[0].inertia, 0.1 + 0.2);
+  EXPECT_EQ(io::to_yaml(back, {}), text);  // a fixed point
 }
 
 // ModelSpec -> YAML -> ModelSpec keeps every number exactly and every signal kind.

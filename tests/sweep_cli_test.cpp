@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <functional>
+#include <numbers>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include <thread>
 
 #include "apps/sweep/sweep_plan.hpp"
+#include "core/number_text.hpp"
 #include "io/hdf5_reader.hpp"
 #include "io/sweep_file.hpp"
 #include "io/yaml_sweep.hpp"
@@ -118,6 +120,28 @@ class SweepCli : public test_support::TempDirTest {
             "elements.mesh.freeplay=0.004:0.02:" + std::to_string(n), "-o", out, "-j", jobs, "-q"};
   }
 };
+
+// Swept values with units (a list and a range) run in SI and are stored in
+// SI: the same metric as the plain SI values, to the bit.
+TEST_F(SweepCli, ValuesWithUnitsAreSweptInSI) {
+  const double deg = std::numbers::pi / 180;
+  const std::string common = "sweep " + gear_train() + " -q --set simulation.t_end=0.2 --metric 'heat=energy: dissipated' ";
+  const test_support::Outcome a = run_cli(common + "--set elements.mesh.freeplay=0.25deg,0.5deg -o " + path("u.h5"));
+  ASSERT_EQ(a.code, 0) << a.out;
+  const test_support::Outcome b = run_cli(common + "--set elements.mesh.freeplay=" + shortest(0.25 * deg) + "," +
+                                          shortest(0.5 * deg) + " -o " + path("si.h5"));
+  ASSERT_EQ(b.code, 0) << b.out;
+  const test_support::Outcome c = run_cli(common + "--set elements.mesh.freeplay=0.25deg:0.5deg:2 -o " + path("r.h5"));
+  ASSERT_EQ(c.code, 0) << c.out;
+  const io::SweepFileContents u = io::read_sweep_file(path("u.h5")), si = io::read_sweep_file(path("si.h5")),
+                              r = io::read_sweep_file(path("r.h5"));
+  EXPECT_EQ(u.parameter_values[1], (std::vector<std::string>{shortest(0.25 * deg), shortest(0.5 * deg)}));
+  EXPECT_EQ(u.parameter_values[1], si.parameter_values[1]);
+  EXPECT_EQ(u.metrics, si.metrics);
+  // a range's values are rounded to 15 significant digits (core/sweep_spec.hpp)
+  EXPECT_NEAR(std::stod(r.parameter_values[1][0]), 0.25 * deg, 1e-15 * 0.25 * deg);
+  EXPECT_NEAR(std::stod(r.parameter_values[1][1]), 0.5 * deg, 1e-15 * 0.5 * deg);
+}
 
 TEST_F(SweepCli, GridMetricsEqualSingleRuns) {
   const std::string out = path("grid.h5");

@@ -470,7 +470,8 @@ def plot_sweep(f, args, plt, fmt):
     failed_label = f"failed runs ({failed.sum()}: {failed_why})"
     value = f["metrics"][metric][:]
     definition = text(f["metrics"][metric].attrs.get("definition", metric))
-    unit = text(f["metrics"][metric].attrs.get("unit", ""))
+    attrs = f["metrics"][metric].attrs
+    unit = text(attrs.get("units", attrs.get("unit", "")))  # files written before "units": "unit"
     xs = f["parameters"][x][:]
     pending = int((status < 0).sum())
     if y is not None:

@@ -1,10 +1,11 @@
-// luztar command line: run, validate, reduce, sweep, plot.
+// luztar command line: run, validate, reduce, sweep, plot, info, compare.
 //
 // Exit codes: 0 success; 1 bad input (model, file, option value); 2 usage error
 // (also a plot option the plot script refuses: format, signal, unit, element);
 // 3 the run stopped early (event storm, event limit, solver failure; results up
 // to that point are still written), or some runs of a sweep did; 4 plotting
 // failed; 130 a sweep was interrupted (finished runs kept, --resume continues).
+// compare: 0 within the tolerance, 1 not, 2 an error (a file, differing grids).
 // A run or plot ended by SIGINT, SIGTERM or SIGHUP removes its temporary output
 // files and dies of the signal.
 #include <CLI/CLI.hpp>
@@ -15,6 +16,7 @@
 #include <optional>
 
 #include "apps/cli/plot_command.hpp"
+#include "apps/cli/result_commands.hpp"
 #include "apps/cli/summary.hpp"
 #include "apps/sweep/sweep_command.hpp"
 #include "core/errors.hpp"
@@ -23,6 +25,7 @@
 #include "io/csv_writer.hpp"
 #include "io/hdf5_writer.hpp"
 #include "io/yaml_model.hpp"
+#include "io/yaml_sweep.hpp"
 #include "io/yaml_writer.hpp"
 #include "luztar/version.hpp"
 #include "solvers/simulator.hpp"
@@ -35,11 +38,20 @@ struct RunOptions {
   std::string csv;
   std::optional<double> t_end, output_step, rtol, atol, step, theta;
   std::optional<std::string> solver;
+  std::vector<std::string> sets;  // --set PATH=VALUE
   bool quiet = false;
 };
 
+// The model file, with the --set fields replaced (the same overrides as a sweep run's).
+luztar::ModelSpec read_with_sets(const std::string& path, const RunOptions* o) {
+  if (!o || o->sets.empty()) return luztar::io::read_model_spec(path);  // read only: assemble() checks the rules
+  std::vector<luztar::io::FieldOverride> sets;
+  for (const std::string& s : o->sets) sets.push_back(luztar::io::set_option(s));
+  return luztar::io::load_model_spec(path, sets);  // a rule a value breaks is reported at its --set
+}
+
 luztar::Model load(const std::string& path, const RunOptions* overrides) {
-  const luztar::ModelSpec file = luztar::io::read_model_spec(path);  // read only: assemble() checks the rules
+  const luztar::ModelSpec file = read_with_sets(path, overrides);
   luztar::ModelSpec spec = file;
   std::vector<std::string> set;  // the fields the command line overrode
   if (overrides) {
@@ -98,7 +110,9 @@ int run(const RunOptions& o) {
     csv_out.emplace(o.csv);
   }
   const luztar::Result r = luztar::simulate(model);
-  luztar::io::write_hdf5(h5_out, model, model.simulation, r);
+  std::vector<std::string> sets;  // stored, so that the file says how it was run
+  for (const std::string& s : o.sets) sets.push_back("--set " + s);
+  luztar::io::write_hdf5(h5_out, model, model.simulation, r, sets);
   if (csv_out) luztar::io::write_csv(*csv_out, r);
   h5_out.commit();
   if (csv_out) csv_out->commit();
@@ -159,6 +173,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--solver", ro.solver, "event_driven or time_stepping (overrides simulation.solver)");
   run_cmd->add_option("--step", ro.step, "Time-stepping step h [s] (overrides simulation.step)");
   run_cmd->add_option("--theta", ro.theta, "Time-stepping theta in [0.5, 1] (overrides simulation.theta)");
+  run_cmd->add_option("--set", ro.sets,
+                      "Field PATH=VALUE, as a sweep's --set names it (e.g. elements.mesh.freeplay=0.5deg; repeatable)")
+      ->allow_extra_args(false);
   run_cmd->add_flag("-q,--quiet", ro.quiet, "Print nothing on success");
 
   std::string validate_path;
@@ -218,6 +235,26 @@ int main(int argc, char** argv) {
   plot_cmd->add_option("--x", plot_x, "Sweep: parameter on the x axis (default: the first)");
   plot_cmd->add_option("--y", plot_y, "Sweep: parameter on the y axis (default: the second)");
 
+  std::string info_in;
+  std::optional<double> info_around, info_window;
+  CLI::App* info_cmd = app.add_subcommand("info", "Summary of a stored result; events around a time");
+  info_cmd->add_option("result", info_in, "HDF5 result file (luztar run)")->required();
+  info_cmd->add_option("--events-around", info_around, "List the events near this time [s]");
+  info_cmd->add_option("--window", info_window, "Half-width of --events-around [s] (default: the output step)");
+
+  std::string compare_a, compare_b;
+  luztar::app::CompareOptions compare;
+  CLI::App* compare_cmd = app.add_subcommand(
+      "compare", "Largest difference per stored signal and of the event logs of two results; exit 0 when within "
+                 "--tolerance, 1 when not, 2 for errors");
+  compare_cmd->add_option("a", compare_a, "HDF5 result file A (the reference)")->required();
+  compare_cmd->add_option("b", compare_b, "HDF5 result file B")->required();
+  compare_cmd->add_option("--tolerance", compare.tolerance,
+                          "A signal differs when max|A-B| > tolerance * max(1, max|A|) (default 1e-9)")
+      ->check(CLI::NonNegativeNumber);
+  compare_cmd->add_flag("--interpolate", compare.interpolate,
+                        "Compare on A's time grid, B interpolated linearly, when the grids differ");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -236,6 +273,18 @@ int main(int argc, char** argv) {
     if (*validate_cmd) return validate(validate_path);
     if (*reduce_cmd) return reduce(reduce_in, reduce_out);
     if (*sweep_cmd) return luztar::app::run_sweep(so);
+    if (*info_cmd) {
+      luztar::app::print_info(std::cout, info_in, info_around, info_window);
+      return 0;
+    }
+    if (*compare_cmd) {
+      try {
+        return luztar::app::compare_results(std::cout, compare_a, compare_b, compare);
+      } catch (const std::exception& e) {  // not a difference: the comparison could not be made
+        std::cerr << "luztar: " << e.what() << "\n";
+        return 2;
+      }
+    }
     if (*plot_cmd) {
       if (!std::filesystem::exists(plot_in)) {
         std::cerr << "luztar: " << plot_in << ": no such result file\n";

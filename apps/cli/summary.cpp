@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "core/energy.hpp"
+#include "core/number_text.hpp"
+#include "core/units.hpp"
 #include "luztar/version.hpp"
 
 namespace luztar::app {
@@ -40,13 +42,18 @@ std::string solver_outcome_warning(const Result& r) {
 }
 
 void print_summary(std::ostream& out, const Model& model, const SimulationSettings& s, const Result& r) {
+  print_summary(out, SummarySource{model.name, model.source_path, model.reductions}, s, r);
+}
+
+void print_summary(std::ostream& out, const SummarySource& model, const SimulationSettings& s, const Result& r) {
   const std::string name =
       !model.name.empty() ? model.name : std::filesystem::path(model.source_path).stem().string();
   out << "luztar " << kVersion << ": " << (name.empty() ? "model" : name);
   if (!model.source_path.empty()) out << " (" << model.source_path << ")";
   out << "\n";
   const double t_last = r.time.empty() ? s.t_start : r.time.back();
-  out << "  time       " << s.t_start << " .. " << t_last << " s, " << r.num_samples() << " samples, status "
+  out << "  time       " << shortest(s.t_start) << " .. " << shortest(t_last) << " " << unit::time << ", "
+      << r.num_samples() << " samples, status "
       << to_string(r.status) << "\n";
   if (!r.message.empty()) out << "  stopped:   " << r.message << "\n";
 
@@ -63,35 +70,37 @@ void print_summary(std::ostream& out, const Model& model, const SimulationSettin
 
   bool header = false;
   const double span = t_last - s.t_start;
-  for (int e = 0; e < model.num_elements(); ++e) {
-    if (model.element_kind[e] != ElementKind::friction) continue;
+  for (int e = 0; e < r.num_elements(); ++e) {
+    if (r.element_kinds[e] != "friction") continue;
     if (!header) out << "  time stuck\n";
     header = true;
     const double ts = r.time_stuck[e];
-    out << "    " << model.element_names[e] << "  " << format("%.6g", ts) << " s ("
+    out << "    " << r.element_names[e] << "  " << format("%.6g", ts) << " " << unit::time << " ("
         << format("%.1f", span > 0 ? 100.0 * ts / span : 0.0) << " %)\n";
   }
   if (r.num_samples() > 0) {
     const EnergyBalance b = energy_balance(r, r.num_samples() - 1);
-    out << "  energy     input " << format("%.6g", b.input) << " J = kinetic " << format("%.6g", b.kinetic_change)
-        << " + elastic " << format("%.6g", b.elastic_change) << " + dissipated " << format("%.6g", b.dissipated)
-        << "; residual " << format("%.2e", b.residual) << " J (relative " << format("%.2e", b.relative) << ")\n";
+    const std::string J = std::string(" ") + unit::energy;
+    out << "  energy     input " << format("%.6g", b.input) << J << " = kinetic " << format("%.6g", b.kinetic_change)
+        << J << " + elastic " << format("%.6g", b.elastic_change) << J << " + dissipated "
+        << format("%.6g", b.dissipated) << J << "; residual " << format("%.2e", b.residual) << J << " (relative "
+        << format("%.2e", b.relative) << ")\n";
   }
   if (r.stats.energy_residual_exceeded) out << "  " << energy_warning(r) << "\n";
   if (s.solver == "time_stepping") {
-    out << "  solver     Moreau-Jean time stepping: " << r.stats.steps << " steps (h " << s.step << ", theta " << s.theta
+    out << "  solver     Moreau-Jean time stepping: " << r.stats.steps << " steps (h " << shortest(s.step) << " " << unit::time << ", theta " << shortest(s.theta)
         << ")\n";
     if (r.stats.lcp_not_converged)
       out << "  note       " << r.stats.lcp_not_converged << " steps whose impulse LCP missed its tolerance\n";
   } else {
     out << "  solver     " << r.stats.steps << " steps, " << r.stats.rhs_evals << " RHS, " << r.stats.jac_evals
-        << " Jacobians, " << r.stats.reinits << " restarts (rtol " << s.rtol << ", atol " << s.atol << ")\n";
+        << " Jacobians, " << r.stats.reinits << " restarts (rtol " << shortest(s.rtol) << ", atol " << shortest(s.atol) << ")\n";
   }
   if (const std::string w = solver_outcome_warning(r); !w.empty()) out << "  " << w << "\n";
   if (r.stats.redundant_splits)
     out << "  note       " << r.stats.redundant_splits
         << " stuck groups with a non-unique static torque split (minimum weighted norm reported)\n";
-  out << "  wall time  " << format("%.3f", r.stats.wall_time) << " s\n";
+  out << "  wall time  " << format("%.3f", r.stats.wall_time) << " " << unit::time << "\n";
 }
 
 }  // namespace luztar::app

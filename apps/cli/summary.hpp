@@ -3,6 +3,7 @@
 // element, energy balance, solver statistics, wall time.
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "core/model.hpp"
 #include "core/result.hpp"
@@ -19,6 +20,15 @@ std::string energy_warning(const Result& r);
 // the non-zero counters; empty when all are zero.
 std::string solver_outcome_warning(const Result& r);
 
+// What the summary says of the model a result came from (a Model, or a stored run's file).
+struct SummarySource {
+  std::string name;                     // model name ("" = the file's stem)
+  std::string source_path;              // the model file
+  std::vector<std::string> reductions;  // luz/tar reduction steps
+};
+
+void print_summary(std::ostream& out, const SummarySource& model, const SimulationSettings& settings,
+                   const Result& r);
 void print_summary(std::ostream& out, const Model& model, const SimulationSettings& settings, const Result& r);
 
 }  // namespace luztar::app

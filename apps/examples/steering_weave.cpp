@@ -16,6 +16,7 @@
 #include <string>
 
 #include "apps/examples/vehicle_loop.hpp"
+#include "core/units.hpp"
 #include "io/hdf5_tables.hpp"
 
 int main(int argc, char** argv) {
@@ -68,13 +69,13 @@ int main(int argc, char** argv) {
                   w.time.back() / wall, changes, w.stats.steps, w.stats.rhs_evals, w.stats.jac_evals, w.stats.reinits);
       io::Hdf5Group g;
       g.name = c.name;
-      g.columns = {{"time", w.time},
-                   {"steering_wheel_angle", w.wheel_angle},
-                   {"steering_wheel_torque", w.wheel_torque},
-                   {"road_wheel_angle", w.road_wheel_angle},
-                   {"lateral_acceleration", w.lateral_acceleration},
-                   {"yaw_rate", w.yaw_rate},
-                   {"aligning_moment", w.aligning_moment}};
+      g.columns = {{"time", w.time, unit::time},
+                   {"steering_wheel_angle", w.wheel_angle, unit::angle},
+                   {"steering_wheel_torque", w.wheel_torque, unit::torque},
+                   {"road_wheel_angle", w.road_wheel_angle, unit::angle},
+                   {"lateral_acceleration", w.lateral_acceleration, "m/s^2"},
+                   {"yaw_rate", w.yaw_rate, unit::velocity},
+                   {"aligning_moment", w.aligning_moment, unit::torque}};
       g.numbers = {{"dead_band", c.dead_band},
                    {"torque_hysteresis", c.torque_hysteresis},
                    {"freeplay_setting", c.freeplay ? study.freeplay_setting : 0.0},

@@ -175,8 +175,10 @@ int coordinate(const SweepOptions& o, const SweepPlan& plan, const MpiSession& m
 }  // namespace
 
 int run_sweep(const SweepOptions& o) {
-  if (launched_by_mpirun() && !mpi_available())
+  if (launched_by_mpirun() && !mpi_available()) {
+    mpi_handover();  // to luztar-mpi-sweep, when it was built
     throw std::runtime_error("started by mpirun, but this luztar was built without MPI (configure with -DLUZTAR_MPI=ON)");
+  }
   const MpiSession mpi = launched_by_mpirun() ? mpi_start() : MpiSession{};
   struct End {
     const MpiSession& s;

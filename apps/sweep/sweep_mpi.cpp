@@ -153,6 +153,7 @@ void send(const std::vector<char>& bytes, int to, int tag) {
 }  // namespace
 
 bool mpi_available() { return true; }
+void mpi_handover() {}
 
 MpiSession mpi_start() {
   MpiSession s;

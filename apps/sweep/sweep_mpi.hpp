@@ -2,8 +2,11 @@
 // Sweeps across MPI ranks (OpenMPI): rank 0 owns the file and hands out runs,
 // one at a time, to whichever rank asks (dynamic load balancing); the other
 // ranks run them and send back the results. MPI starts only when the process
-// was launched by mpirun, so a plain `luztar sweep` never touches MPI. Without
-// MPI at build time (LUZTAR_MPI=OFF) the same functions report that.
+// was launched by mpirun, so a plain `luztar sweep` never touches MPI.
+//
+// Two definitions of these functions: sweep_mpi.cpp (MPI, linked only into the
+// executable luztar-mpi-sweep) and sweep_mpi_none.cpp (a one-rank session, in
+// `luztar` itself, which so never loads the MPI libraries: start-up).
 #include <vector>
 
 #include "apps/sweep/sweep_schedule.hpp"
@@ -16,7 +19,13 @@ struct MpiSession {
   bool active = false;
 };
 
-bool mpi_available();  // built with MPI
+bool mpi_available();  // this executable has MPI
+
+// In an executable without MPI started by mpirun: replaces the process by
+// luztar-mpi-sweep from the same directory, with the same arguments (the ranks
+// then meet there). Returns only when there is none (built with
+// LUZTAR_MPI=OFF) or it cannot be executed; a no-op with MPI.
+void mpi_handover();
 
 MpiSession mpi_start();  // MPI_Init when launched by mpirun, else a 1-rank session
 void mpi_end(const MpiSession& s);

@@ -1,0 +1,165 @@
+#include "apps/cli/result_commands.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "apps/cli/summary.hpp"
+#include "core/number_text.hpp"
+#include "core/signal.hpp"
+#include "core/units.hpp"
+#include "io/hdf5_reader.hpp"
+#include "luztar/version.hpp"
+
+namespace luztar::app {
+
+namespace {
+
+struct NamedSignal {
+  std::string path;  // bodies.psi.angle, the sweep metrics' names
+  const char* unit;
+  std::vector<double> values;
+};
+
+// Column j of a (nt x n) row-major matrix.
+template <class T>
+std::vector<double> column(const std::vector<T>& m, int n, int j) {
+  std::vector<double> c(n ? m.size() / static_cast<std::size_t>(n) : 0);
+  for (std::size_t k = 0; k < c.size(); ++k) c[k] = static_cast<double>(m[k * n + j]);
+  return c;
+}
+
+// Every stored signal of a run but the time grid.
+std::vector<NamedSignal> signals(const Result& r) {
+  std::vector<NamedSignal> out;
+  for (int j = 0; j < r.num_bodies(); ++j) {
+    out.push_back({"bodies." + r.body_names[j] + ".angle", unit::angle, column(r.angle, r.num_bodies(), j)});
+    out.push_back({"bodies." + r.body_names[j] + ".velocity", unit::velocity, column(r.velocity, r.num_bodies(), j)});
+  }
+  for (int e = 0; e < r.num_elements(); ++e) {
+    out.push_back({"elements." + r.element_names[e] + ".torque", unit::torque,
+                   column(r.element_torque, r.num_elements(), e)});
+    out.push_back({"elements." + r.element_names[e] + ".state", unit::one,
+                   column(r.element_state, r.num_elements(), e)});
+  }
+  for (int b = 0; b < r.num_blocks(); ++b)
+    out.push_back({"blocks." + r.block_names[b], unit::of_signal, column(r.block_output, r.num_blocks(), b)});
+  out.push_back({"energy.input_work", unit::energy, r.input_work});
+  out.push_back({"energy.kinetic", unit::energy, r.kinetic});
+  out.push_back({"energy.elastic", unit::energy, r.elastic});
+  out.push_back({"energy.dissipated", unit::energy, r.dissipated});
+  return out;
+}
+
+std::string event_text(const Result& r, const EventRecord& e) {
+  return "t = " + shortest(e.t) + " s  " + (e.element >= 0 ? r.element_names[e.element] : std::string("?")) + "  " +
+         to_string(e.kind) + "  " + std::to_string(e.before) + " -> " + std::to_string(e.after);
+}
+
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3e", v);
+  return buf;
+}
+
+}  // namespace
+
+void print_info(std::ostream& out, const std::string& path, std::optional<double> around,
+                std::optional<double> window) {
+  const io::StoredRun run = io::read_hdf5(path);
+  const Result& r = run.result;
+  out << "file " << path << " (written by luztar " << run.luztar_version << ")\n";
+  for (const std::string& o : run.overrides) out << "  model field " << o << "\n";
+  print_summary(out, SummarySource{run.model_name, run.source_path, run.reductions}, run.settings, r);
+  if (!around) return;
+  const double w = window ? *window : run.settings.output_step;
+  if (!(w >= 0.0)) throw std::runtime_error("--window must be >= 0 (got " + shortest(w) + ")");
+  std::vector<const EventRecord*> near;
+  for (const EventRecord& e : r.events)
+    if (std::abs(e.t - *around) <= w) near.push_back(&e);
+  out << "  events within " << shortest(w) << " " << unit::time << " of " << shortest(*around) << " " << unit::time
+      << ": " << near.size() << "\n";
+  for (const EventRecord* e : near) out << "    " << event_text(r, *e) << "\n";
+}
+
+int compare_results(std::ostream& out, const std::string& a_path, const std::string& b_path,
+                    const CompareOptions& o) {
+  const Result a = io::read_hdf5(a_path).result, b = io::read_hdf5(b_path).result;
+  const bool same_grid = a.time.size() == b.time.size() && std::equal(a.time.begin(), a.time.end(), b.time.begin());
+  if (!same_grid && !o.interpolate)
+    throw std::runtime_error("the time grids differ (" + std::to_string(a.num_samples()) + " samples over [" +
+                             (a.time.empty() ? "" : shortest(a.time.front()) + ", " + shortest(a.time.back())) +
+                             "] s against " + std::to_string(b.num_samples()) + " over [" +
+                             (b.time.empty() ? "" : shortest(b.time.front()) + ", " + shortest(b.time.back())) +
+                             "] s): compare on A's grid with --interpolate");
+  if (!same_grid && (a.time.empty() || b.time.empty())) throw std::runtime_error("a result without samples");
+  // The samples of A compared: all, or (interpolating) those within B's span.
+  std::vector<std::size_t> at;
+  for (std::size_t k = 0; k < a.time.size(); ++k)
+    if (same_grid || (a.time[k] >= b.time.front() && a.time[k] <= b.time.back())) at.push_back(k);
+  out << "luztar compare: " << a_path << " (A) against " << b_path << " (B), tolerance " << shortest(o.tolerance)
+      << (same_grid ? ", the same time grid" : ", B interpolated at " + std::to_string(at.size()) + " times of A")
+      << "\n";
+  out << "  signal                                  max |A-B|   relative   unit\n";
+  int failures = 0;
+  const std::vector<NamedSignal> sa = signals(a), sb = signals(b);
+  for (const NamedSignal& x : sa) {
+    const auto y = std::find_if(sb.begin(), sb.end(), [&](const NamedSignal& s) { return s.path == x.path; });
+    if (y == sb.end()) {
+      out << "  " << x.path << ": only in A\n";
+      ++failures;
+      continue;
+    }
+    double diff = 0.0, scale = 0.0;
+    for (const std::size_t k : at) {
+      const double bv = same_grid ? y->values[k] : interpolate(b.time, y->values, a.time[k]);
+      diff = std::max(diff, std::abs(x.values[k] - bv));
+      scale = std::max(scale, std::abs(x.values[k]));
+    }
+    if (std::isnan(diff) || !(diff <= o.tolerance * std::max(1.0, scale))) ++failures;
+    const double rel = scale > 0.0 ? diff / scale : (diff > 0.0 ? INFINITY : 0.0);
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-38s %10s %10s   %s%s\n", x.path.c_str(), sci(diff).c_str(), sci(rel).c_str(),
+                  x.unit, diff <= o.tolerance * std::max(1.0, scale) ? "" : "   DIFFERS");
+    out << line;
+  }
+  for (const NamedSignal& y : sb)
+    if (std::none_of(sa.begin(), sa.end(), [&](const NamedSignal& s) { return s.path == y.path; })) {
+      out << "  " << y.path << ": only in B\n";
+      ++failures;
+    }
+  // Events, pair by pair until the first that differs.
+  const std::size_t n = std::min(a.events.size(), b.events.size());
+  std::size_t first = n;
+  double dt = 0.0;
+  for (std::size_t i = 0; i < n && first == n; ++i) {
+    const EventRecord &x = a.events[i], &y = b.events[i];
+    const std::string xe = x.element >= 0 ? a.element_names[x.element] : "", ye = y.element >= 0 ? b.element_names[y.element] : "";
+    if (xe != ye || x.kind != y.kind || x.before != y.before || x.after != y.after) first = i;
+    else dt = std::max(dt, std::abs(x.t - y.t));
+  }
+  const double t_end = a.time.empty() ? 0.0 : std::abs(a.time.back());
+  const bool events_ok = first == n && a.events.size() == b.events.size() && dt <= o.tolerance * std::max(1.0, t_end);
+  out << "  events: " << a.events.size() << " in A, " << b.events.size() << " in B; largest time difference "
+      << sci(dt) << " s over the first " << first << " (the same element, kind and states)\n";
+  if (first < n) {
+    out << "    first difference, event " << first << ":\n      A: " << event_text(a, a.events[first])
+        << "\n      B: " << event_text(b, b.events[first]) << "\n";
+  } else if (a.events.size() != b.events.size()) {
+    const Result& longer = a.events.size() > b.events.size() ? a : b;
+    out << "    first difference, event " << n << ": only in " << (&longer == &a ? "A" : "B") << ": "
+        << event_text(longer, longer.events[n]) << "\n";
+  }
+  if (!events_ok) ++failures;
+  if (failures == 0) {
+    out << "  within the tolerance\n";
+    return 0;
+  }
+  out << "  NOT within the tolerance (" << failures << (failures == 1 ? " item" : " items") << ")\n";
+  return 1;
+}
+
+}  // namespace luztar::app

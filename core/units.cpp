@@ -1,0 +1,230 @@
+#include "core/units.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <numbers>
+
+#include "core/signal.hpp"
+
+namespace luztar {
+
+namespace {
+
+bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+bool ends_with(const std::string& s, const std::string& p) {
+  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+struct UnitDef {
+  const char* name;
+  Dimension dim;
+  double factor;  // SI value of 1 unit
+};
+
+constexpr double kDeg = std::numbers::pi / 180.0;
+
+// Every unit a model value may carry; the first of each dimension is its SI unit.
+constexpr UnitDef kUnits[] = {
+    {"1", Dimension::dimensionless, 1.0},
+    {"%", Dimension::dimensionless, 0.01},
+    {"s", Dimension::time, 1.0},
+    {"ms", Dimension::time, 1e-3},
+    {"us", Dimension::time, 1e-6},
+    {"min", Dimension::time, 60.0},
+    {"h", Dimension::time, 3600.0},
+    {"Hz", Dimension::frequency, 1.0},
+    {"kHz", Dimension::frequency, 1e3},
+    {"1/s", Dimension::frequency, 1.0},
+    {"rad", Dimension::angle, 1.0},
+    {"mrad", Dimension::angle, 1e-3},
+    {"deg", Dimension::angle, kDeg},
+    {"rev", Dimension::angle, 2.0 * std::numbers::pi},
+    {"rad/s", Dimension::angular_velocity, 1.0},
+    {"deg/s", Dimension::angular_velocity, kDeg},
+    {"rpm", Dimension::angular_velocity, 2.0 * std::numbers::pi / 60.0},
+    {"rev/s", Dimension::angular_velocity, 2.0 * std::numbers::pi},
+    {"N m", Dimension::torque, 1.0},
+    {"Nm", Dimension::torque, 1.0},
+    {"N mm", Dimension::torque, 1e-3},
+    {"kN m", Dimension::torque, 1e3},
+    {"N m/rad", Dimension::stiffness, 1.0},
+    {"Nm/rad", Dimension::stiffness, 1.0},
+    {"N m/deg", Dimension::stiffness, 1.0 / kDeg},
+    {"Nm/deg", Dimension::stiffness, 1.0 / kDeg},
+    {"kN m/rad", Dimension::stiffness, 1e3},
+    {"N m s/rad", Dimension::damping, 1.0},
+    {"Nm s/rad", Dimension::damping, 1.0},
+    {"N m s/deg", Dimension::damping, 1.0 / kDeg},
+    {"kg m^2", Dimension::inertia, 1.0},
+    {"kg m2", Dimension::inertia, 1.0},
+    {"kg cm^2", Dimension::inertia, 1e-4},
+    {"kg mm^2", Dimension::inertia, 1e-6},
+    {"g cm^2", Dimension::inertia, 1e-7},
+};
+
+// A signal kind's YAML name (core/signal.hpp); a reference or a measurement
+// (angle, velocity) holds a name, not numbers, and is never a path's kind here.
+bool is_signal_kind(const std::string& k) {
+  for (int i = 0; i <= static_cast<int>(Signal::Kind::velocity); ++i) {
+    const auto kind = static_cast<Signal::Kind>(i);
+    if (kind != Signal::Kind::reference && !is_measurement(kind) && k == kind_name(kind)) return true;
+  }
+  return false;
+}
+
+Dimension signal_part(const std::vector<std::string>& p, std::size_t i, Dimension value);
+
+// p[i] is a key of a signal of kind `kind` ("" when the path leaves it out).
+Dimension signal_key(const std::vector<std::string>& p, std::size_t i, const std::string& kind, Dimension value) {
+  const std::string& key = p[i];
+  if (key == "of")  // a relay switches on, an integrator integrates, a value of another unit
+    return signal_part(p, i + 1, kind == "relay" || kind == "saturated_integrator" ? Dimension::plain : value);
+  if (i + 1 != p.size()) return Dimension::plain;
+  if (key == "frequency") return Dimension::frequency;
+  if (key == "phase") return Dimension::angle;
+  if (key == "time" || key == "start" || key == "end" || key == "period") return Dimension::time;
+  if (key == "threshold") return Dimension::plain;  // in the unit of the relay's input
+  if (key == "initial" && kind == "relay") return Dimension::dimensionless;  // +1 or -1
+  return value;  // amplitude, offset, initial, final, lower, upper, width, value, points
+}
+
+// p[i..]: a signal whose values have dimension `value`.
+Dimension signal_part(const std::vector<std::string>& p, std::size_t i, Dimension value) {
+  if (i == p.size()) return value;  // a constant
+  const std::string& kind = p[i];
+  if (kind == "sum") return signal_part(p, i + 1, value);
+  if (kind == "product") return signal_part(p, i + 1, Dimension::plain);
+  if (!is_signal_kind(kind)) return signal_key(p, i, "", value);  // the kind left out
+  if (i + 1 == p.size()) return value;                            // {constant: 5}, {input: 5}
+  return signal_key(p, i + 1, kind, value);
+}
+
+// The dotted path's parts, list indices ("sum[1]", "points[0]") dropped.
+std::vector<std::string> parts_of(const std::string& path) {
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = path.find('.', start);
+    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    parts.push_back(part.substr(0, part.find('[')));
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
+}
+
+// Spaces collapsed, '*' as a space: "N*m / rad" -> "N m/rad".
+std::string normalized(const std::string& u) {
+  std::string out;
+  for (char c : u) {
+    if (c == '*') c = ' ';
+    if (c == ' ' || c == '\t') {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      if (c == '/' && !out.empty() && out.back() == ' ') out.pop_back();
+      if (!out.empty() && out.back() == ' ' && out.size() >= 2 && out[out.size() - 2] == '/') out.pop_back();
+      out += c;
+    }
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+const char* signal_unit(const std::string& path) {
+  if (path == "time") return unit::time;
+  if (ends_with(path, ".angle")) return unit::angle;
+  if (ends_with(path, ".velocity")) return unit::velocity;
+  if (ends_with(path, ".torque")) return unit::torque;
+  if (ends_with(path, ".state")) return unit::one;
+  if (starts_with(path, "energy.")) return unit::energy;
+  return "";
+}
+
+const char* dimension_name(Dimension d) {
+  switch (d) {
+    case Dimension::plain: return "a value whose unit depends on its use";
+    case Dimension::dimensionless: return "dimensionless";
+    case Dimension::time: return "time";
+    case Dimension::frequency: return "frequency";
+    case Dimension::angle: return "angle";
+    case Dimension::angular_velocity: return "angular velocity";
+    case Dimension::torque: return "torque";
+    case Dimension::stiffness: return "torsional stiffness";
+    case Dimension::damping: return "torsional damping";
+    case Dimension::inertia: return "inertia";
+  }
+  return "?";
+}
+
+const char* si_unit(Dimension d) {
+  for (const UnitDef& u : kUnits)
+    if (u.dim == d) return u.name;
+  return "";
+}
+
+std::string accepted_units(Dimension d) {
+  std::string s;
+  for (const UnitDef& u : kUnits)
+    if (u.dim == d) s += (s.empty() ? "" : ", ") + std::string(u.name);
+  return s;
+}
+
+Dimension field_dimension(const std::string& path) {
+  const std::vector<std::string> p = parts_of(path);
+  const std::string& last = p.back();
+  if (p[0] == "simulation") {
+    if (last == "rtol" || last == "atol" || last == "theta" || last == "max_events" || last == "events")
+      return Dimension::dimensionless;
+    if (last == "rest_velocity") return Dimension::angular_velocity;
+    return Dimension::time;  // t_start, t_end, output_step, max_step, step, event_storm.span
+  }
+  if (p[0] == "bodies" && p.size() == 3) {
+    if (last == "inertia") return Dimension::inertia;
+    if (last == "angle") return Dimension::angle;
+    if (last == "velocity") return Dimension::angular_velocity;
+  }
+  if (p[0] == "elements" && p.size() >= 3) {
+    const std::string& key = p[2];
+    if (key == "torque" || key == "coulomb") return signal_part(p, 3, Dimension::torque);
+    if (p.size() != 3) return Dimension::plain;
+    if (key == "stiffness") return Dimension::stiffness;
+    if (key == "freeplay") return Dimension::angle;
+    if (key == "damping" || key == "viscous") return Dimension::damping;
+    if (key == "ratio" || key == "restitution" || key == "static_ratio") return Dimension::dimensionless;
+  }
+  if (p[0] == "signals" && p.size() >= 2) return signal_part(p, 2, Dimension::plain);
+  return Dimension::plain;
+}
+
+bool to_si(const std::string& text, Dimension d, double& si, std::string& error) {
+  const char* b = text.data();
+  const char* e = b + text.size();
+  while (b < e && (*b == ' ' || *b == '\t')) ++b;
+  if (b < e && *b == '+') ++b;
+  double v = 0.0;
+  const auto [rest, ec] = std::from_chars(b, e, v);
+  if (ec != std::errc() || rest == b) return false;
+  const std::string u = normalized(std::string(rest, e));
+  if (u.empty()) {
+    si = v;
+    return true;
+  }
+  const UnitDef* found = nullptr;
+  for (const UnitDef& def : kUnits)
+    if (u == def.name) found = &def;
+  if (d == Dimension::plain) {
+    error = "a unit ('" + u + "') is not taken here: the unit of this value depends on where it is used; give a "
+            "plain number in SI units";
+  } else if (!found) {
+    error = "unknown unit '" + u + "' (" + dimension_name(d) + " units: " + accepted_units(d) + ")";
+  } else if (found->dim != d) {
+    error = "'" + u + "' is a unit of " + dimension_name(found->dim) + ", not of " + dimension_name(d) + " (" +
+            dimension_name(d) + " units: " + accepted_units(d) + ")";
+  } else {
+    si = v * found->factor;
+    return true;
+  }
+  return true;
+}
+
+}  // namespace luztar

@@ -1,0 +1,71 @@
+#pragma once
+// Units: the one table of what luztar stores (output) and of what each model
+// field measures (input).
+//
+// Output: every stored quantity has one SI unit string, written beside it (the
+// `units` attribute of an HDF5 dataset, `[unit]` in a CSV header, the CLI
+// summary). "1" marks states, counts and ratios.
+//
+// Input: every numeric model field has one Dimension (field_dimension); a value
+// may carry a unit ("1.2e4 N m/rad", "10 deg", "1500 rpm"), converted to SI on
+// reading (to_si); a plain number is SI already.
+#include <string>
+#include <vector>
+
+namespace luztar {
+
+// Units of the stored quantities.
+namespace unit {
+inline constexpr const char* time = "s";
+inline constexpr const char* angle = "rad";
+inline constexpr const char* velocity = "rad/s";
+inline constexpr const char* torque = "N m";
+inline constexpr const char* energy = "J";
+inline constexpr const char* one = "1";  // states, counts, ratios
+// A sampled block's held output has the unit of the signal it holds, which the
+// model does not declare.
+inline constexpr const char* of_signal = "unit of the signal";
+}  // namespace unit
+
+// Unit of a stored signal by its path: bodies.<b>.angle|velocity,
+// elements.<e>.torque|state, energy.<kind>, time; "" for any other path.
+const char* signal_unit(const std::string& path);
+
+// What a numeric model field measures.
+enum class Dimension {
+  plain,             // unit depends on use (a named signal, a controller input): plain numbers only
+  dimensionless,     // ratios, tolerances [1]
+  time,              // [s]
+  frequency,         // [Hz]
+  angle,             // [rad]
+  angular_velocity,  // [rad/s]
+  torque,            // [N m]
+  stiffness,         // torsional stiffness [N m/rad]
+  damping,           // torsional damping [N m s/rad]
+  inertia,           // [kg m^2]
+};
+
+// "torsional stiffness", "angle", ...
+const char* dimension_name(Dimension d);
+// SI unit of the dimension ("N m/rad"); "" for plain.
+const char* si_unit(Dimension d);
+// The units a value of the dimension may carry, SI first ("N m/rad, Nm/rad, N m/deg, ...").
+std::string accepted_units(Dimension d);
+
+// The dimension of the model field at a dotted path as the reader names it
+// ("elements.mesh.stiffness", "elements.motor.torque.sine.frequency",
+// "signals.drive.amplitude"; a signal's kind may be left out, as sweep paths
+// do). Signals of element torques and Coulomb limits carry torques; named
+// signals (`signals:`) and the input of a product, a relay or a saturated
+// integrator have no declared unit (plain). Table points ("...table.points[i]")
+// give the dimension of the values; their times are in [s].
+Dimension field_dimension(const std::string& path);
+
+// A number with an optional unit -> SI. Returns false for text that does not
+// start with a number (not a quantity: a name). Otherwise true, with `si` set,
+// or with `error` set ("unknown unit 'furlong' (torque units: N m, ...)",
+// "'deg' is a unit of angle, not of torsional stiffness (torsional stiffness units: ...)")
+// when the unit is unknown, of another dimension, or given to a plain field.
+bool to_si(const std::string& text, Dimension d, double& si, std::string& error);
+
+}  // namespace luztar

@@ -1,0 +1,142 @@
+// `luztar info` and `luztar compare` (apps/cli/result_commands.hpp), through the
+// command line, on results that `luztar run` wrote.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+
+#include "core/number_text.hpp"
+#include "io/hdf5_reader.hpp"
+#include "tests/cli_runner.hpp"
+
+namespace luztar {
+namespace {
+
+using test_support::Outcome;
+using test_support::run_cli;
+const std::string kGearTrain = std::string(LUZTAR_MODELS_DIR) + "/gear_train.yaml";
+
+class ResultCommands : public test_support::TempDirTest {
+ protected:
+  // The gear train run twice, with these options each, into a.h5 and b.h5.
+  void run_pair(const std::string& a_options, const std::string& b_options) {
+    ASSERT_EQ(run_cli("run -q " + kGearTrain + " " + a_options + " -o " + path("a.h5")).code, 0);
+    ASSERT_EQ(run_cli("run -q " + kGearTrain + " " + b_options + " -o " + path("b.h5")).code, 0);
+  }
+};
+
+// Lines of text from the first line that starts with `from`.
+std::string from_line(const std::string& text, const std::string& from) {
+  const auto at = text.find(from);
+  return at == std::string::npos ? std::string() : text.substr(at);
+}
+
+// info prints, from the file, the summary run printed (every figure: status,
+// events by kind, time stuck, energy balance and residual, solver statistics).
+TEST_F(ResultCommands, InfoRepeatsTheSummaryOfTheRun) {
+  const std::string h5 = path("a.h5");
+  const Outcome r = run_cli("run " + kGearTrain + " --t-end 0.5 -o " + h5);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const Outcome i = run_cli("info " + h5);
+  ASSERT_EQ(i.code, 0) << i.out;
+  EXPECT_EQ(i.out.rfind("file " + h5 + " (written by luztar ", 0), 0u) << i.out;
+  std::string summary = from_line(r.out, "luztar ");
+  summary = summary.substr(0, summary.find("  wrote      "));
+  EXPECT_EQ(i.out.substr(i.out.find('\n') + 1), summary);
+}
+
+// --events-around lists exactly the stored events within the window.
+TEST_F(ResultCommands, InfoListsTheEventsAroundATime) {
+  const std::string h5 = path("a.h5");
+  ASSERT_EQ(run_cli("run -q " + kGearTrain + " --t-end 0.5 -o " + h5).code, 0);
+  const Result r = io::read_hdf5(h5).result;
+  int expected = 0;
+  std::string first;
+  for (const EventRecord& e : r.events)
+    if (std::abs(e.t - 0.1) <= 0.01) {
+      if (!expected) first = "    t = " + shortest(e.t) + " s  " + r.element_names[e.element] + "  " + to_string(e.kind);
+      ++expected;
+    }
+  ASSERT_GT(expected, 0);
+  const Outcome o = run_cli("info " + h5 + " --events-around 0.1 --window 0.01");
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("  events within 0.01 s of 0.1 s: " + std::to_string(expected) + "\n" + first),
+            std::string::npos)
+      << o.out;
+  EXPECT_EQ(run_cli("info " + path("none.h5")).code, 1);
+}
+
+// A run equals itself; a tighter rtol moves the signals by more than 1e-12
+// but less than 1e-4 (both runs within their tolerances of the exact
+// trajectory); exit codes 0 and 1 say so.
+TEST_F(ResultCommands, CompareFindsTheLargestDifferences) {
+  const std::string a = path("a.h5"), b = path("b.h5");
+  run_pair("--t-end 0.5", "--t-end 0.5 --rtol 1e-10");
+  const Outcome same = run_cli("compare " + a + " " + a);
+  EXPECT_EQ(same.code, 0) << same.out;
+  EXPECT_NE(same.out.find("  bodies.psi.angle                        0.000e+00  0.000e+00   rad\n"), std::string::npos)
+      << same.out;
+  EXPECT_NE(same.out.find("  within the tolerance\n"), std::string::npos);
+  const Outcome strict = run_cli("compare " + a + " " + b + " --tolerance 1e-12");
+  EXPECT_EQ(strict.code, 1) << strict.out;
+  EXPECT_NE(strict.out.find("DIFFERS"), std::string::npos);
+  const Outcome loose = run_cli("compare " + a + " " + b + " --tolerance 1e-4");
+  EXPECT_EQ(loose.code, 0) << loose.out;
+  EXPECT_NE(loose.out.find("  events: "), std::string::npos);
+}
+
+// An event log that differs: a larger freeplay changes when the teeth meet.
+TEST_F(ResultCommands, CompareNamesTheFirstDifferentEvent) {
+  const std::string a = path("a.h5"), b = path("b.h5");
+  run_pair("--t-end 0.3", "--t-end 0.3 --set elements.mesh.freeplay=0.02");
+  const Outcome o = run_cli("compare " + a + " " + b);
+  EXPECT_EQ(o.code, 1) << o.out;
+  EXPECT_NE(o.out.find("    first difference, event "), std::string::npos) << o.out;
+}
+
+TEST_F(ResultCommands, CompareRefusesDifferentGridsUnlessInterpolating) {
+  const std::string a = path("a.h5"), b = path("b.h5");
+  run_pair("--t-end 0.5", "--t-end 0.5 --output-step 0.002");
+  const Outcome o = run_cli("compare " + a + " " + b);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("luztar: the time grids differ (501 samples over [0, 0.5] s against 251 over [0, 0.5] s): "
+                       "compare on A's grid with --interpolate"),
+            std::string::npos)
+      << o.out;
+  // B's samples are A's even ones: interpolated at A's odd ones, a linear
+  // interpolation error of the smooth angles, O(h^2 max|q''|) < 1e-3 here.
+  const Outcome i = run_cli("compare " + a + " " + b + " --interpolate --tolerance 1e-3");
+  EXPECT_NE(i.out.find(", B interpolated at 501 times of A\n"), std::string::npos) << i.out;
+  EXPECT_EQ(run_cli("compare " + a + " " + path("none.h5")).code, 2);
+}
+
+// run --set (the sweep's override path) with a unit equals the SI value written in the file.
+TEST_F(ResultCommands, RunSetWithUnitsEqualsTheFileEdited) {
+  const std::string a = path("a.h5"), b = path("b.h5"), edited = path("edited.yaml");
+  std::ifstream in(kGearTrain);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = text.find("freeplay: 0.01\n");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 15, "freeplay: " + shortest(0.5 * std::numbers::pi / 180) + "\n");
+  std::ofstream(edited) << text;
+  ASSERT_EQ(run_cli("run -q " + kGearTrain + " --t-end 0.3 --set elements.mesh.freeplay=0.5deg -o " + a).code, 0);
+  ASSERT_EQ(run_cli("run -q " + edited + " --t-end 0.3 -o " + b).code, 0);
+  const Outcome o = run_cli("compare " + a + " " + b + " --tolerance 0");
+  EXPECT_EQ(o.code, 0) << o.out;
+  // the file says how it was run
+  EXPECT_EQ(io::read_hdf5(a).overrides, std::vector<std::string>{"--set elements.mesh.freeplay=0.5deg"});
+  EXPECT_TRUE(io::read_hdf5(b).overrides.empty());
+  const Outcome i = run_cli("info " + a);
+  EXPECT_NE(i.out.find("\n  model field --set elements.mesh.freeplay=0.5deg\n"), std::string::npos) << i.out;
+  const Outcome bad = run_cli("run -q " + kGearTrain + " --set elements.mesh.freeplay=-1 -o " + path("c.h5"));
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.out.find("luztar: --set elements.mesh.freeplay=-1: elements.mesh.freeplay: must be >= 0 (got -1)"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_FALSE(std::filesystem::exists(path("c.h5")));
+}
+
+}  // namespace
+}  // namespace luztar

@@ -1,0 +1,149 @@
+// core/units.hpp (dimensions of model fields, units to SI, units of stored
+// signals) and core/number_text.hpp (shortest round-trip numbers).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <numbers>
+#include <random>
+
+#include "core/number_text.hpp"
+#include "core/units.hpp"
+#include "io/yaml_model.hpp"
+
+namespace luztar {
+namespace {
+
+double si(const std::string& text, Dimension d) {
+  double v = -1.0;
+  std::string error;
+  EXPECT_TRUE(to_si(text, d, v, error)) << text;
+  EXPECT_EQ(error, "") << text;
+  return v;
+}
+
+std::string problem(const std::string& text, Dimension d) {
+  double v = 0.0;
+  std::string error;
+  EXPECT_TRUE(to_si(text, d, v, error)) << text;
+  return error;
+}
+
+// Conversion factors by their definitions: 1 deg = pi/180 rad, 1 rpm = 2 pi/60
+// rad/s, 1 kg cm^2 = 1e-4 kg m^2; relative 1e-15 (one rounding of the product).
+TEST(Units, ValuesWithUnitsAreConvertedToSI) {
+  const double pi = std::numbers::pi;
+  EXPECT_NEAR(si("10 deg", Dimension::angle), 10 * pi / 180, 1e-15 * 10 * pi / 180);
+  EXPECT_NEAR(si("1500 rpm", Dimension::angular_velocity), 1500 * 2 * pi / 60, 1e-15 * 157.1);
+  EXPECT_NEAR(si("1.2e4 N m/rad", Dimension::stiffness), 1.2e4, 0.0);
+  EXPECT_NEAR(si("1.2e4 Nm/deg", Dimension::stiffness), 1.2e4 * 180 / pi, 1e-15 * 6.9e5);
+  EXPECT_NEAR(si("0.02 kg m^2", Dimension::inertia), 0.02, 0.0);
+  EXPECT_NEAR(si("200 kg cm^2", Dimension::inertia), 0.02, 1e-15 * 0.02);
+  EXPECT_NEAR(si("5 ms", Dimension::time), 5e-3, 1e-15 * 5e-3);
+  EXPECT_NEAR(si("50 Hz", Dimension::frequency), 50, 0.0);
+  EXPECT_NEAR(si("3 N mm", Dimension::torque), 3e-3, 1e-15 * 3e-3);
+  // spacing and '*' do not matter; a plain number is SI already
+  EXPECT_EQ(si("2 N*m / rad", Dimension::stiffness), 2.0);
+  EXPECT_EQ(si("0.5deg", Dimension::angle), si("0.5 deg", Dimension::angle));
+  EXPECT_EQ(si("7", Dimension::torque), 7.0);
+}
+
+TEST(Units, UnknownOrMismatchedUnitsAreNamedWithTheExpectedDimension) {
+  EXPECT_EQ(problem("3 deg", Dimension::stiffness),
+            "'deg' is a unit of angle, not of torsional stiffness (torsional stiffness units: N m/rad, Nm/rad, N m/deg, "
+            "Nm/deg, kN m/rad)");
+  EXPECT_EQ(problem("1 furlong", Dimension::angle), "unknown unit 'furlong' (angle units: rad, mrad, deg, rev)");
+  EXPECT_EQ(problem("2 N m", Dimension::plain),
+            "a unit ('N m') is not taken here: the unit of this value depends on where it is used; give a plain "
+            "number in SI units");
+  double v = 0.0;
+  std::string error;
+  EXPECT_FALSE(to_si("drive", Dimension::torque, v, error));  // a name, not a quantity
+}
+
+TEST(Units, EveryNumericFieldHasItsDimension) {
+  EXPECT_EQ(field_dimension("bodies.disk.inertia"), Dimension::inertia);
+  EXPECT_EQ(field_dimension("bodies.disk.angle"), Dimension::angle);
+  EXPECT_EQ(field_dimension("bodies.disk.velocity"), Dimension::angular_velocity);
+  EXPECT_EQ(field_dimension("elements.mesh.stiffness"), Dimension::stiffness);
+  EXPECT_EQ(field_dimension("elements.mesh.freeplay"), Dimension::angle);
+  EXPECT_EQ(field_dimension("elements.mesh.damping"), Dimension::damping);
+  EXPECT_EQ(field_dimension("elements.mesh.ratio"), Dimension::dimensionless);
+  EXPECT_EQ(field_dimension("elements.bearing.viscous"), Dimension::damping);
+  EXPECT_EQ(field_dimension("elements.bearing.coulomb"), Dimension::torque);
+  EXPECT_EQ(field_dimension("elements.motor.torque"), Dimension::torque);
+  EXPECT_EQ(field_dimension("elements.motor.torque.sine.amplitude"), Dimension::torque);
+  EXPECT_EQ(field_dimension("elements.motor.torque.sine.frequency"), Dimension::frequency);
+  EXPECT_EQ(field_dimension("elements.motor.torque.sine.phase"), Dimension::angle);
+  EXPECT_EQ(field_dimension("elements.motor.torque.amplitude"), Dimension::torque);  // sweep path, kind left out
+  EXPECT_EQ(field_dimension("elements.motor.torque.sum[1].step.time"), Dimension::time);
+  EXPECT_EQ(field_dimension("elements.motor.torque.sum[1].step.final"), Dimension::torque);
+  EXPECT_EQ(field_dimension("elements.motor.torque.table.points[2]"), Dimension::torque);
+  EXPECT_EQ(field_dimension("elements.motor.torque.product[0]"), Dimension::plain);
+  EXPECT_EQ(field_dimension("elements.motor.torque.hold.of.sine.amplitude"), Dimension::torque);
+  EXPECT_EQ(field_dimension("elements.motor.torque.hold.period"), Dimension::time);
+  EXPECT_EQ(field_dimension("elements.motor.torque.relay.threshold"), Dimension::plain);
+  EXPECT_EQ(field_dimension("elements.motor.torque.relay.initial"), Dimension::dimensionless);
+  EXPECT_EQ(field_dimension("elements.motor.torque.relay.value"), Dimension::torque);
+  EXPECT_EQ(field_dimension("signals.drive.sine.amplitude"), Dimension::plain);
+  EXPECT_EQ(field_dimension("signals.drive.sine.frequency"), Dimension::frequency);
+  EXPECT_EQ(field_dimension("simulation.t_end"), Dimension::time);
+  EXPECT_EQ(field_dimension("simulation.event_storm.span"), Dimension::time);
+  EXPECT_EQ(field_dimension("simulation.rtol"), Dimension::dimensionless);
+  EXPECT_EQ(field_dimension("simulation.rest_velocity"), Dimension::angular_velocity);
+}
+
+TEST(Units, StoredSignalsHaveOneUnitEach) {
+  EXPECT_STREQ(signal_unit("time"), "s");
+  EXPECT_STREQ(signal_unit("bodies.disk.angle"), "rad");
+  EXPECT_STREQ(signal_unit("bodies.disk.velocity"), "rad/s");
+  EXPECT_STREQ(signal_unit("elements.mesh.torque"), "N m");
+  EXPECT_STREQ(signal_unit("elements.mesh.state"), "1");
+  EXPECT_STREQ(signal_unit("energy.dissipated"), "J");
+}
+
+// A model written with units reads as the same model written in SI.
+TEST(Units, AModelWithUnitsEqualsItsSIForm) {
+  const std::string with_units =
+      "simulation: {t_end: 50 ms, output_step: 1 ms}\n"
+      "bodies:\n  a: {inertia: 200 kg cm^2, velocity: 60 rpm, angle: 180 deg}\n"
+      "elements:\n"
+      "  s: {type: spring, body: a, stiffness: 1.2e4 N m/rad, freeplay: 0.5 mrad, damping: 0.1 N m s/rad}\n"
+      "  m: {type: torque, body: a, torque: {sine: {amplitude: 2 N m, frequency: 50 Hz, phase: 90 deg}}}\n"
+      "  f: {type: friction, body: a, coulomb: 300 N mm}\n";
+  const ModelSpec s = io::parse_model_spec(with_units, "units.yaml", ".");
+  EXPECT_EQ(s.simulation.t_end, 50 * 1e-3);
+  EXPECT_EQ(s.bodies[0].inertia, 200 * 1e-4);
+  EXPECT_EQ(s.bodies[0].velocity, 60 * (2 * std::numbers::pi / 60));
+  EXPECT_EQ(s.bodies[0].angle, 180 * (std::numbers::pi / 180));
+  const auto& spring = std::get<SpringSpec>(s.elements[0]);
+  EXPECT_EQ(spring.freeplay, 0.5 * 1e-3);
+  EXPECT_EQ(spring.stiffness, 1.2e4);
+  const auto& motor = std::get<TorqueSpec>(s.elements[1]);
+  EXPECT_EQ(motor.torque.phase, 90 * (std::numbers::pi / 180));
+  EXPECT_EQ(motor.torque.frequency, 50.0);
+  EXPECT_EQ(std::get<FrictionSpec>(s.elements[2]).coulomb.value, 300 * 1e-3);
+}
+
+// shortest(v) reads back to v exactly, and is never longer than needed.
+TEST(NumberText, ShortestRoundTripsExactly) {
+  EXPECT_EQ(shortest(1e-11), "1e-11");
+  EXPECT_EQ(shortest(1e-4), "1e-4");
+  EXPECT_EQ(shortest(0.001), "0.001");
+  EXPECT_EQ(shortest(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(shortest(1e300), "1e+300");
+  EXPECT_EQ(shortest(-2.5e-7), "-2.5e-7");
+  EXPECT_EQ(shortest(5e-324), "5e-324");
+  std::mt19937_64 g(18);
+  for (int i = 0; i < 100000; ++i) {
+    const std::uint64_t bits = g();
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    if (!std::isfinite(v)) continue;
+    EXPECT_EQ(std::strtod(shortest(v).c_str(), nullptr), v) << shortest(v);
+  }
+}
+
+}  // namespace
+}  // namespace luztar
