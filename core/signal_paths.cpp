@@ -169,14 +169,4 @@ std::vector<double> recorded_signal(const Result& r, const std::string& path) {
   return v;
 }
 
-const char* signal_unit(const std::string& path) {
-  const auto ends_with = [&](const std::string& suffix) {
-    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  if (starts_with(path, "bodies.")) return ends_with(".angle") ? "rad" : ends_with(".velocity") ? "rad/s" : "";
-  if (starts_with(path, "elements.")) return ends_with(".torque") ? "N m" : ends_with(".state") ? "1" : "";
-  if (starts_with(path, "energy.")) return "J";
-  return "";
-}
-
 }  // namespace luztar

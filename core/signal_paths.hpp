@@ -76,8 +76,6 @@ std::vector<double> recorded_signal(const Result& r, const std::string& path);
 // The canonical path of a signal (inverse of resolve_signal_path).
 std::string signal_path_name(const Model& model, const SignalPath& s);
 
-// SI unit of the signal at a canonical path ("rad", "rad/s", "N m", "1", "J"; ""
-// for inputs and blocks, whose unit is the signal's, and for anything else).
-const char* signal_unit(const std::string& path);
+// The SI unit of a signal at a canonical path: signal_unit() in core/units.hpp.
 
 }  // namespace luztar

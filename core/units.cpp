@@ -132,12 +132,12 @@ std::string normalized(const std::string& u) {
 
 const char* signal_unit(const std::string& path) {
   if (path == "time") return unit::time;
-  if (ends_with(path, ".angle")) return unit::angle;
-  if (ends_with(path, ".velocity")) return unit::velocity;
-  if (ends_with(path, ".torque")) return unit::torque;
-  if (ends_with(path, ".state")) return unit::one;
+  if (starts_with(path, "bodies."))
+    return ends_with(path, ".angle") ? unit::angle : ends_with(path, ".velocity") ? unit::velocity : "";
+  if (starts_with(path, "elements."))
+    return ends_with(path, ".torque") ? unit::torque : ends_with(path, ".state") ? unit::one : "";
   if (starts_with(path, "energy.")) return unit::energy;
-  return "";
+  return "";  // inputs.<i>, blocks.<b>: the unit of the signal they carry
 }
 
 const char* dimension_name(Dimension d) {
