@@ -72,7 +72,7 @@ TEST(Api, SimulateWritesCsvAndHdf5Files) {
   std::ifstream csv(dir / "run.csv");
   std::string header;
   std::getline(csv, header);
-  EXPECT_EQ(header.rfind("time,block.angle,block.velocity,", 0), 0u) << header;
+  EXPECT_EQ(header.rfind("time [s],block.angle [rad],block.velocity [rad/s],", 0), 0u) << header;
   EXPECT_GT(std::filesystem::file_size(dir / "run.h5"), 1000u);
   std::filesystem::remove_all(dir);
 }

@@ -154,6 +154,9 @@ def stored_signals(f):
         kind, unit = next(((k, u) for pattern, k, u in STORED if fnmatch.fnmatchcase(path, pattern)), ("other", ""))
         if "units" in obj.attrs:  # written since units were stored; 'N*m' is our 'N m'
             unit = text(obj.attrs["units"])
+            # a state or a count ("1"), or a block's output, whose unit is the
+            # signal's it holds (core/units.hpp unit::of_signal): no unit on the axis
+            unit = "" if unit in ("1", "unit of the signal") else unit
             unit = next((k for k in DISPLAY_UNITS if unit_key(k) == unit_key(unit)), unit)
             if kind not in ("state", "block output") or unit in KIND_OF_UNIT:
                 kind = KIND_OF_UNIT.get(unit, kind)
