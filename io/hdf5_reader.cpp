@@ -101,6 +101,8 @@ StoredRun read_hdf5(const std::string& path) {
                              std::pair{"impact_fallbacks", &RunStats::impact_fallbacks},
                              std::pair{"impacts_unsolved", &RunStats::impacts_unsolved}})
     if (f.has_attribute("run", name)) r.stats.*field = f.numeric_attribute<long>("run", name, H5T_NATIVE_LONG);
+  if (f.has_attribute("run", "integrator"))  // written since the integrator can be chosen
+    r.integrator = f.string_attribute("run", "integrator");
   run.model_text = f.strings("model/text").front();
   run.luztar_version = f.string_attribute("/", "luztar_version");
   return run;

@@ -134,6 +134,7 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
       << YAML::Value << s.storm_events << YAML::Key << "span" << YAML::Value << s.storm_span << YAML::EndMap;
   out << YAML::Key << "rest_velocity" << YAML::Value << s.rest_velocity;
   out << YAML::Key << "linear_solver" << YAML::Value << s.linear_solver;
+  if (s.integrator != "auto") out << YAML::Key << "integrator" << YAML::Value << s.integrator;
   out << YAML::Key << "solver" << YAML::Value << s.solver;
   if (s.solver == "time_stepping")
     out << YAML::Key << "step" << YAML::Value << s.step << YAML::Key << "theta" << YAML::Value << s.theta;

@@ -14,7 +14,7 @@
 #include "core/times.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
-#include "solvers/cvode_integrator.hpp"
+#include "solvers/integrator.hpp"
 #include "solvers/dynamics.hpp"
 #include "solvers/mode_selection.hpp"
 #include "solvers/impacts.hpp"
@@ -58,7 +58,7 @@ class Simulator::Impl final : public OdeSystem {
     const int hb = jacobian_half_bandwidth(m);
     o.band = s.linear_solver == "band" || (s.linear_solver == "auto" && o.size > 64 && 2 * hb + 1 < o.size / 2);
     o.half_bandwidth = hb;
-    cvode = std::make_unique<CvodeIntegrator>(*this, o);
+    integrator = make_integrator(resolve_integrator(m, s), *this, o);
     // Event handling reuses these; sized here so that it allocates nothing.
     directions.assign(max_root_count(m), 0);
     const std::size_t nf = m.frictions.size(), nl = static_cast<std::size_t>(num_links(m));
@@ -118,22 +118,22 @@ class Simulator::Impl final : public OdeSystem {
       const double tout = same_time(target, stop) ? stop : std::min(target, stop);
       const double tstop = model.inputs.empty() ? stop : tout;
       double t = state.t;
-      const auto outcome = cvode->advance(tout, tstop, t, y.data());
+      const auto outcome = integrator->advance(tout, tstop, t, y.data());
       sync(t);
       switch (outcome) {
-        case CvodeIntegrator::Outcome::reached: {
+        case Integrator::Outcome::reached: {
           const bool resampled = sample_blocks();
           if (resampled || is_breakpoint(t) || !stuck_consistent() || has_missed_strike()) reselect_and_restart();
           break;
         }
-        case CvodeIntegrator::Outcome::root:
+        case Integrator::Outcome::root:
           // A root at the same instant as a breakpoint is at the breakpoint:
           // the jump is taken there (no stop can be placed a few ulp later).
           if (const double* bp = breakpoint_near(t)) state.t = *bp;
           handle_roots();
           if (sample_blocks() || is_breakpoint(state.t)) reselect_and_restart();
           break;
-        case CvodeIntegrator::Outcome::stop_time: {
+        case Integrator::Outcome::stop_time: {
           // A stop only for a sample instant whose outputs did not change
           // (a relay holding its state) keeps CVODE's history.
           const bool instant_only = same_time(sampler.next_instant(), t) && !is_breakpoint(t) && !same_time(t, target);
@@ -141,9 +141,9 @@ class Simulator::Impl final : public OdeSystem {
           if (resampled || !instant_only || !stuck_consistent() || has_missed_strike()) reselect_and_restart();
           break;
         }
-        case CvodeIntegrator::Outcome::failure: {
+        case Integrator::Outcome::failure: {
           std::ostringstream os;
-          os << "CVODE failed at t = " << t << ": " << cvode->last_error();
+          os << integrator->name() << " failed at t = " << t << ": " << integrator->last_error();
           message = os.str();
           return StepStatus::solver_failure;
         }
@@ -193,7 +193,7 @@ class Simulator::Impl final : public OdeSystem {
     state.q = ws.q;
     state.w = ws.w;
     double quad[2];
-    cvode->quadratures(t, quad);
+    integrator->quadratures(t, quad);
     state.input_work = quad[kQuadInput];
     state.dissipated = quad[kQuadDissipated];
   }
@@ -298,12 +298,12 @@ class Simulator::Impl final : public OdeSystem {
     std::fill(directions.begin(), directions.end(), 0);
     for (std::size_t r = 0; r < ms.roots.size(); ++r) directions[r] = ms.roots[r].direction;
     const double quad[2] = {state.input_work, state.dissipated};
-    cvode->reset(state.t, y.data(), quad, directions);
+    integrator->reset(state.t, y.data(), quad, directions);
     ++stats.reinits;
   }
 
   void handle_roots() {
-    const std::vector<int>& found = cvode->roots_found();
+    const std::vector<int>& found = integrator->roots_found();
     arrived.clear();
     exhausted.clear();
     struck.clear();
@@ -595,7 +595,7 @@ class Simulator::Impl final : public OdeSystem {
 
   RunStats collect_stats() const {
     RunStats s = stats;
-    const IntegratorCounters c = cvode->counters();
+    const IntegratorCounters c = integrator->counters();
     s.steps = c.steps;
     s.rhs_evals = c.rhs_evals;
     s.jac_evals = c.jac_evals;
@@ -612,7 +612,7 @@ class Simulator::Impl final : public OdeSystem {
   ModeStructure ms;
   Workspace ws;
   std::vector<double> y;
-  std::unique_ptr<CvodeIntegrator> cvode;
+  std::unique_ptr<Integrator> integrator;  // between events (solvers/integrator.hpp)
   std::vector<EventRecord> events;
   std::vector<double> time_stuck;  // (ne)
   double segment_start = 0.0;
@@ -680,6 +680,7 @@ const State& Simulator::state() const { return impl_->state; }
 double Simulator::time() const { return impl_->state.t; }
 const std::string& Simulator::message() const { return impl_->message; }
 RunStats Simulator::stats() const { return impl_->collect_stats(); }
+const char* Simulator::integrator_name() const { return impl_->integrator->name(); }
 const std::vector<EventRecord>& Simulator::events() const { return impl_->events; }
 
 std::vector<double> Simulator::time_stuck() const {
@@ -852,6 +853,7 @@ Result simulate_event_driven(const Model& model, const SimulationSettings& setti
   r.events = sim.events();
   r.time_stuck = sim.time_stuck();
   r.stats = sim.stats();
+  r.integrator = sim.integrator_name();
   r.stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }
@@ -860,6 +862,7 @@ Result simulate_event_driven(const Model& model, const SimulationSettings& setti
 Result simulate(const Model& model, const SimulationSettings& settings) {
   Result r = settings.solver == "time_stepping" ? simulate_time_stepping(model, settings)
                                                 : simulate_event_driven(model, settings);
+  if (settings.solver == "time_stepping") r.integrator = "moreau_jean";
   check_energy_balance(r);
   return r;
 }
