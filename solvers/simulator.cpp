@@ -15,6 +15,7 @@
 #include "solvers/event_pipeline.hpp"
 #include "solvers/integrator.hpp"
 #include "solvers/mode_system.hpp"
+#include "solvers/sampling_loop.hpp"
 
 namespace luztar {
 
@@ -453,42 +454,53 @@ void Simulator::restore(const Snapshot& snap) {
 Result simulate(const Model& model) { return simulate(model, model.simulation); }
 
 namespace {
-Result simulate_event_driven(const Model& model, const SimulationSettings& settings) {
-  const auto wall0 = std::chrono::steady_clock::now();
-  Result r = labelled_result(model);
-  Simulator sim(model, settings);
-  const std::vector<double> grid = output_times(settings);
-  std::vector<double> torque;
-  std::vector<std::int8_t> est;
-  auto sample = [&] {
-    const State& s = sim.state();
+
+// The Simulator as the sampling loop (solvers/sampling_loop.hpp) drives it.
+class EventDrivenRun {
+ public:
+  EventDrivenRun(const Model& model, const SimulationSettings& settings) : model_(model), sim_(model, settings) {}
+  StepStatus advance_to(double t) { return sim_.advance_to(t); }
+  const std::string& message() const { return sim_.message(); }
+  void sample(double, Result& r) {
+    const State& s = sim_.state();
     r.time.push_back(s.t);
     r.angle.insert(r.angle.end(), s.q.begin(), s.q.end());
     r.velocity.insert(r.velocity.end(), s.w.begin(), s.w.end());
-    sim.element_outputs(torque, est);
-    r.element_torque.insert(r.element_torque.end(), torque.begin(), torque.end());
-    r.element_state.insert(r.element_state.end(), est.begin(), est.end());
+    sim_.element_outputs(torque_, state_);
+    r.element_torque.insert(r.element_torque.end(), torque_.begin(), torque_.end());
+    r.element_state.insert(r.element_state.end(), state_.begin(), state_.end());
     r.input_work.push_back(s.input_work);
-    r.kinetic.push_back(kinetic_energy(model, s.w));
-    r.elastic.push_back(elastic_energy(model, s.q));
+    r.kinetic.push_back(kinetic_energy(model_, s.w));
+    r.elastic.push_back(elastic_energy(model_, s.q));
     r.dissipated.push_back(s.dissipated);
-    for (const Signal& b : model.sampled) r.block_output.push_back(sim.value({OutputId::Kind::input, b.input}));
-  };
-  r.status = sim.advance_to(settings.t_start);  // a failure while setting up at t_start: no sample
-  if (r.status != StepStatus::reached_time) r.message = sim.message();
-  else sample();
-  for (std::size_t k = 1; k < grid.size() && r.status == StepStatus::reached_time; ++k) {
-    r.status = sim.advance_to(grid[k]);
-    if (r.status != StepStatus::reached_time) r.message = sim.message();
-    else sample();
+    for (const Signal& b : model_.sampled) r.block_output.push_back(sim_.value({OutputId::Kind::input, b.input}));
   }
-  r.events = sim.events();
-  r.time_stuck = sim.time_stuck();
-  r.stats = sim.stats();
-  r.integrator = sim.integrator_name();
+  // The event log, stuck times, statistics and integrator of the run.
+  void finish(Result& r) const {
+    r.events = sim_.events();
+    r.time_stuck = sim_.time_stuck();
+    r.stats = sim_.stats();
+    r.integrator = sim_.integrator_name();
+  }
+
+ private:
+  const Model& model_;
+  Simulator sim_;
+  std::vector<double> torque_;
+  std::vector<std::int8_t> state_;
+};
+
+// A failure while setting up at t_start leaves no sample.
+Result simulate_event_driven(const Model& model, const SimulationSettings& settings) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  Result r = labelled_result(model);
+  EventDrivenRun run(model, settings);
+  sample_on_grid(run, output_times(settings), r);
+  run.finish(r);
   r.stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }
+
 }  // namespace
 
 Result simulate(const Model& model, const SimulationSettings& settings) {
