@@ -9,7 +9,7 @@
 
 #include "core/result.hpp"
 #include "core/state.hpp"
-#include "solvers/sampled_blocks.hpp"
+#include "solvers/blocks/sampled_blocks.hpp"
 
 namespace luztar {
 

@@ -15,8 +15,8 @@
 #include "core/run_frame.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
-#include "solvers/box_qp.hpp"
-#include "solvers/sampled_blocks.hpp"
+#include "solvers/numerics/box_qp.hpp"
+#include "solvers/blocks/sampled_blocks.hpp"
 #include "solvers/sampling_loop.hpp"
 
 namespace luztar {

@@ -6,7 +6,7 @@
 // At an instant the due blocks are updated in Model::sampled order (a block
 // before the blocks that read it, so that a chain of blocks passes a sample
 // through at once, as a direct-feedthrough block diagram does), each solving
-// its complementarity form (solvers/complementarity_blocks.hpp):
+// its complementarity form (solvers/blocks/complementarity_blocks.hpp):
 //   hold                  y_n = x_n
 //   play                  y_n = play(x_n; y_n-1), the catching-up play operator
 //   saturated_integrator  y_n = y_n-1 + T x_n projected on [lower, upper] (y_0 = initial)
