@@ -302,7 +302,7 @@ Simulator::Simulator(const Model& model, const SimulationSettings& settings)
     : impl_(std::make_unique<Impl>(model, event_driven_settings(model, settings))) {}
 Simulator::~Simulator() = default;
 
-// A stage that throws (a block's LCP without a solution, a CVODE callback,
+// A stage that throws (a block's LCP without a solution, an integrator callback,
 // out of memory) stops the run as a solver failure with the exception's text;
 // the state it left half updated is not trusted until restore().
 StepStatus Simulator::advance_to(double t) {
