@@ -97,6 +97,10 @@ struct Result {
   StepStatus status = StepStatus::reached_time;
   std::string message;
   RunStats stats;
+  // What integrated the run: event-driven, the integrator between events
+  // (cvode_bdf | cvode_adams: simulation.integrator with auto resolved);
+  // time stepping, moreau_jean.
+  std::string integrator;
 
   int num_samples() const { return static_cast<int>(time.size()); }
   int num_bodies() const { return static_cast<int>(body_names.size()); }

@@ -13,7 +13,7 @@
 //   reference to a named signal (resolved by assemble(); never evaluated)
 //
 // Complementarity blocks in a signal path (seed 001; their complementarity
-// forms and LCP evaluations are in solvers/complementarity_blocks.hpp):
+// forms and LCP evaluations are in solvers/blocks/complementarity_blocks.hpp):
 //   dead_zone   of signal `of`: of - upper above upper, of - lower below lower, 0 between
 //   saturation  of signal `of`: clamped to [lower, upper]
 // These are memoryless and act in continuous time. The blocks with memory are
@@ -127,7 +127,7 @@ double turning_time(const Signal& s);
 // Times in (t0, t1] where the signal or its slope jumps: step times, ramp
 // corners, table knots (none at the same instant as t0, core/times.hpp). The integrator stops there so that no step straddles one.
 // Sampled blocks contribute nothing here (the solvers stop at their instants,
-// solvers/sampled_blocks.hpp), nor does their input, which is read only there.
+// solvers/blocks/sampled_blocks.hpp), nor does their input, which is read only there.
 void collect_breakpoints(const Signal& s, double t0, double t1, std::vector<double>& out);
 
 }  // namespace luztar

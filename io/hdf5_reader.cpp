@@ -124,6 +124,8 @@ StoredRun read_hdf5(const std::string& path) {
     r.stats.energy_residual_exceeded =
         f.numeric_attribute<long>("run", "energy_residual_exceeded", H5T_NATIVE_LONG) != 0;
   }
+  if (f.has_attribute("run", "integrator"))  // written since the integrator can be chosen
+    r.integrator = f.string_attribute("run", "integrator");
   run.model_text = f.strings("model/text").front();
   run.luztar_version = f.string_attribute("/", "luztar_version");
   run.units = f.dataset_units();

@@ -117,6 +117,7 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
     attribute(run, "max_step", s.max_step);
     attribute(run, "rest_velocity", s.rest_velocity);
     attribute(run, "linear_solver", s.linear_solver);
+    attribute(run, "integrator", r.integrator);
     attribute(run, "solver", s.solver);
     attribute(run, "step", s.step);
     attribute(run, "theta", s.theta);

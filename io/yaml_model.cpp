@@ -308,7 +308,7 @@ class Reader {
     remember(f, n);
     require_map(n, f);
     check_keys(n, f, {"t_start", "t_end", "output_step", "rtol", "atol", "max_step", "max_events", "event_storm",
-                      "rest_velocity", "linear_solver", "solver", "step", "theta"});
+                      "rest_velocity", "linear_solver", "integrator", "solver", "step", "theta"});
     s.t_start = number_or(n, "t_start", f, s.t_start);
     s.t_end = number(required(n, "t_end", f), f + ".t_end");
     s.output_step = number(required(n, "output_step", f), f + ".output_step");
@@ -325,6 +325,7 @@ class Reader {
     }
     s.rest_velocity = number_or(n, "rest_velocity", f, s.rest_velocity);
     if (n["linear_solver"]) s.linear_solver = text(n["linear_solver"], f + ".linear_solver");
+    if (n["integrator"]) s.integrator = text(n["integrator"], f + ".integrator");
     if (n["solver"]) s.solver = text(n["solver"], f + ".solver");
     s.step = number_or(n, "step", f, s.step);
     s.theta = number_or(n, "theta", f, s.theta);

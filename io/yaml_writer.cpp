@@ -165,6 +165,7 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
   }
   put(out, "rest_velocity", s.rest_velocity, d.rest_velocity);
   if (s.linear_solver != d.linear_solver) out << YAML::Key << "linear_solver" << YAML::Value << s.linear_solver;
+  if (s.integrator != d.integrator) out << YAML::Key << "integrator" << YAML::Value << s.integrator;
   if (s.solver != d.solver) out << YAML::Key << "solver" << YAML::Value << s.solver;
   put(out, "step", s.step, d.step);
   put(out, "theta", s.theta, d.theta);

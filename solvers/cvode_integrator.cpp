@@ -133,8 +133,8 @@ void check(int flag, const char* what) {
 
 }  // namespace
 
-CvodeIntegrator::CvodeIntegrator(OdeSystem& system, const IntegratorOptions& options)
-    : impl_(std::make_unique<Impl>()) {
+CvodeIntegrator::CvodeIntegrator(OdeSystem& system, const IntegratorOptions& options, Method method)
+    : impl_(std::make_unique<Impl>()), method_(method) {
   Impl& d = *impl_;
   d.system = &system;
   d.options = options;
@@ -144,7 +144,7 @@ CvodeIntegrator::CvodeIntegrator(OdeSystem& system, const IntegratorOptions& opt
   d.q = N_VNew_Serial(options.quadratures, d.ctx);
   N_VConst(0.0, d.y);
   N_VConst(0.0, d.q);
-  d.mem = CVodeCreate(CV_BDF, d.ctx);
+  d.mem = CVodeCreate(method == Method::bdf ? CV_BDF : CV_ADAMS, d.ctx);  // Newton by default
   if (!d.mem) throw std::runtime_error("CVodeCreate failed");
   check(CVodeSetErrHandlerFn(d.mem, error_cb, &d), "CVodeSetErrHandlerFn");
   check(CVodeInit(d.mem, rhs_cb, 0.0, d.y), "CVodeInit");

@@ -15,8 +15,7 @@ namespace luztar {
 
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), force(m.num_bodies()), mt0(m.frictions.size()),
-      limit(num_links(m)), lambda(num_links(m)), acc(m.num_bodies()), group_utilisation(num_links(m)), massless_mt0(m.num_bodies()), algebraic_q(m.angle0),
-      inputs(m.initial_input_values()) {}
+      limit(num_links(m)), lambda(num_links(m)), acc(m.num_bodies()), group_utilisation(num_links(m)), massless_mt0(m.num_bodies()) {}
 
 namespace {
 

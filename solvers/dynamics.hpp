@@ -14,6 +14,7 @@
 //   input work   W' = sum_loads tau(t) w_body
 //   dissipation  D' = sum_springs c x'^2 + sum_slipping (mu v + MT0 dir) v
 #include <Eigen/Dense>
+#include <span>
 #include <vector>
 
 #include "bodies/clusters.hpp"
@@ -75,6 +76,7 @@ struct ModeStructure {
 };
 
 // Scratch space for evaluations; sized once, no allocation in the hot path.
+// The two spans view the simulation's state, which the workspace does not own.
 struct Workspace {
   std::vector<double> q, w;      // (nb) full angles and velocities
   std::vector<double> force;     // (nb) applied torques (without static friction)
@@ -85,9 +87,11 @@ struct Workspace {
   std::vector<double> acc;       // (nc) cluster accelerations [rad/s^2]
   std::vector<double> group_utilisation;  // (splits) largest |lambda|/limit of each stuck group
   std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
-  std::vector<double> algebraic_q;        // (nb) last angles of algebraic bodies (warm start) [rad]
+  std::span<double> algebraic_q;          // (nb) last angles of algebraic bodies (warm start) [rad]: the
+                                          // simulation's (SimData::algebraic_q), bound by its owner
   std::vector<struct Coupling> couplings; // Schur couplings through algebraic groups (Jacobian scratch)
-  std::vector<double> inputs;             // (Model::num_input_values) named inputs, then held block outputs
+  std::span<double> inputs;               // (Model::num_input_values) named inputs, then held block outputs:
+                                          // the simulation's (SimData::inputs), bound by its owner
   explicit Workspace(const Model& m);
 };
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/energy.hpp"
-#include "solvers/lcp.hpp"
+#include "solvers/numerics/lcp.hpp"
 
 namespace luztar {
 

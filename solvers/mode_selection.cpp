@@ -5,9 +5,9 @@
 
 #include "bodies/clusters.hpp"
 #include "elements/friction.hpp"
-#include "solvers/box_qp.hpp"
+#include "solvers/numerics/box_qp.hpp"
 #include "solvers/filed_entries.hpp"
-#include "solvers/lcp.hpp"
+#include "solvers/numerics/lcp.hpp"
 #include "solvers/structure_links.hpp"
 
 namespace luztar {

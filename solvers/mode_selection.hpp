@@ -11,8 +11,8 @@
 // that Gauss's principle selects minimise the acceleration energy
 // 1/2 (f - F^T lambda)^T M^-1 (f - F^T lambda): a box-constrained QP / box-LCP
 // with the Delassus matrix A = F M^-1 F^T, solved by projected Gauss-Seidel
-// with an exact polish (solvers/box_qp); a group where that misses its
-// tolerance is solved again by Lemke's pivoting (solvers/lcp). An element whose
+// with an exact polish (solvers/numerics/box_qp); a group where that misses its
+// tolerance is solved again by Lemke's pivoting (solvers/numerics/lcp). An element whose
 // relative acceleration comes out zero stays (or becomes) stuck; one with a
 // non-zero relative acceleration slips in its direction, with kinetic friction.
 // When static and kinetic limits differ (static_ratio > 1) the choice is
@@ -24,7 +24,7 @@
 
 #include "core/model.hpp"
 #include "core/state.hpp"
-#include "solvers/box_qp.hpp"
+#include "solvers/numerics/box_qp.hpp"
 #include "solvers/dynamics.hpp"
 
 namespace luztar {
@@ -39,7 +39,7 @@ struct BreakAway {
 
 struct ModeSelectionReport {
   int qp_solves = 0;
-  int lemke_solves = 0;   // groups re-solved by Lemke (solvers/lcp.hpp) after the box QP missed its tolerance
+  int lemke_solves = 0;   // groups re-solved by Lemke (solvers/numerics/lcp.hpp) after the box QP missed its tolerance
   int unsolved = 0;       // groups whose box-LCP still missed its KKT tolerance (after Lemke where tried)
   bool converged = true;  // every group's box-LCP met its KKT tolerance (unsolved == 0)
 };

@@ -1,9 +1,14 @@
 #pragma once
 // Event-driven simulation of a Model with exact stick-slip and freeplay.
 //
+// Between stops an integrator (solvers/integrator.hpp; simulation.integrator:
+// CVODE's BDF or Adams-Moulton) integrates the current modes; at every stop
+// one event pipeline (solvers/event_pipeline.hpp) changes the structure. The
+// state is plain data (SimData, solvers/sim_data.hpp), which is the snapshot.
+//
 // What happens at an event (a root of one of the mode's root functions, see
-// solvers/dynamics.hpp, located by CVODE to its time tolerance):
-//   t-  CVODE stops at the root; the state there is the end of the old structure.
+// solvers/dynamics.hpp, located by the integrator to its time tolerance):
+//   t-  the integrator stops at the root; the state there is the end of the old structure.
 //   1.  Freeplay sides of springs whose kink was crossed are switched.
 //   2.  If a friction element was involved (slip velocity reached 0, or rather
 //       crossed it by 1e-3 atol, see build_mode_structure; or a stuck
@@ -22,16 +27,16 @@
 //   (Lemke after the box QP, PGS after Lemke) or a miss of the tolerance is
 //   counted in RunStats (selection_fallbacks, selection_unsolved,
 //   impact_fallbacks, impacts_unsolved), never dropped.
-//   t+  CVODE is re-initialised at the same time in the new structure.
+//   t+  the integrator is restarted at the same time in the new structure.
 // Outputs are sampled on the fixed output grid only (never at event instants);
 // the event log gives the exact instants. Signal discontinuities (steps, ramp
-// corners, table knots) are integration stops: CVODE restarts there and the
-// friction modes are checked again.
+// corners, table knots) are integration stops: the integrator restarts there
+// and the friction modes are checked again.
 //
-// No step of CVODE is longer than 1/64 of the shortest turning time of the
+// No step of the integrator is longer than 1/64 of the shortest turning time of the
 // model's signals (core/signal.hpp: a sine's period, ...), nor than
 // simulation.max_step when set: a root function changes sign only at step
-// ends as CVODE sees it, and while nothing moves the error test alone would
+// ends as the integrator sees it, and while nothing moves the error test alone would
 // let a step grow over a whole stick reserve window (a break-away and the
 // return below the limit). So the results do not depend on the output grid or
 // on how a host chops time. Instants are compared as in core/times.hpp: a
@@ -65,6 +70,7 @@
 #include "core/signal_paths.hpp"
 #include "core/run_frame.hpp"
 #include "core/state.hpp"
+#include "solvers/sim_data.hpp"
 
 namespace luztar {
 
@@ -83,17 +89,9 @@ struct InputId {
 using OutputId = SignalPath;
 
 // Everything a simulator needs to continue from a point in time: state, modes,
-// input values, accounts, statistics (Simulator::snapshot / restore).
-struct Snapshot {
-  State state;
-  std::vector<double> inputs;  // named inputs, then the held outputs of sampled blocks
-  std::vector<double> time_stuck, algebraic_q, recent_events;
-  std::vector<long> samples_taken;  // per sampled block
-  double segment_start = 0.0;
-  std::size_t events = 0;  // length of the event log
-  RunStats stats;
-  bool inputs_changed = false;
-};
+// input values, accounts, statistics (Simulator::snapshot / restore): the
+// simulation's state itself, as one value (solvers/sim_data.hpp).
+using Snapshot = SimData;
 
 class Simulator {
  public:
@@ -121,6 +119,9 @@ class Simulator {
   double time() const;
   const std::string& message() const;  // why the last advance_to stopped early
   RunStats stats() const;
+  // What integrates between events: "cvode_bdf" or "cvode_adams"
+  // (simulation.integrator, "auto" resolved; solvers/integrator.hpp).
+  const char* integrator_name() const;
   const std::vector<EventRecord>& events() const;
   // Seconds each element has spent stuck so far (ne; 0 for non-friction elements).
   std::vector<double> time_stuck() const;

@@ -15,8 +15,9 @@
 #include "core/run_frame.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
-#include "solvers/box_qp.hpp"
-#include "solvers/sampled_blocks.hpp"
+#include "solvers/numerics/box_qp.hpp"
+#include "solvers/blocks/sampled_blocks.hpp"
+#include "solvers/sampling_loop.hpp"
 
 namespace luztar {
 
@@ -396,110 +397,164 @@ EventKind event_kind(ElementKind kind, std::int8_t before, std::int8_t after) {
 
 }  // namespace
 
-Result simulate_time_stepping(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going) {
-  const auto wall0 = std::chrono::steady_clock::now();
-  MoreauJean mj(model, settings);
-  const int nb = model.num_bodies(), ne = model.num_elements();
-  Result r = labelled_result(model);
-  r.time_stuck.assign(ne, 0.0);
-  const std::vector<double> grid = output_times(settings);
+namespace {
 
-  std::vector<double> q(nb), w(nb);
-  auto sample = [&](double ts, const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, double t0, double W0,
-                    double D0) {
-    const double h = mj.t() - t0;
-    const double a = h > 0.0 ? (ts - t0) / h : 1.0;
+// Moreau-Jean as the sampling loop (solvers/sampling_loop.hpp) drives it:
+// advance_to takes whole steps until the instant lies within the last one (at
+// least one step: the first sample holds the first step's element torques),
+// sample interpolates the state linearly within that step. The events and
+// stuck times of each step are booked into the Result as it is taken.
+class TimeSteppingRun {
+ public:
+  // r: where samples, events and stuck times go; grid_size: the number of output samples.
+  TimeSteppingRun(const Model& model, const SimulationSettings& settings, Result& r, std::size_t grid_size)
+      : model_(model), settings_(settings), r_(r), grid_size_(grid_size), mj_(model, settings), q0_(model.num_bodies()),
+        v0_(model.num_bodies()), before_(model.num_elements()), q_(model.num_bodies()), w_(model.num_bodies()) {
+    const double h = settings.step;  // > 0 and finite (MoreauJean checked it)
+    const double span = settings.t_end - settings.t_start;
+    if (!(span / h <= kMaxTimeSteps))
+      throw std::invalid_argument("time stepping: (t_end - t_start) / step must be at most " +
+                                  std::to_string(static_cast<long>(kMaxTimeSteps)) + " steps (simulation.step)");
+    // Whole steps, and a shorter last one for a remainder beyond roundoff; at
+    // least one step, which ends at t_end (a step longer than the span is cut).
+    // (core/times.hpp: instants a few ulp apart are one; no sliver of a step.)
+    long n_full = static_cast<long>(std::floor(span / h));
+    if (same_time(settings.t_start + static_cast<double>(n_full + 1) * h, settings.t_end)) ++n_full;
+    const bool partial = earlier(settings.t_start + static_cast<double>(n_full) * h, settings.t_end);
+    n_steps_ = std::max(n_full + (partial ? 1 : 0), 1L);
+  }
+
+  StepStatus advance_to(double target) {
+    while (k_ == 0 || earlier(mj_.t(), target)) {
+      if (const StepStatus s = next_step(); s != StepStatus::reached_time) return s;
+    }
+    return StepStatus::reached_time;
+  }
+
+  void sample(double ts, Result& r) {
+    const int nb = model_.num_bodies();
+    const double h = mj_.t() - t0_;
+    const double a = h > 0.0 ? (ts - t0_) / h : 1.0;
     for (int j = 0; j < nb; ++j) {
-      q[j] = q0[j] + a * (mj.q()[j] - q0[j]);
-      w[j] = v0[j] + a * (mj.v()[j] - v0[j]);
+      q_[j] = q0_[j] + a * (mj_.q()[j] - q0_[j]);
+      w_[j] = v0_[j] + a * (mj_.v()[j] - v0_[j]);
     }
     r.time.push_back(ts);
-    r.angle.insert(r.angle.end(), q.begin(), q.end());
-    r.velocity.insert(r.velocity.end(), w.begin(), w.end());
-    r.element_torque.insert(r.element_torque.end(), mj.torque().begin(), mj.torque().end());
-    r.element_state.insert(r.element_state.end(), mj.state().begin(), mj.state().end());
-    r.input_work.push_back(W0 + a * (mj.input_work() - W0));
-    r.kinetic.push_back(kinetic_energy(model, w));
-    r.elastic.push_back(elastic_energy(model, q));
-    r.dissipated.push_back(D0 + a * (mj.dissipated() - D0));
-    for (const Signal& b : model.sampled) r.block_output.push_back(mj.input_values()[b.input]);
-  };
+    r.angle.insert(r.angle.end(), q_.begin(), q_.end());
+    r.velocity.insert(r.velocity.end(), w_.begin(), w_.end());
+    r.element_torque.insert(r.element_torque.end(), mj_.torque().begin(), mj_.torque().end());
+    r.element_state.insert(r.element_state.end(), mj_.state().begin(), mj_.state().end());
+    r.input_work.push_back(W0_ + a * (mj_.input_work() - W0_));
+    r.kinetic.push_back(kinetic_energy(model_, w_));
+    r.elastic.push_back(elastic_energy(model_, q_));
+    r.dissipated.push_back(D0_ + a * (mj_.dissipated() - D0_));
+    for (const Signal& b : model_.sampled) r.block_output.push_back(mj_.input_values()[b.input]);
+  }
 
-  const double h = settings.step;  // > 0 and finite (MoreauJean checked it)
-  const double span = settings.t_end - settings.t_start;
-  if (!(span / h <= kMaxTimeSteps))
-    throw std::invalid_argument("time stepping: (t_end - t_start) / step must be at most " +
-                                std::to_string(static_cast<long>(kMaxTimeSteps)) + " steps (simulation.step)");
-  // Whole steps, and a shorter last one for a remainder beyond roundoff; at
-  // least one step, which ends at t_end (a step longer than the span is cut).
-  // (core/times.hpp: instants a few ulp apart are one; no sliver of a step.)
-  long n_full = static_cast<long>(std::floor(span / h));
-  if (same_time(settings.t_start + static_cast<double>(n_full + 1) * h, settings.t_end)) ++n_full;
-  const bool partial = earlier(settings.t_start + static_cast<double>(n_full) * h, settings.t_end);
-  const long n_steps = std::max(n_full + (partial ? 1 : 0), 1L);
-  std::size_t next = 0;  // next output sample
-  bool stopped = false;  // by keep_going
-  Eigen::VectorXd q0(nb), v0(nb);  // state at the start of the step
-  std::vector<std::int8_t> before(ne);
-  for (long k = 0; k < n_steps; ++k) {
-    q0 = mj.q();
-    v0 = mj.v();
-    const double t0 = mj.t(), W0 = mj.input_work(), D0 = mj.dissipated();
-    before = mj.state();
-    const double t1 = k + 1 == n_steps ? settings.t_end : settings.t_start + static_cast<double>(k + 1) * h;
+  const std::string& message() const { return message_; }
+  long lcp_not_converged() const { return mj_.lcp_not_converged(); }
+
+  // The steps after the last sample, to t_end; reached_time means t_end was
+  // reached and every output sample taken.
+  StepStatus finish() {
+    while (k_ < n_steps_)
+      if (const StepStatus s = next_step(); s != StepStatus::reached_time) return s;
+    if (pending_ != StepStatus::reached_time) return pending_;
+    if (mj_.t() == settings_.t_end && r_.time.size() == grid_size_) return StepStatus::reached_time;
+    return short_of_end();
+  }
+
+ private:
+  // The next step, unless the run is over: the event limit passed in an
+  // earlier step (whose samples were still taken), or no step is left.
+  StepStatus next_step() {
+    if (pending_ != StepStatus::reached_time) return pending_;
+    if (k_ == n_steps_) return short_of_end();
+    return step();
+  }
+
+  StepStatus short_of_end() {
+    std::ostringstream os;
+    os << "time stepping: stopped at t = " << mj_.t() << " s short of t_end = " << settings_.t_end << " s ("
+       << r_.time.size() << " of " << grid_size_ << " output samples)";
+    return stop(StepStatus::solver_failure, os.str());
+  }
+
+  // One step: its mode changes logged at its end, its stuck time booked.
+  StepStatus step() {
+    const int ne = model_.num_elements();
+    q0_ = mj_.q();
+    v0_ = mj_.v();
+    t0_ = mj_.t();
+    W0_ = mj_.input_work();
+    D0_ = mj_.dissipated();
+    before_ = mj_.state();
+    const long k = k_++;
+    const double t1 = k + 1 == n_steps_ ? settings_.t_end : settings_.t_start + static_cast<double>(k + 1) * settings_.step;
     try {  // a stage that throws (a block's LCP, out of memory) ends the run with the samples so far
-      mj.step(t1 - t0);
+      mj_.step(t1 - t0_);
     } catch (const std::exception& e) {
-      r.status = StepStatus::solver_failure;
       std::ostringstream os;
-      os << "time stepping: stopped by an error in the step from t = " << t0 << " s: " << e.what();
-      r.message = os.str();
-      break;
+      os << "time stepping: stopped by an error in the step from t = " << t0_ << " s: " << e.what();
+      return stop(StepStatus::solver_failure, os.str());
     }
-    ++r.stats.steps;
-    if (!mj.v().allFinite() || !mj.q().allFinite()) {
-      r.status = StepStatus::solver_failure;
+    ++r_.stats.steps;
+    if (!mj_.v().allFinite() || !mj_.q().allFinite()) {
       std::ostringstream os;
-      os << "time stepping: the state is not finite at t = " << mj.t() << " s";
-      r.message = os.str();
-      break;
+      os << "time stepping: the state is not finite at t = " << mj_.t() << " s";
+      return stop(StepStatus::solver_failure, os.str());
     }
-    // Mode changes between steps, logged at the step's end.
     bool changed = false;
     for (int e = 0; e < ne && k > 0; ++e) {
-      const std::int8_t a = before[e], b = mj.state()[e];
-      if (a == b || model.element_kind[e] == ElementKind::torque) continue;
-      r.events.push_back({mj.t(), e, event_kind(model.element_kind[e], a, b), a, b});
+      const std::int8_t a = before_[e], b = mj_.state()[e];
+      if (a == b || model_.element_kind[e] == ElementKind::torque) continue;
+      r_.events.push_back({mj_.t(), e, event_kind(model_.element_kind[e], a, b), a, b});
       changed = true;
     }
-    r.stats.events += changed;
+    r_.stats.events += changed;
     for (int e = 0; e < ne; ++e)
-      if (model.element_kind[e] == ElementKind::friction && mj.state()[e] == 0) r.time_stuck[e] += t1 - t0;
-    while (next < grid.size() && at_or_before(grid[next], mj.t())) {
-      sample(grid[next], q0, v0, t0, W0, D0);
-      ++next;
-      if (keep_going && next < grid.size() && !keep_going(r.time.back())) {
-        stopped = true;
-        r.message = stopped_by_caller(r.time.back());
-        break;
-      }
+      if (model_.element_kind[e] == ElementKind::friction && mj_.state()[e] == 0) r_.time_stuck[e] += t1 - t0_;
+    if (r_.stats.events > settings_.max_events) {
+      pending_ = StepStatus::event_limit;  // after this step's samples
+      message_ = "time stepping: more than simulation.max_events steps with mode changes";
     }
-    if (stopped) break;
-    if (r.stats.events > settings.max_events) {
-      r.status = StepStatus::event_limit;
-      r.message = "time stepping: more than simulation.max_events steps with mode changes";
-      break;
-    }
+    return StepStatus::reached_time;
   }
-  // reached_time means t_end was reached and every output sample taken.
-  if (r.status == StepStatus::reached_time && !stopped && (mj.t() != settings.t_end || next != grid.size())) {
-    r.status = StepStatus::solver_failure;
-    std::ostringstream os;
-    os << "time stepping: stopped at t = " << mj.t() << " s short of t_end = " << settings.t_end << " s ("
-       << next << " of " << grid.size() << " output samples)";
-    r.message = os.str();
+
+  StepStatus stop(StepStatus status, std::string message) {
+    pending_ = status;
+    message_ = std::move(message);
+    return status;
   }
-  r.stats.lcp_not_converged = mj.lcp_not_converged();
+
+  const Model& model_;
+  const SimulationSettings& settings_;
+  Result& r_;
+  std::size_t grid_size_;
+  MoreauJean mj_;
+  long n_steps_ = 0, k_ = 0;      // steps in all, steps taken
+  Eigen::VectorXd q0_, v0_;        // state at the start of the last step
+  double t0_ = 0.0, W0_ = 0.0, D0_ = 0.0;
+  std::vector<std::int8_t> before_;  // (ne) element states before the last step
+  std::vector<double> q_, w_;        // (nb) a sample's interpolated state
+  StepStatus pending_ = StepStatus::reached_time;  // the run's end, once known
+  std::string message_;
+};
+
+}  // namespace
+
+Result simulate_time_stepping(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  Result r = labelled_result(model);
+  r.time_stuck.assign(model.num_elements(), 0.0);
+  const std::vector<double> grid = output_times(settings);
+  TimeSteppingRun run(model, settings, r, grid.size());
+  const bool completed = sample_on_grid(run, grid, r, keep_going);
+  if (completed && r.status == StepStatus::reached_time) {
+    r.status = run.finish();
+    if (r.status != StepStatus::reached_time) r.message = run.message();
+  }
+  r.stats.lcp_not_converged = run.lcp_not_converged();
   r.stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }

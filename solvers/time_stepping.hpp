@@ -17,7 +17,7 @@
 // part); C: spring damping and bearing viscosity; F_theta: the loads at
 // (1 - theta) t_k + theta t_k+1 (as a theta-weighted mean).
 //
-// The impulses solve one box-LCP per step (solvers/box_qp) on the Delassus
+// The impulses solve one box-LCP per step (solvers/numerics/box_qp) on the Delassus
 // matrix D = G W^-1 G^T, with u = G v_k+1:
 //   dry friction (row e_a - e_b): P in h [-L, L]; u > 0 => P = -h L,
 //     u < 0 => P = h L, |P| < h L => u = 0 (stuck). L = MT0(t_k+1), or

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "solvers/box_qp.hpp"
+#include "solvers/numerics/box_qp.hpp"
 #include "solvers/static_friction.hpp"
 
 namespace luztar {

@@ -84,6 +84,28 @@ TEST_F(Cli, TimeSteppingFromTheCommandLine) {
   EXPECT_EQ(back.result.events.size(), 7u);  // 4 break-aways and 3 sticks, as event-driven
 }
 
+// simulation.integrator from the command line: the integrator that ran is
+// named in the summary and in the file's /run attribute `integrator`.
+TEST_F(Cli, IntegratorFromTheCommandLine) {
+  const std::string block = std::string(LUZTAR_MODELS_DIR) + "/block.yaml";
+  const std::string h5 = path("block_adams.h5");
+  Outcome o = run("run " + block + " -o " + h5 + " --integrator cvode_adams");
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("  solver     cvode_adams: "), std::string::npos) << o.out;
+  EXPECT_EQ(io::read_hdf5(h5).result.integrator, "cvode_adams");
+  o = run("run " + block + " -o " + h5);  // auto
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("  solver     cvode_bdf: "), std::string::npos) << o.out;
+  EXPECT_EQ(io::read_hdf5(h5).result.integrator, "cvode_bdf");
+  o = run("run " + block + " -o " + path("x.h5") + " --integrator rk4");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find("simulation.integrator: must be one of auto, cvode_bdf, cvode_adams (got 'rk4') (set on the "
+                       "command line)"),
+            std::string::npos)
+      << o.out;
+  EXPECT_FALSE(fs::exists(path("x.h5")));
+}
+
 TEST_F(Cli, MissingFileAndBadOptions) {
   Outcome o = run("run " + path("nothere.yaml"));
   EXPECT_EQ(o.code, 1);

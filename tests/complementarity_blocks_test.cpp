@@ -1,4 +1,4 @@
-// Complementarity blocks (solvers/complementarity_blocks.hpp): each solves its
+// Complementarity blocks (solvers/blocks/complementarity_blocks.hpp): each solves its
 // complementarity form as an LCP; here each is compared with its closed-form
 // input-output map on a rich input: a sum of sines of incommensurate
 // frequencies, a ramp, steps and seeded random noise.
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/projections.hpp"
-#include "solvers/complementarity_blocks.hpp"
+#include "solvers/blocks/complementarity_blocks.hpp"
 
 namespace luztar {
 namespace {
@@ -148,7 +148,7 @@ TEST(ComplementarityBlocks, RelaySwitchesAtItsThresholds) {
 }
 
 // Inputs 1e15 times the bounds: the blocks' LCP right-hand sides are ~1e15,
-// M's entries 1 (Lemke's tolerances follow each column's size, solvers/lcp.cpp).
+// M's entries 1 (Lemke's tolerances follow each column's size, solvers/numerics/lcp.cpp).
 // The outputs are the closed forms: a saturated output is the bound exactly
 // (read from the active set), an unsaturated one the closed form evaluated in
 // doubles (x - bound, or (torque -+ coulomb) / viscous within 1 ulp).

@@ -1,4 +1,4 @@
-// LCP solvers (solvers/lcp.hpp) on problems with known solutions: P-matrices
+// LCP solvers (solvers/numerics/lcp.hpp) on problems with known solutions: P-matrices
 // (unique solution), a degenerate problem with several solutions, problems
 // without a solution (Lemke must report the ray), and Lemke against PGS on
 // random Delassus-like problems.
@@ -6,8 +6,8 @@
 
 #include <random>
 
-#include "solvers/box_qp.hpp"
-#include "solvers/lcp.hpp"
+#include "solvers/numerics/box_qp.hpp"
+#include "solvers/numerics/lcp.hpp"
 
 namespace luztar {
 namespace {

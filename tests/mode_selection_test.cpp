@@ -12,7 +12,7 @@
 #include <cmath>
 
 #include "model_builder.hpp"
-#include "solvers/box_qp.hpp"
+#include "solvers/numerics/box_qp.hpp"
 #include "solvers/mode_selection.hpp"
 #include "solvers/simulator.hpp"
 

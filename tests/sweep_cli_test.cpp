@@ -241,6 +241,34 @@ TEST_F(SweepCli, SweepSectionInTheModelFileAndDryRun) {
   EXPECT_GT(c.metrics[0][1], c.metrics[0][2]);
 }
 
+// --integrator sets simulation.integrator of every run: each run's metric is
+// that of `luztar run --integrator` on the same model, bit for bit, and not
+// the default integrator's; an unknown name stops the sweep before any run.
+TEST_F(SweepCli, IntegratorOptionAppliesToEveryRun) {
+  const std::string block = std::string(LUZTAR_MODELS_DIR) + "/block.yaml", out = path("adams.h5");
+  const std::string sweep = "sweep " + block + " --set simulation.t_end=1,2 --metric 'v=max: bodies.block.velocity'";
+  test_support::Outcome o = run_cli(sweep + " --integrator cvode_adams -q -o " + out);
+  ASSERT_EQ(o.code, 0) << o.out;
+  const io::SweepFileContents c = io::read_sweep_file(out);
+  ASSERT_EQ(c.runs(), 2u);
+  const std::string h5 = path("single.h5");
+  ASSERT_EQ(run_cli("run " + block + " --t-end 2 --integrator cvode_adams -q -o " + h5).code, 0);
+  const Result adams = io::read_hdf5(h5).result;
+  ASSERT_EQ(run_cli("run " + block + " --t-end 2 -q -o " + h5).code, 0);
+  const Result bdf = io::read_hdf5(h5).result;
+  double v_adams = -INFINITY, v_bdf = -INFINITY;
+  for (double v : adams.velocity) v_adams = std::max(v_adams, v);
+  for (double v : bdf.velocity) v_bdf = std::max(v_bdf, v);
+  EXPECT_TRUE(same_bits(c.metrics[0][1], v_adams)) << c.metrics[0][1] << " vs " << v_adams;
+  EXPECT_NE(v_adams, v_bdf);
+  o = run_cli(sweep + " --integrator rk4 -o " + path("bad.h5"));
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find("--integrator: simulation.integrator: must be one of auto, cvode_bdf, cvode_adams (got 'rk4')"),
+            std::string::npos)
+      << o.out;
+  EXPECT_FALSE(fs::exists(path("bad.h5")));
+}
+
 TEST_F(SweepCli, KilledSweepResumesToTheSameFile) {
   const std::string reference = path("reference.h5"), killed = path("killed.h5");
   ASSERT_EQ(run_cli("sweep " + gear_train() + " --set simulation.t_end=1 --set elements.mesh.freeplay=0.004:0.02:12 "

@@ -16,7 +16,7 @@
 #include "core/projections.hpp"
 #include "io/yaml_model.hpp"
 #include "model_builder.hpp"
-#include "solvers/box_qp.hpp"
+#include "solvers/numerics/box_qp.hpp"
 #include "solvers/mode_selection.hpp"
 #include "solvers/simulator.hpp"
 

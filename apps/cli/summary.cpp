@@ -93,7 +93,7 @@ void print_summary(std::ostream& out, const SummarySource& model, const Simulati
     if (r.stats.lcp_not_converged)
       out << "  note       " << r.stats.lcp_not_converged << " steps whose impulse LCP missed its tolerance\n";
   } else {
-    out << "  solver     " << r.stats.steps << " steps, " << r.stats.rhs_evals << " RHS, " << r.stats.jac_evals
+    out << "  solver     " << r.integrator << ": " << r.stats.steps << " steps, " << r.stats.rhs_evals << " RHS, " << r.stats.jac_evals
         << " Jacobians, " << r.stats.reinits << " restarts (rtol " << shortest(s.rtol) << ", atol " << shortest(s.atol) << ")\n";
   }
   if (const std::string w = solver_outcome_warning(r); !w.empty()) out << "  " << w << "\n";

@@ -37,7 +37,9 @@ SweepPlan build_plan(const SweepOptions& o) {
   if (o.samples >= 0) in.spec.samples = o.samples;
   if (o.seed >= 0) in.spec.seed = static_cast<std::uint64_t>(o.seed);
   if (o.trajectories) in.spec.trajectories = true;
-  return make_plan(std::move(in));
+  std::vector<io::FieldOverride> fixed;
+  if (!o.integrator.empty()) fixed.push_back({"simulation.integrator", o.integrator, "--integrator"});
+  return make_plan(std::move(in), std::move(fixed));
 }
 
 std::string output_path(const SweepOptions& o) {

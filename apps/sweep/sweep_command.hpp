@@ -19,6 +19,7 @@ struct SweepOptions {
   bool overwrite = false;
   bool quiet = false;
   bool dry_run = false;              // check and list the runs, run nothing
+  std::string integrator;            // --integrator: simulation.integrator of every run ("" = as in the file)
 };
 
 // Exit codes as in main.cpp: 0 every run reached t_end; 1 bad input (nothing

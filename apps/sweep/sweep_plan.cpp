@@ -15,7 +15,7 @@ namespace luztar::app {
 namespace {
 
 std::vector<io::FieldOverride> overrides(const SweepPlan& p, std::size_t i) {
-  std::vector<io::FieldOverride> o;
+  std::vector<io::FieldOverride> o = p.fixed;
   for (std::size_t k = 0; k < p.table.paths.size(); ++k)
     o.push_back({p.table.paths[k], p.table.values[i][k], p.input.spec.parameters[k].where});
   return o;
@@ -66,6 +66,7 @@ std::string describe(const SweepPlan& p) {
     }
     s << "\n";
   }
+  for (const io::FieldOverride& f : p.fixed) s << f.path << ": " << f.value << "  # " << f.where << "\n";
   s << "metrics:\n";
   for (const MetricSpec& m : p.metrics) s << "  " << m.name << ": " << m.describe() << " [" << m.unit() << "]\n";
   return s.str();
@@ -125,9 +126,10 @@ io::SweepLayout SweepPlan::layout() const {
   return l;
 }
 
-SweepPlan make_plan(io::SweepInput input) {
+SweepPlan make_plan(io::SweepInput input, std::vector<io::FieldOverride> fixed) {
   SweepPlan p;
   p.input = std::move(input);
+  p.fixed = std::move(fixed);
   if (p.input.spec.parameters.empty())
     throw ModelError("sweep.parameters",
                      "the sweep has no parameters (add a sweep: parameters: section or --set PATH=VALUES)",

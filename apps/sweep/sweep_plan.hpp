@@ -14,6 +14,7 @@ namespace luztar::app {
 struct SweepPlan {
   io::SweepInput input;
   RunTable table;
+  std::vector<io::FieldOverride> fixed;  // the same for every run, from the command line (--integrator)
   std::vector<MetricSpec> metrics;  // defaults filled in
   io::InputFiles files;              // the table files of every run, read once (make_plan); the runs read these
   std::vector<io::InputDigest> inputs;  // the same, hashed, by path relative to the model's folder
@@ -30,6 +31,7 @@ struct SweepPlan {
 // Expands the sweep and builds every run's model, so that a bad path or an
 // impossible value stops the sweep before any run (ModelError naming the run,
 // its values and where the value came from).
-SweepPlan make_plan(io::SweepInput input);
+// `fixed` overrides every run's model alike (before its swept values).
+SweepPlan make_plan(io::SweepInput input, std::vector<io::FieldOverride> fixed = {});
 
 }  // namespace luztar::app

@@ -2,7 +2,7 @@
 // Complementarity blocks for control and actuator paths (seed 001, "Infusing
 // complementarity conditions in the standard Simulink library"): each block is
 // defined by its complementarity form, and every evaluation solves that form
-// as an LCP (solvers/lcp.hpp, Lemke) instead of coding the piecewise map. The
+// as an LCP (solvers/numerics/lcp.hpp, Lemke) instead of coding the piecewise map. The
 // piecewise maps are what the tests compare against.
 //
 // Memoryless blocks are functions. Blocks with memory (play, saturated
@@ -14,13 +14,13 @@
 // inputs named below.
 //
 // They live in solvers/ because evaluating them is solving an LCP
-// (solvers/lcp.hpp); elements/ holds the laws of the mechanical elements.
+// (solvers/numerics/lcp.hpp); elements/ holds the laws of the mechanical elements.
 //
 // Outputs are read from the active set the LCP finds (a saturated output is
 // the bound itself), so they keep the closed form's digits for any finite
 // input, also one ~1e15 times the bounds. An input that is not finite (inf,
 // NaN) has no solution: the block throws std::domain_error (the sampler,
-// solvers/sampled_blocks.hpp, names the block and the time first). A finite
+// solvers/blocks/sampled_blocks.hpp, names the block and the time first). A finite
 // LCP that Lemke cannot solve would be a bug (every M here is positive
 // semi-definite with a solution): it throws std::logic_error.
 namespace luztar {

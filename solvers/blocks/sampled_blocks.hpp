@@ -6,7 +6,7 @@
 // At an instant the due blocks are updated in Model::sampled order (a block
 // before the blocks that read it, so that a chain of blocks passes a sample
 // through at once, as a direct-feedthrough block diagram does), each solving
-// its complementarity form (solvers/complementarity_blocks.hpp):
+// its complementarity form (solvers/blocks/complementarity_blocks.hpp):
 //   hold                  y_n = x_n
 //   play                  y_n = play(x_n; y_n-1), the catching-up play operator
 //   saturated_integrator  y_n = y_n-1 + T x_n projected on [lower, upper] (y_0 = initial)
@@ -15,8 +15,8 @@
 // there (body angles and velocities at t_n, after any event at t_n).
 //
 // The held outputs are the sampler's only state besides the sample counts:
-// they live in the input values array (Workspace::inputs), so a snapshot of
-// that array and of counts() restores the blocks exactly.
+// they live in the input values array (SimData::inputs), so a copy of that
+// array and of the sampler (a value: SimData::blocks) restores the blocks exactly.
 #include <vector>
 
 #include "core/model.hpp"
@@ -25,6 +25,7 @@ namespace luztar {
 
 class BlockSampler {
  public:
+  BlockSampler() = default;  // no blocks
   BlockSampler(const Model& m, double t_start);
 
   // The earliest instant not yet sampled [s] (INFINITY without blocks).
@@ -43,7 +44,7 @@ class BlockSampler {
   double instant(std::size_t k) const { return t_start_ + static_cast<double>(count_[k]) * period_[k]; }
   void find_next();
 
-  double t_start_;
+  double t_start_ = 0.0;
   std::vector<double> period_;  // (nsb) [s]
   std::vector<long> count_;     // (nsb) samples taken
   double next_ = INFINITY;

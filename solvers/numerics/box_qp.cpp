@@ -1,4 +1,4 @@
-#include "solvers/box_qp.hpp"
+#include "solvers/numerics/box_qp.hpp"
 
 #include <algorithm>
 #include <cassert>

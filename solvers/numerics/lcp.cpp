@@ -1,4 +1,4 @@
-#include "solvers/lcp.hpp"
+#include "solvers/numerics/lcp.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
-#include "solvers/sampled_blocks.hpp"
+#include "solvers/blocks/sampled_blocks.hpp"
 
 #include <stdexcept>
 
 #include "core/times.hpp"
-#include "solvers/complementarity_blocks.hpp"
+#include "solvers/blocks/complementarity_blocks.hpp"
 
 namespace luztar {
 

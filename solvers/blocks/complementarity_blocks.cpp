@@ -1,9 +1,9 @@
-#include "solvers/complementarity_blocks.hpp"
+#include "solvers/blocks/complementarity_blocks.hpp"
 
 #include <cmath>
 #include <stdexcept>
 
-#include "solvers/lcp.hpp"
+#include "solvers/numerics/lcp.hpp"
 
 namespace luztar {
 

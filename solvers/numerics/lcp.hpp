@@ -12,7 +12,7 @@
 //    semi-definite M and a positive diagonal (Delassus matrices): cheap
 //    sweeps, converges to a solution when one exists.
 // The box-constrained form (MLCP, bounds lo <= x <= hi): solve_box_lcp_lemke
-// below, and the PGS + polish solver of solvers/box_qp.
+// below, and the PGS + polish solver of solvers/numerics/box_qp.
 #include <Eigen/Dense>
 
 namespace luztar {
@@ -48,7 +48,7 @@ LcpSolution solve_lcp_pgs(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, do
 
 // Box-LCP (MLCP) by Lemke: find lo <= x <= hi with w = A x - b, w >= 0 where
 // x = lo, w <= 0 where x = hi, w = 0 between (the KKT conditions of the box QP
-// of solvers/box_qp.hpp, which the event-time S-S selection and the time
+// of solvers/numerics/box_qp.hpp, which the event-time S-S selection and the time
 // stepper solve by PGS and an exact polish; this exact pivoting solver is the
 // cross-check). Finite bounds only. Splitting w = w+ - w- with
 // z1 = x - lo perp w+ and z2 = w- perp hi - x gives the standard LCP

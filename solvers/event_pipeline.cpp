@@ -1,0 +1,405 @@
+#include "solvers/event_pipeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/energy.hpp"
+#include "core/times.hpp"
+#include "elements/freeplay_spring.hpp"
+#include "elements/friction.hpp"
+#include "solvers/mode_system.hpp"
+#include "solvers/structure_links.hpp"
+
+namespace luztar {
+
+EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const PipelineTargets& t)
+    : model(m), settings(s), data(t.data), state(t.data.state), ws(t.ws), ms(t.ms), y(t.y), integrator(t.integrator),
+      events(t.log),
+      has_massless_(std::any_of(m.inertia.begin(), m.inertia.end(), [](double i) { return i == 0.0; })) {
+  directions.assign(max_root_count(m), 0);
+  const std::size_t nf = m.frictions.size(), nl = static_cast<std::size_t>(num_links(m));
+  arrived.reserve(nf);
+  candidates.reserve(nl);
+  exhausted.reserve(nl);
+  links.reserve(nl);
+  struck.reserve(m.springs.size());
+  struck_side.assign(m.springs.size(), 0);
+  locked.reserve(m.num_bodies());
+  events.reserve(1024);  // the event log grows by doubling beyond this
+  data.recent_events.reserve(static_cast<std::size_t>(std::max(s.storm_events, 0L)) + 1);
+}
+
+// ---- entry points ----------------------------------------------------------
+
+void EventPipeline::start() {
+  const int nb = model.num_bodies();
+  state.t = settings.t_start;
+  state.q = model.angle0;
+  state.w = model.velocity0;
+  state.spring_side.assign(model.springs.size(), 0);
+  struck.clear();
+  for (std::size_t s = 0; s < model.springs.size(); ++s) {
+    const Spring& sp = model.springs[s];
+    if (!has_freeplay_events(sp) || model.spring_algebraic[s]) continue;
+    const double x = spring_deflection(sp, state.q);
+    if (sp.rigid()) {  // teeth that start touching are in contact, and struck if they approach
+      if (std::abs(x) >= sp.freeplay * (1.0 - 1e-12)) {
+        state.spring_side[s] = x > 0.0 ? 1 : -1;
+        struck.push_back(static_cast<int>(s));
+      }
+      continue;
+    }
+    const double rate = state.w[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * state.w[sp.b]);
+    state.spring_side[s] = freeplay_side(x, sp.freeplay, rate);
+  }
+  state.friction_mode.assign(model.frictions.size(), FrictionMode::slip_positive);
+  for (std::size_t i = 0; i < model.frictions.size(); ++i)
+    if (slip_velocity(model.frictions[i], state.w) < 0.0) state.friction_mode[i] = FrictionMode::slip_negative;
+  state.input_work = 0.0;
+  state.dissipated = 0.0;
+  state.massless_side.assign(nb, 0);
+  sample_blocks();  // the first instant is t_start: outputs before forces
+  place_massless_bodies();
+  y.assign(2 * nb, 0.0);
+  ws.q = state.q;
+  ws.w = state.w;
+  arrived.clear();
+  if (!struck.empty()) strike();  // teeth approaching at t_start
+  // The S-S selection at t_start: bodies that start at rest start in a consistent mode.
+  candidates.clear();
+  for (std::size_t i = 0; i < model.frictions.size(); ++i)
+    if (can_stick(i) && (slip_velocity(model.frictions[i], state.w) == 0.0 ||
+                         std::find(arrived.begin(), arrived.end(), static_cast<int>(i)) != arrived.end()))
+      candidates.push_back(static_cast<int>(i));
+  add_contact_candidates();
+  exhausted.clear();
+  if (!candidates.empty()) select_modes();
+  restart();
+  before = state;  // sizes the kept copy: later events copy without allocating
+}
+
+void EventPipeline::at_roots() {
+  arrived.clear();
+  exhausted.clear();
+  struck.clear();
+  const std::vector<int>& found = integrator.roots_found();
+  if (!collect_roots(found)) return;  // nothing changed: the integrator goes on with its history
+  before = state;                     // copy into kept storage
+  bool friction_event = apply_crossings(found);
+  find_missed_strikes();
+  ++data.stats.events;
+  record_event_time();
+  if (!struck.empty()) {
+    strike();
+    friction_event = true;
+  }
+  if (friction_event) select_at_event();
+  log_changes();
+  restart();
+}
+
+void EventPipeline::reselect() {
+  before = state;
+  place_massless_bodies();
+  arrived.clear();
+  exhausted.clear();
+  struck.clear();
+  if (find_missed_strikes()) strike();
+  select_at_event();
+  log_changes();
+  restart();
+}
+
+void EventPipeline::restart() {
+  for (int i : ms.stuck) data.time_stuck[model.friction_element[i]] += state.t - data.segment_start;
+  data.segment_start = state.t;
+  build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms);
+  for (int s = 0; s < ms.num_splits(); ++s) data.stats.redundant_splits += ms.split(s).nullity > 0 ? 1 : 0;
+  pack(ms, state.q, state.w, y.data());
+  unpack(ms, y.data(), ws);
+  state.w = ws.w;
+  // The integrator watches a fixed number of root functions (re-registering
+  // them would allocate); the unused ones are constant and never cross.
+  std::fill(directions.begin(), directions.end(), 0);
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) directions[r] = ms.roots[r].direction;
+  double quad[2];
+  quad[ModeSystem::kQuadInput] = state.input_work;
+  quad[ModeSystem::kQuadDissipated] = state.dissipated;
+  integrator.reset(state.t, y.data(), quad, directions);
+  ++data.stats.reinits;
+}
+
+// ---- collect roots, apply crossings -----------------------------------------
+
+// Whether the roots found change anything: turnarounds in a gap alone (and
+// no missed strike) do not.
+bool EventPipeline::collect_roots(const std::vector<int>& found) const {
+  bool structural = false;
+  for (std::size_t r = 0; r < ms.roots.size(); ++r)
+    structural = structural || (found[r] != 0 && ms.roots[r].kind != RootSpec::Kind::gap_turnaround);
+  return structural || has_missed_strike();
+}
+
+// The roots found, applied to the modes: freeplay sides and massless branches
+// switch; friction arrivals and break-aways (and unloading contacts) are noted
+// for the selection, teeth that met for the impact. Returns whether a friction
+// element or a contact was involved (a selection is due).
+bool EventPipeline::apply_crossings(const std::vector<int>& found) {
+  bool friction_event = false;
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
+    if (found[r] == 0) continue;
+    const RootSpec& spec = ms.roots[r];
+    switch (spec.kind) {
+      case RootSpec::Kind::gap_turnaround:
+        break;
+      case RootSpec::Kind::freeplay_upper:
+        state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? 1 : 0;
+        if (model.springs[spec.index].rigid()) struck.push_back(spec.index);
+        break;
+      case RootSpec::Kind::freeplay_lower:
+        state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? -1 : 0;
+        if (model.springs[spec.index].rigid()) struck.push_back(spec.index);
+        break;
+      case RootSpec::Kind::contact_force:
+        exhausted.push_back({contact_link(model, spec.index), FrictionMode::stuck});
+        friction_event = true;
+        break;
+      case RootSpec::Kind::slip_velocity:
+        arrived.push_back(spec.index);
+        friction_event = true;
+        break;
+      case RootSpec::Kind::stick_upper:
+        exhausted.push_back({spec.index, FrictionMode::slip_positive});
+        friction_event = true;
+        break;
+      case RootSpec::Kind::stick_lower:
+        exhausted.push_back({spec.index, FrictionMode::slip_negative});
+        friction_event = true;
+        break;
+      case RootSpec::Kind::group_reserve:
+        exhausted_in_group(ms.split(spec.index), exhausted);
+        friction_event = true;
+        break;
+      case RootSpec::Kind::massless_upper:
+        set_massless_side(spec.index, state.massless_side[spec.index] == 0 ? 1 : 0);
+        break;
+      case RootSpec::Kind::massless_lower:
+        set_massless_side(spec.index, state.massless_side[spec.index] == 0 ? -1 : 0);
+        break;
+    }
+  }
+  return friction_event;
+}
+
+// ---- the other stages and their helpers --------------------------------------
+
+// The luz branch of a massless body; its bearings report it as their mode.
+void EventPipeline::set_massless_side(int body, int side) {
+  state.massless_side[body] = static_cast<std::int8_t>(side);
+  for (std::size_t i = 0; i < model.frictions.size(); ++i)
+    if (model.frictions[i].a == body)
+      state.friction_mode[i] = side > 0 ? FrictionMode::slip_positive
+                               : side < 0 ? FrictionMode::slip_negative
+                                          : FrictionMode::stuck;
+}
+
+// Branches of all massless bodies from the torque balance at the current state
+// (at t_start and at signal discontinuities; at a kink the event decides).
+void EventPipeline::place_massless_bodies() {
+  ws.q = state.q;
+  ws.w = state.w;
+  applied_forces(model, state, state.t, ws);
+  for (int j = 0; j < model.num_bodies(); ++j)
+    if (model.algebraic[j]) state.q[j] = ws.q[j];
+  for (int j = 0; j < model.num_bodies(); ++j) {
+    if (!model.massless(j) || model.algebraic[j]) continue;
+    const double M = ws.force[j], L = ws.massless_mt0[j];
+    set_massless_side(j, !massless_has_kinks(model, j) ? 1 : M > L ? 1 : M < -L ? -1 : 0);
+  }
+}
+
+// Elements of a stuck group at their limit when the group's utilisation
+// reached 1, and its contacts whose torque is (about) zero.
+void EventPipeline::exhausted_in_group(const StaticSplit& sp, std::vector<BreakAway>& out) {
+  evaluate_static_torques();
+  double scale = 0.0;
+  for (int i : sp.links) scale = std::max(scale, std::abs(ws.lambda[i]));
+  for (int i : sp.links) {
+    if (is_contact_link(model, i)) {
+      if (state.spring_side[link_spring(model, i)] * ws.lambda[i] <= 1e-6 * scale) out.push_back({i, FrictionMode::stuck});
+      continue;
+    }
+    if (std::abs(ws.lambda[i]) >= ws.limit[i] * (1.0 - 1e-6))
+      out.push_back({i, ws.lambda[i] > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative});
+  }
+}
+
+// The impact of the rigid freeplays in `struck` (their side set to the
+// struck side): Newton's restitution over all contacts at once (solvers/
+// impacts.hpp). Teeth that rebound leave the contact; friction elements set
+// moving by the impulse slip (dry friction carries no impulse), those left
+// at zero relative velocity join `arrived` for the S-S selection.
+void EventPipeline::strike() {
+  for (int s : struck) struck_side[s] = state.spring_side[s];
+  ws.q = state.q;
+  ws.w = state.w;
+  applied_forces(model, state, state.t, ws);  // the acceleration that presses a rebound back
+  // A flight rising less than 1000 angle tolerances off the flank is below
+  // what the integrator resolves: that impact is plastic (solvers/impacts.hpp).
+  double gap = 0.0;
+  for (int s : struck) gap = std::max(gap, model.springs[s].freeplay);
+  const RestThreshold rest{settings.rest_velocity, 1e3 * (settings.atol + settings.rtol * gap)};
+  const ImpactOutcome out = resolve_impacts(model, state.spring_side, rest, ws.force, state.q, state.w, impact);
+  if (!out.struck) return;  // touching but not approaching (at t_start): nothing jumped
+  ++data.stats.impacts;
+  data.stats.impact_fallbacks += out.fallback ? 1 : 0;
+  data.stats.impacts_unsolved += out.solved ? 0 : 1;
+  data.stats.impact_loss += out.energy_lost;
+  state.dissipated += out.energy_lost;
+  for (int s : struck)
+    if (impact.approach[s] > 0.0)
+      events.push_back({state.t, model.spring_element[s], EventKind::impact, struck_side[s], state.spring_side[s]});
+  for (std::size_t i = 0; i < model.frictions.size(); ++i) {
+    const double v = slip_velocity(model.frictions[i], state.w);
+    if (std::abs(v) > settings.atol) state.friction_mode[i] = v > 0.0 ? FrictionMode::slip_positive : FrictionMode::slip_negative;
+    else if (can_stick(i)) arrived.push_back(static_cast<int>(i));
+  }
+}
+
+// Teeth found beyond their flank while in the gap: a rebound so slight that
+// its flight (depth (e u)^2 / 2 a_rel) is below the integration tolerance
+// went unseen, and the teeth turned back through the flank within one
+// step. They are struck where they are found (usually at a turnaround, at
+// relative velocity ~0: a plastic contact; the angles move back by the
+// overshoot, within the tolerance). Adds them to `struck`.
+bool EventPipeline::find_missed_strikes() {
+  bool any = false;
+  for (std::size_t s = 0; s < model.springs.size(); ++s) {
+    if (!past_flank(s)) continue;
+    state.spring_side[s] = spring_deflection(model.springs[s], state.q) > 0.0 ? 1 : -1;
+    struck.push_back(static_cast<int>(s));
+    ++data.stats.missed_strikes;
+    any = true;
+  }
+  return any;
+}
+
+bool EventPipeline::has_missed_strike() const {
+  for (std::size_t s = 0; s < model.springs.size(); ++s)
+    if (past_flank(s)) return true;
+  return false;
+}
+
+// A rigid freeplay in its gap whose teeth are past a flank by more than the
+// roundoff of x = q_a - p q_b (teeth that just left a flank sit on it).
+bool EventPipeline::past_flank(std::size_t s) const {
+  const Spring& sp = model.springs[s];
+  if (!sp.rigid() || state.spring_side[s] != 0) return false;
+  const double pb = sp.b == kGround ? 0.0 : sp.ratio * state.q[sp.b];
+  const double roundoff = 16 * std::numeric_limits<double>::epsilon() * (std::abs(state.q[sp.a]) + std::abs(pb) + sp.freeplay);
+  return std::abs(state.q[sp.a] - pb) > sp.freeplay + roundoff;
+}
+
+// Rigid freeplays whose teeth touch are decided with the friction elements.
+void EventPipeline::add_contact_candidates() {
+  for (std::size_t s = 0; s < model.springs.size(); ++s)
+    if (model.springs[s].rigid() && state.spring_side[s] != 0) {
+      const int link = contact_link(model, static_cast<int>(s));
+      candidates.push_back(link);
+      links.push_back(link_of(model, link));
+    }
+}
+
+// Forces, accelerations and static torques at the current state into ws.
+void EventPipeline::evaluate_static_torques() {
+  ws.q = state.q;
+  ws.w = state.w;
+  applied_forces(model, state, state.t, ws);
+  cluster_accelerations(model, ms, ws);
+  static_friction(model, state, ms, ws);
+}
+
+// S-S selection for the elements at zero relative velocity (with `arrived`
+// and `exhausted` of the event).
+void EventPipeline::select_at_event() {
+  candidates.clear();
+  links.clear();
+  for (std::size_t i = 0; i < model.frictions.size(); ++i) {
+    if (!can_stick(i)) continue;
+    const bool is_candidate = state.friction_mode[i] == FrictionMode::stuck ||
+                              std::find(arrived.begin(), arrived.end(), static_cast<int>(i)) != arrived.end() ||
+                              std::abs(slip_velocity(model.frictions[i], state.w)) <= settings.atol;
+    if (!is_candidate) continue;
+    candidates.push_back(static_cast<int>(i));
+    links.push_back(link_of(model, static_cast<int>(i)));
+  }
+  add_contact_candidates();
+  if (candidates.empty()) return;
+  lock_clusters(model.inertia, links, locked);
+  const double lost = project_velocities(locked, model.inertia, state.w);
+  state.dissipated += lost;
+  data.stats.velocity_projection_loss += lost;
+  ws.q = state.q;
+  ws.w = state.w;
+  select_modes();
+}
+
+// The S-S selection of `candidates` (with `exhausted`), its fallbacks and
+// misses counted in the run statistics.
+void EventPipeline::select_modes() {
+  const ModeSelectionReport report =
+      select_friction_modes(model, state, state.t, candidates, ws, exhausted, selection);
+  data.stats.selection_fallbacks += report.lemke_solves;
+  data.stats.selection_unsolved += report.unsolved;
+}
+
+// A stuck element whose static torque exceeds its limit at an output point
+// (a reserve that reached zero without a sign change the integrator could
+// see, e.g. a clutch opening to MT0 = 0 while unloaded) triggers a re-selection.
+bool EventPipeline::stuck_consistent() {
+  if (ms.stuck_links.empty()) return true;
+  evaluate_static_torques();
+  for (int i : ms.stuck)
+    if (std::abs(ws.lambda[i]) > ws.limit[i] * (1.0 + 1e-9) + 1e-12) return false;
+  double scale = 0.0;  // a contact pulling (beyond roundoff) must let go
+  for (int s : ms.contacts) scale = std::max(scale, std::abs(ws.lambda[contact_link(model, s)]));
+  for (int s : ms.contacts)
+    if (state.spring_side[s] * ws.lambda[contact_link(model, s)] < -1e-9 * scale - 1e-12) return false;
+  return true;
+}
+
+void EventPipeline::log_changes() {
+  for (std::size_t i = 0; i < model.frictions.size(); ++i) {
+    const FrictionMode a = before.friction_mode[i], b = state.friction_mode[i];
+    if (a == b) continue;
+    EventKind kind = EventKind::reversal;
+    if (b == FrictionMode::stuck) kind = EventKind::stick;
+    else if (a == FrictionMode::stuck) kind = EventKind::break_away;
+    events.push_back({state.t, model.friction_element[i], kind, static_cast<std::int8_t>(mode_code(a)),
+                      static_cast<std::int8_t>(mode_code(b))});
+  }
+  for (std::size_t s = 0; s < model.springs.size(); ++s) {
+    const std::int8_t a = before.spring_side[s], b = state.spring_side[s];
+    if (a == b) continue;
+    events.push_back({state.t, model.spring_element[s], b == 0 ? EventKind::separation : EventKind::contact, a, b});
+  }
+}
+
+void EventPipeline::record_event_time() {
+  data.recent_events.push_back(state.t);
+  std::vector<double>& recent = data.recent_events;
+  if (static_cast<int>(recent.size()) > settings.storm_events) recent.erase(recent.begin());
+}
+
+// Sampled blocks due at state.t read the system there and set their held
+// outputs; a changed output is a jump of the torques it drives, handled by
+// the caller like a breakpoint. Returns whether an output changed.
+bool EventPipeline::sample_blocks() {
+  if (!at_or_before(data.blocks.next_instant(), state.t)) return false;
+  return data.blocks.sample(model, state.t, state.q.data(), state.w.data(), ws.inputs.data());
+}
+
+bool EventPipeline::can_stick(std::size_t i) const { return luztar::can_stick(model, model.frictions[i]); }
+
+}  // namespace luztar

@@ -1,0 +1,114 @@
+#pragma once
+// The event pipeline of the event-driven solver: what happens whenever the
+// clock stops (at t_start, at roots, at signal breakpoints and sample
+// instants, after an input change, for a snapshot), written once in named
+// stages (see solvers/simulator.hpp for the states at t- and t+):
+//   collect roots      which root functions crossed, in which direction
+//   apply crossings    freeplay sides, massless branches; friction arrivals and
+//                      break-aways noted for the selection
+//   sample blocks      sampled blocks due now read the system (Simulator decides
+//                      the order: a changed output is a re-selection)
+//   impacts            rigid freeplays whose teeth met (solvers/impacts.hpp)
+//   mode selection     S-S procedure over every element at zero relative velocity
+//   log                every element whose state changed, into the event log
+//   restart            the mode structure rebuilt, the integrator reset at state.t
+// The entry points are start(), at_roots() and reselect(); restart() alone
+// restarts the integrator in the same modes (a snapshot).
+#include <vector>
+
+#include "bodies/clusters.hpp"
+#include "core/model.hpp"
+#include "core/result.hpp"
+#include "solvers/dynamics.hpp"
+#include "solvers/impacts.hpp"
+#include "solvers/integrator.hpp"
+#include "solvers/mode_selection.hpp"
+#include "solvers/sim_data.hpp"
+
+namespace luztar {
+
+// Everything the pipeline reads and changes, owned by the Simulator.
+struct PipelineTargets {
+  SimData& data;                   // the state it changes
+  Workspace& ws;                   // scratch of evaluations
+  ModeStructure& ms;               // the structure of the current modes
+  std::vector<double>& y;          // the integrator's state vector (ms packing)
+  Integrator& integrator;          // restarted at the end of every stop
+  std::vector<EventRecord>& log;   // the event log
+};
+
+class EventPipeline {
+ public:
+  // Sizes all storage once: handling an event allocates nothing.
+  EventPipeline(const Model& model, const SimulationSettings& settings, const PipelineTargets& targets);
+
+  // The stop at t_start: initial sides and modes, first samples, teeth that
+  // approach, the S-S selection of the bodies at rest, restart. Logs nothing.
+  void start();
+  // The stop at a root of the integrator: crossings, missed strikes, impacts,
+  // selection when a friction element or a contact was involved, log,
+  // restart. Roots that change nothing (turnarounds in a gap) leave the
+  // integrator going on.
+  void at_roots();
+  // A stop that may change the structure without a root (breakpoint, changed
+  // block output or input, inconsistent stuck element, missed strike): massless
+  // branches, missed strikes, selection of every element at zero relative
+  // velocity, log, restart.
+  void reselect();
+  // Rebuilds the structure for the current modes and restarts the integrator at state.t.
+  void restart();
+
+  // Sampled blocks due at state.t read the system there and set their held
+  // outputs. Returns whether an output changed.
+  bool sample_blocks();
+  // Whether every stuck element is within its limit and no contact pulls (else
+  // a re-selection is due: a reserve that reached zero without a sign change
+  // the integrator could see, e.g. a clutch opening to MT0 = 0 while unloaded).
+  bool stuck_consistent();
+  // Teeth of a rigid freeplay found past a flank while in the gap.
+  bool has_missed_strike() const;
+  // Forces, accelerations and static torques at the current state into ws.
+  void evaluate_static_torques();
+  bool has_massless() const { return has_massless_; }
+
+ private:
+  bool collect_roots(const std::vector<int>& found) const;
+  bool apply_crossings(const std::vector<int>& found);
+  void set_massless_side(int body, int side);
+  void place_massless_bodies();
+  void exhausted_in_group(const StaticSplit& sp, std::vector<BreakAway>& out);
+  void strike();
+  bool find_missed_strikes();
+  bool past_flank(std::size_t s) const;
+  void add_contact_candidates();
+  void select_at_event();
+  void select_modes();
+  void log_changes();
+  void record_event_time();
+  bool can_stick(std::size_t i) const;
+
+  const Model& model;
+  const SimulationSettings& settings;
+  SimData& data;
+  State& state;  // data.state
+  Workspace& ws;
+  ModeStructure& ms;
+  std::vector<double>& y;
+  Integrator& integrator;
+  std::vector<EventRecord>& events;
+  const bool has_massless_;
+  // Storage kept between events, so that handling one allocates nothing.
+  State before;                      // modes before the event (log_changes)
+  std::vector<int> arrived;          // friction elements whose slip velocity reached 0
+  std::vector<BreakAway> exhausted;  // stuck elements whose reserve reached 0, unloading contacts
+  std::vector<int> struck;           // rigid freeplays whose teeth just met
+  std::vector<std::int8_t> struck_side;  // (ns) the side each was struck at
+  ImpactWorkspace impact;            // the impact LCP's storage
+  std::vector<int> candidates;       // elements the S-S selection decides
+  std::vector<Link> links;           // their links
+  LockedClusters locked;             // their clusters (velocity projection)
+  ModeSelectionScratch selection;
+  std::vector<int> directions;       // (max_root_count) root directions for the integrator
+};
+
+}  // namespace luztar
