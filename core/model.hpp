@@ -43,6 +43,10 @@ struct Load {
 };
 
 enum class ElementKind { spring, friction, torque };
+// Its name in results and files: "spring", "friction", "torque".
+inline const char* to_string(ElementKind k) {
+  return k == ElementKind::spring ? "spring" : k == ElementKind::friction ? "friction" : "torque";
+}
 
 // A link of the variable structure: an element that can lock two bodies
 // together. A stuck friction element (bearing or clutch) holds w_a = w_b; rigid

@@ -21,8 +21,7 @@
 namespace luztar {
 
 struct ElementKindInfo {
-  ElementKind kind;
-  const char* name;  // as in results ("spring", "friction", "torque")
+  ElementKind kind;  // (its name: core/model.hpp, to_string)
   // The event a change of the element's state from `before` to `after` is;
   // nullptr for a kind whose state never changes.
   EventKind (*event)(std::int8_t before, std::int8_t after);
@@ -32,14 +31,16 @@ const ElementKindInfo& element_kind_info(ElementKind k);
 struct WitnessKindInfo {
   WitnessKind kind;
   const char* name;     // e.g. "stick_upper"
-  const char* meaning;  // what its crossing means
-  // False when a crossing changes no mode (a gap turnaround: the integrator goes on).
-  bool structural;
+  const char* meaning;  // what its crossing means, in words
+  Crossing crossing;    // ... and for the event pipeline
+  int sign;             // the side or direction the crossing leads to (+1 / -1; 0 when none)
   // Its value at the state in `in` (the root is where it crosses 0).
   double (*value)(const Model& m, const Witness& w, const WitnessInputs& in);
 };
 extern const WitnessKindInfo kWitnessKinds[kNumWitnessKinds];
 inline const WitnessKindInfo& witness_kind_info(WitnessKind k) { return kWitnessKinds[static_cast<int>(k)]; }
+// False when a crossing changes no mode (a gap turnaround).
+inline bool structural(WitnessKind k) { return witness_kind_info(k).crossing != Crossing::none; }
 inline double witness_value(const Model& m, const Witness& w, const WitnessInputs& in) {
   return witness_kind_info(w.kind).value(m, w, in);
 }

@@ -27,6 +27,19 @@ enum class WitnessKind {
 };
 inline constexpr int kNumWitnessKinds = 10;
 
+// What a crossing means for the variable structure; the event pipeline
+// (solvers/simulator.cpp) applies it, with the sign of the kind's table row
+// (elements/kinds.hpp).
+enum class Crossing {
+  none,               // nothing changes (the integrator goes on with its history)
+  freeplay_flank,     // the spring's side goes 0 -> sign, or back to 0 (a rigid freeplay's teeth strike)
+  contact_unloads,    // rigid freeplay teeth in contact may part: decided by the S-S selection
+  arrives_at_rest,    // a slipping friction element reaches v = 0: decided by the S-S selection
+  reserve_exhausted,  // a stuck friction element breaks away in direction sign
+  group_exhausted,    // a link of a stuck group with one loop reaches its limit
+  massless_kink       // a massless body's luz branch goes 0 -> sign, or back to 0
+};
+
 // One root function: what it watches, on which element, and the crossing
 // direction that counts (CVODE convention: +1 increasing, -1 decreasing).
 struct Witness {

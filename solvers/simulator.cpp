@@ -309,48 +309,38 @@ class Simulator::Impl final : public OdeSystem {
     // Turnarounds in a gap change nothing: CVODE goes on with its history.
     bool structural = false;
     for (std::size_t r = 0; r < ms.roots.size(); ++r)
-      structural = structural || (found[r] != 0 && witness_kind_info(ms.roots[r].kind).structural);
+      structural = structural || (found[r] != 0 && luztar::structural(ms.roots[r].kind));
     if (!structural && !has_missed_strike()) return;
     before = state;  // copy into kept storage
     for (std::size_t r = 0; r < ms.roots.size(); ++r) {
       if (found[r] == 0) continue;
       const Witness& spec = ms.roots[r];
-      switch (spec.kind) {
-        case WitnessKind::gap_turnaround:
+      const WitnessKindInfo& info = witness_kind_info(spec.kind);
+      switch (info.crossing) {
+        case Crossing::none:
           break;
-        case WitnessKind::freeplay_upper:
-          state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? 1 : 0;
+        case Crossing::freeplay_flank:
+          state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? info.sign : 0;
           if (model.springs[spec.index].rigid()) struck.push_back(spec.index);
           break;
-        case WitnessKind::freeplay_lower:
-          state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? -1 : 0;
-          if (model.springs[spec.index].rigid()) struck.push_back(spec.index);
-          break;
-        case WitnessKind::contact_force:
+        case Crossing::contact_unloads:
           exhausted.push_back({model.spring_link[spec.index], FrictionMode::stuck});
           friction_event = true;
           break;
-        case WitnessKind::slip_velocity:
+        case Crossing::arrives_at_rest:
           arrived.push_back(spec.index);
           friction_event = true;
           break;
-        case WitnessKind::stick_upper:
-          exhausted.push_back({spec.index, FrictionMode::slip_positive});
+        case Crossing::reserve_exhausted:
+          exhausted.push_back({spec.index, info.sign > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative});
           friction_event = true;
           break;
-        case WitnessKind::stick_lower:
-          exhausted.push_back({spec.index, FrictionMode::slip_negative});
-          friction_event = true;
-          break;
-        case WitnessKind::group_reserve:
+        case Crossing::group_exhausted:
           exhausted_in_group(ms.split(spec.index), exhausted);
           friction_event = true;
           break;
-        case WitnessKind::massless_upper:
-          set_massless_side(spec.index, state.massless_side[spec.index] == 0 ? 1 : 0);
-          break;
-        case WitnessKind::massless_lower:
-          set_massless_side(spec.index, state.massless_side[spec.index] == 0 ? -1 : 0);
+        case Crossing::massless_kink:
+          set_massless_side(spec.index, state.massless_side[spec.index] == 0 ? info.sign : 0);
           break;
       }
     }

@@ -200,16 +200,23 @@ TEST(KindsTable, OneRowPerWitnessKindInOrderNamedOnce) {
     EXPECT_NE(info.value, nullptr);
     names.insert(info.name);
     // Only a turnaround in a gap changes no mode.
-    EXPECT_EQ(info.structural, info.kind != WitnessKind::gap_turnaround) << info.name;
+    EXPECT_EQ(structural(info.kind), info.kind != WitnessKind::gap_turnaround) << info.name;
+    // A crossing that leads to a side or direction names it.
+    const bool sided = info.crossing == Crossing::freeplay_flank || info.crossing == Crossing::massless_kink ||
+                       info.crossing == Crossing::reserve_exhausted;
+    EXPECT_EQ(std::abs(info.sign), sided ? 1 : 0) << info.name;
   }
   EXPECT_EQ(names.size(), static_cast<std::size_t>(kNumWitnessKinds));
   EXPECT_STREQ(witness_kind_info(WitnessKind::gap_turnaround).name, "gap_turnaround");
+  EXPECT_EQ(witness_kind_info(WitnessKind::stick_lower).sign, -1);
+  EXPECT_EQ(witness_kind_info(WitnessKind::freeplay_upper).crossing, Crossing::freeplay_flank);
 }
 
 TEST(KindsTable, EventOfAStateChange) {
   const auto& spring = element_kind_info(ElementKind::spring);
   const auto& friction = element_kind_info(ElementKind::friction);
-  EXPECT_STREQ(spring.name, "spring");
+  EXPECT_EQ(spring.kind, ElementKind::spring);
+  EXPECT_STREQ(to_string(ElementKind::friction), "friction");
   EXPECT_EQ(spring.event(0, 1), EventKind::contact);
   EXPECT_EQ(spring.event(-1, 0), EventKind::separation);
   EXPECT_EQ(friction.event(1, 0), EventKind::stick);
