@@ -1,7 +1,5 @@
 #include "elements/freeplay_spring.hpp"
 
-#include "core/projections.hpp"
-
 namespace luztar {
 
 std::int8_t freeplay_side(double x, double a, double rate) {
@@ -24,7 +22,7 @@ double spring_torque(const Spring& s, const SpringRelation& r, std::int8_t side)
 
 double spring_torque_exact(const Spring& s, const SpringRelation& r) {
   if (s.rigid()) return s.damping * r.rate;
-  return s.stiffness * luz(r.x, s.freeplay) + s.damping * r.rate;
+  return spring_elastic_torque(s, r.x) + s.damping * r.rate;
 }
 
 double spring_stiffness(const Spring& s, std::int8_t side) {

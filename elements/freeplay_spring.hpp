@@ -13,6 +13,7 @@
 
 #include "core/energy.hpp"
 #include "core/model.hpp"
+#include "core/projections.hpp"
 #include "core/result.hpp"
 #include "elements/witness.hpp"
 
@@ -46,6 +47,10 @@ std::int8_t freeplay_side(double x, double a, double rate);
 // Torque in a given side (equals k luz(x, a) + c x' when side matches x); a
 // rigid freeplay gives c x' (its contact torque is its link's).
 double spring_torque(const Spring& s, const SpringRelation& r, std::int8_t side);
+// Elastic part k luz(x, a) of the exact law (a rigid freeplay: 0).
+inline double spring_elastic_torque(const Spring& s, double x) {
+  return s.rigid() ? 0.0 : s.stiffness * luz(x, s.freeplay);
+}
 // Torque on the exact law k luz(x, a) + c x' (a rigid freeplay: c x').
 double spring_torque_exact(const Spring& s, const SpringRelation& r);
 // Tangent stiffness dT/dx in a side [N m/rad]: k on a stiff branch (a linear

@@ -64,6 +64,9 @@ TEST(SpringLaw, TorqueInEachSideIsTheBranchOfLuz) {
   rigid.stiffness = INFINITY;
   EXPECT_DOUBLE_EQ(spring_torque(rigid, {0.1, 0.5}, +1), 1.0);
   EXPECT_DOUBLE_EQ(spring_torque_exact(rigid, {0.3, 0.5}), 1.0);
+  // The elastic part alone (the torque balance of algebraic bodies): k luz(x, a).
+  EXPECT_NEAR(spring_elastic_torque(s, 0.3), 20.0, 20.0 * kTol);
+  EXPECT_EQ(spring_elastic_torque(s, -0.05), 0.0);
 }
 
 TEST(SpringLaw, TangentsAndPower) {
