@@ -14,6 +14,8 @@
 // coordinates: relative velocities of the links are zero by construction.
 #include <vector>
 
+#include "core/model.hpp"
+
 namespace luztar {
 
 // The velocity constraint w_a = ratio * w_b (w_b = 0 for the base).
@@ -22,6 +24,12 @@ struct Link {
   int b;               // body index or kGround (-1)
   double ratio = 1.0;  // p: 1 for friction, the mesh ratio for a rigid freeplay
 };
+
+// The velocity constraint of link `link` of the model (Model::links).
+inline Link link_of(const Model& m, int link) {
+  const ModelLink& l = m.links[link];
+  return {l.a, l.b, l.ratio};
+}
 
 // A run of indices in a flat list (the bodies of a cluster, the items of a group).
 struct IndexRange {

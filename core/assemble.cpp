@@ -144,6 +144,14 @@ Model build(const Reduction& reduction) {
       m.loads.push_back({body(t->body), add_signal(t->torque, "elements." + t->name + ".torque")});
     }
   }
+  for (std::size_t i = 0; i < m.frictions.size(); ++i)
+    m.links.push_back({LinkKind::friction, static_cast<int>(i), m.frictions[i].a, m.frictions[i].b, 1.0});
+  m.spring_link.assign(m.springs.size(), -1);
+  for (std::size_t s = 0; s < m.springs.size(); ++s) {
+    if (!m.springs[s].rigid()) continue;
+    m.spring_link[s] = static_cast<int>(m.links.size());
+    m.links.push_back({LinkKind::contact, static_cast<int>(s), m.springs[s].a, m.springs[s].b, m.springs[s].ratio});
+  }
   m.massless_viscous.assign(m.inertia.size(), 0.0);
   std::vector<bool> has_bearing(m.inertia.size(), false);
   for (const Friction& f : m.frictions) {

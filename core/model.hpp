@@ -43,6 +43,25 @@ struct Load {
 };
 
 enum class ElementKind { spring, friction, torque };
+// Its name in results and files: "spring", "friction", "torque".
+inline const char* to_string(ElementKind k) {
+  return k == ElementKind::spring ? "spring" : k == ElementKind::friction ? "friction" : "torque";
+}
+
+// A link of the variable structure: an element that can lock two bodies
+// together. A stuck friction element (bearing or clutch) holds w_a = w_b; rigid
+// freeplay teeth in persistent contact hold w_a = p w_b with a one-sided
+// contact torque (side * lambda >= 0). Links are numbered once by assemble():
+// friction element i is link i, then the rigid freeplay springs in model order
+// (Model::spring_link), so that clusters, static splits, mode selection,
+// impacts and roots index torques and limits by one link id.
+enum class LinkKind { friction, contact };
+struct ModelLink {
+  LinkKind kind = LinkKind::friction;
+  int element = -1;              // index in Model::frictions (friction) or Model::springs (contact)
+  int a = kGround, b = kGround;  // body indices (b may be kGround)
+  double ratio = 1.0;            // w_a = ratio w_b while locked: 1 (friction) or the mesh ratio p (contact)
+};
 
 // Massless frictionless bodies joined by springs that no theorem eliminates;
 // their angles solve the PL torque balance (solvers/algebraic_bodies.hpp).
@@ -71,6 +90,8 @@ struct Model {
   std::vector<Spring> springs;      // (ns x 1)
   std::vector<Friction> frictions;  // (nf x 1)
   std::vector<Load> loads;          // (nl x 1)
+  std::vector<ModelLink> links;     // (nf + rigid springs) the links of the variable structure (ModelLink)
+  std::vector<int> spring_link;     // (ns x 1) link id of each rigid freeplay spring, -1 for the others
   std::vector<Signal> signals;      // resolved (no references)
   // Named inputs (signals of kind input), in name order: values set from
   // outside while running (Simulator::set_input); Signal::input indexes these.
@@ -98,6 +119,8 @@ struct Model {
 
   int num_bodies() const { return static_cast<int>(inertia.size()); }
   int num_elements() const { return static_cast<int>(element_names.size()); }
+  int num_links() const { return static_cast<int>(links.size()); }
+  bool is_contact_link(int link) const { return links[link].kind == LinkKind::contact; }
   // Length of the input values array: named inputs, then held block outputs.
   int num_input_values() const { return static_cast<int>(inputs.size() + sampled.size()); }
   // The input values at the start of a run: declared inputs, initial block outputs.

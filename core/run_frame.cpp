@@ -40,8 +40,7 @@ Result labelled_result(const Model& m) {
   r.body_names = m.body_names;
   r.element_names = m.element_names;
   r.block_names = m.sampled_names;
-  for (ElementKind k : m.element_kind)
-    r.element_kinds.push_back(k == ElementKind::spring ? "spring" : k == ElementKind::friction ? "friction" : "torque");
+  for (ElementKind k : m.element_kind) r.element_kinds.push_back(to_string(k));
   return r;
 }
 

@@ -5,21 +5,93 @@
 // Inside the variable structure the spring is on one side of its freeplay:
 // side 0 (|x| < a, no contact, T = c x'), +1 (x >= a, T = k (x - a) + c x') or
 // -1 (x <= -a, T = k (x + a) + c x'). The two kinks of luz are events:
-// x - a = 0 and x + a = 0.
+// x - a = 0 and x + a = 0. A rigid freeplay (k = inf) has no elastic torque:
+// its teeth in contact are a link of the structure (Model::links) whose
+// contact torque the solver finds; here it contributes its damping c x' only.
 #include <cstdint>
+#include <vector>
 
+#include "core/energy.hpp"
 #include "core/model.hpp"
+#include "core/projections.hpp"
+#include "core/result.hpp"
+#include "elements/witness.hpp"
 
 namespace luztar {
 
+// Torque and state of an element in a result (core/result.hpp conventions).
+struct ElementOutput {
+  double torque = 0.0;     // [N m]
+  std::int8_t state = 0;   // spring: side; friction: mode code; torque load: 0
+};
+
+// --- relation -------------------------------------------------------------
+// Relative angle x = q_a - p q_b [rad] and its rate x' = w_a - p w_b [rad/s].
+struct SpringRelation {
+  double x = 0.0, rate = 0.0;
+};
+inline double spring_rate(const Spring& s, const double* w) { return spring_deflection(s, w); }
+inline SpringRelation spring_relation(const Spring& s, const double* q, const double* w) {
+  return {spring_deflection(s, q), spring_rate(s, w)};
+}
+// The spring's torque T on the bodies: -T on a, +p T on b (force: (nb)).
+inline void apply_spring_torque(const Spring& s, double torque, double* force) {
+  force[s.a] -= torque;
+  if (s.b != kGround) force[s.b] += s.ratio * torque;
+}
+
+// --- law ------------------------------------------------------------------
 // Freeplay side for a deflection x and its rate; exactly at a boundary the
 // rate tells which side the motion goes to.
 std::int8_t freeplay_side(double x, double a, double rate);
+// Torque in a given side (equals k luz(x, a) + c x' when side matches x); a
+// rigid freeplay gives c x' (its contact torque is its link's).
+double spring_torque(const Spring& s, const SpringRelation& r, std::int8_t side);
+// Elastic part k luz(x, a) of the exact law (a rigid freeplay: 0).
+inline double spring_elastic_torque(const Spring& s, double x) {
+  return s.rigid() ? 0.0 : s.stiffness * luz(x, s.freeplay);
+}
+// Torque on the exact law k luz(x, a) + c x' (a rigid freeplay: c x').
+double spring_torque_exact(const Spring& s, const SpringRelation& r);
+// Tangent stiffness dT/dx in a side [N m/rad]: k on a stiff branch (a linear
+// spring always), 0 inside the gap and for a rigid freeplay.
+double spring_stiffness(const Spring& s, std::int8_t side);
+// Tangent damping dT/dx' [N m s/rad].
+inline double spring_damping(const Spring& s) { return s.damping; }
+// Dissipated power c x'_1 x'_2 [W] (x'_1 = x'_2 = x': the power c x'^2; the
+// time stepper books c x'_theta x'_mid).
+inline double spring_dissipation(const Spring& s, double rate1, double rate2) { return s.damping * rate1 * rate2; }
 
-// Spring torque in a given side (equals k luz(x, a) + c x' when side matches x).
-double spring_torque(const Spring& s, double x, double rate, std::int8_t side);
-
+// --- witnesses --------------------------------------------------------------
 // True when the spring has kinks to watch (k > 0 and a > 0).
 inline bool has_freeplay_events(const Spring& s) { return s.freeplay > 0.0 && s.stiffness > 0.0; }
+// Most witnesses a spring watches at once (two kinks and a turnaround).
+inline constexpr int kMaxSpringWitnesses = 3;
+// The witnesses of spring `index` on `side` (the caller skips springs without
+// freeplay events and those at algebraic bodies): an elastic spring in its gap
+// watches both kinks, outside only the kink it came through. A rigid freeplay
+// in its gap watches both flanks and, unless the structure holds x' at 0
+// (rate_held), the turnaround of x' towards the nearer flank, slip_margin past
+// 0 so that teeth that leave a flank at rest do not start on it; in contact it
+// watches its contact torque unless its static group watches it (in_group).
+void spring_witnesses(const Spring& s, int index, std::int8_t side, double x, bool rate_held, bool in_group,
+                      double slip_margin, std::vector<Witness>& out);
+// Value of a spring witness (freeplay_upper/lower, gap_turnaround, contact_force).
+double spring_witness(const Model& m, const Witness& w, const WitnessInputs& in);
+
+// --- outputs ----------------------------------------------------------------
+// In a side the solver keeps: the law in that side plus a rigid freeplay's
+// contact torque `contact` [N m]; state = side.
+inline ElementOutput spring_output(const Spring& s, const SpringRelation& r, std::int8_t side, double contact) {
+  return {spring_torque(s, r, side) + contact, side};
+}
+// On the exact law, with the side the caller read (plus a rigid freeplay's contact torque).
+inline ElementOutput spring_output_exact(const Spring& s, const SpringRelation& r, std::int8_t side, double contact) {
+  return {spring_torque_exact(s, r) + contact, side};
+}
+// The event a change of side is (core/result.hpp).
+inline EventKind spring_event(std::int8_t /*before*/, std::int8_t after) {
+  return after == 0 ? EventKind::separation : EventKind::contact;
+}
 
 }  // namespace luztar

@@ -6,6 +6,7 @@
 
 #include "core/energy.hpp"
 #include "core/projections.hpp"
+#include "elements/freeplay_spring.hpp"
 #include "solvers/dynamics.hpp"
 
 namespace luztar {
@@ -17,6 +18,7 @@ struct Local {
   const AlgebraicGroup& g;
   Eigen::MatrixXd GA, GO;  // (springs x nA), (springs x nO): x = GA q_A + GO q_O
   Eigen::VectorXd k, a;    // (springs)
+  std::vector<const Spring*> springs;  // (springs) their laws (elements/freeplay_spring.hpp)
 
   Local(const Model& m, const AlgebraicGroup& group) : g(group) {
     const int ns = static_cast<int>(g.springs.size());
@@ -32,6 +34,7 @@ struct Local {
     };
     for (int r = 0; r < ns; ++r) {
       const Spring& s = m.springs[g.springs[r]];
+      springs.push_back(&s);
       put(r, s.a, 1.0);
       put(r, s.b, -s.ratio);
       k[r] = s.stiffness;
@@ -51,7 +54,7 @@ struct Local {
   // Stiffness weights of the springs engaged at x (0 for slack ones).
   Eigen::VectorXd engaged(const Eigen::VectorXd& x) const {
     Eigen::VectorXd w(x.size());
-    for (int r = 0; r < x.size(); ++r) w[r] = (a[r] == 0.0 || std::abs(x[r]) > a[r]) ? k[r] : 0.0;
+    for (int r = 0; r < x.size(); ++r) w[r] = spring_stiffness(*springs[r], freeplay_side(x[r], a[r], 0.0));
     return w;
   }
   // Stiffness blocks of the region the solved angles (in q) are in.
@@ -81,7 +84,7 @@ void solve_algebraic_bodies(const Model& m, Workspace& ws) {
     for (int it = 0; it < 100; ++it) {
       const Eigen::VectorXd x = L.GA * q + base;
       Eigen::VectorXd t(x.size());
-      for (int r = 0; r < x.size(); ++r) t[r] = L.k[r] * luz(x[r], L.a[r]);
+      for (int r = 0; r < x.size(); ++r) t[r] = spring_elastic_torque(*L.springs[r], x[r]);
       const Eigen::VectorXd grad = L.GA.transpose() * t;
       if (grad.cwiseAbs().maxCoeff() <= 1e-13 * scale) break;
       const Eigen::MatrixXd H = L.GA.transpose() * L.engaged(x).asDiagonal() * L.GA;

@@ -8,14 +8,16 @@
 #include "core/projections.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
+#include "elements/kinds.hpp"
+#include "elements/massless_bearing.hpp"
+#include "elements/torque_load.hpp"
 #include "solvers/filed_entries.hpp"
-#include "solvers/structure_links.hpp"
 
 namespace luztar {
 
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), force(m.num_bodies()), mt0(m.frictions.size()),
-      limit(num_links(m)), lambda(num_links(m)), acc(m.num_bodies()), group_utilisation(num_links(m)), massless_mt0(m.num_bodies()) {}
+      limit(m.num_links()), lambda(m.num_links()), acc(m.num_bodies()), group_utilisation(m.num_links()), massless_mt0(m.num_bodies()) {}
 
 namespace {
 
@@ -32,40 +34,38 @@ StaticSplit& filed_split(ModeStructure& ms, const LockedClusters& c, int cluster
 
 }  // namespace
 
-int max_root_count(const Model& m) {
-  // friction: two reserves while stuck, or one velocity, or its group's one;
-  // freeplay springs and massless bodies with dry friction: two kinks each,
-  // a rigid freeplay in its gap a turnaround besides
-  return static_cast<int>(3 * m.frictions.size() + 3 * m.springs.size()) + 2 * m.num_bodies();
-}
+int max_root_count(const Model& m) { return max_witness_count(m); }
 
-void build_mode_structure(const Model& m, const State& modes, double t, const double* inputs, double slip_margin,
-                          ModeStructure& ms) {
-  const int nf = static_cast<int>(m.frictions.size()), nl = num_links(m);
+namespace {
+
+// The links locked in `modes` (Model::links, in link order: stuck frictions,
+// then rigid freeplays in contact) and the clusters they make.
+void lock_structure(const Model& m, const State& modes, ModeStructure& ms) {
+  const int nl = m.num_links();
   ms.stuck.clear();
   ms.contacts.clear();
   ms.link_ids.clear();
   ms.stuck_links.clear();
-  ms.stuck.reserve(nf);
+  ms.stuck.reserve(m.frictions.size());
   ms.contacts.reserve(m.springs.size());
   ms.link_ids.reserve(nl);
   ms.stuck_links.reserve(nl);
-  for (int i = 0; i < nf; ++i) {
-    if (modes.friction_mode[i] != FrictionMode::stuck) continue;
-    ms.stuck.push_back(i);
-    ms.link_ids.push_back(i);
-    ms.stuck_links.push_back(link_of(m, i));
-  }
-  for (int s = 0; s < static_cast<int>(m.springs.size()); ++s) {
-    if (!m.springs[s].rigid() || modes.spring_side[s] == 0) continue;
-    ms.contacts.push_back(s);
-    ms.link_ids.push_back(contact_link(m, s));
-    ms.stuck_links.push_back(link_of(m, contact_link(m, s)));
+  for (int l = 0; l < nl; ++l) {
+    const ModelLink& link = m.links[l];
+    const bool locked = link.kind == LinkKind::friction ? modes.friction_mode[link.element] == FrictionMode::stuck
+                                                        : modes.spring_side[link.element] != 0;
+    if (!locked) continue;
+    (link.kind == LinkKind::friction ? ms.stuck : ms.contacts).push_back(link.element);
+    ms.link_ids.push_back(l);
+    ms.stuck_links.push_back(link_of(m, l));
   }
   lock_clusters(m.inertia, ms.stuck_links, ms.clusters);
   group_by_cluster(ms.clusters, ms.stuck_links, ms.link_ids, ms.stuck_by_cluster);
-  const int nc = ms.clusters.num_clusters();
-  // Static splits, from those filed before where possible.
+}
+
+// One static split per cluster with locked links, from those filed before where possible.
+void static_splits(const Model& m, double t, const double* inputs, ModeStructure& ms) {
+  const int nl = m.num_links(), nc = ms.clusters.num_clusters();
   ms.active.clear();
   ms.active.reserve(nl);
   ms.split_links.reserve(nl);
@@ -78,68 +78,55 @@ void build_mode_structure(const Model& m, const State& modes, double t, const do
     make_static_split(m, ms.clusters, k, ms.split_links, t, inputs, sp);
     ms.active.push_back(&sp);
   }
+}
 
-  using K = RootSpec::Kind;
+// True when the structure holds a rigid freeplay's x' at 0 (both sides held, or
+// locked together at the mesh ratio): x' would be 0 throughout. Within one
+// cluster x' = (g_a - p g_b) v; gains are 0 on held bodies.
+bool rate_held(const Spring& sp, const LockedClusters& c) {
+  const double ga = c.gain[sp.a], pgb = sp.b == kGround ? 0.0 : sp.ratio * c.gain[sp.b];
+  return (ga == 0.0 && pgb == 0.0) ||
+         (sp.b != kGround && c.cluster_of[sp.a] == c.cluster_of[sp.b] && std::abs(ga - pgb) <= 1e-12 * std::abs(ga));
+}
+
+// The witnesses of the structure (the elements' own, elements/kinds.hpp): a
+// static group with one loop is watched as a whole (its split is not unique),
+// its links not one by one.
+void watch_witnesses(const Model& m, const State& modes, double slip_margin, ModeStructure& ms) {
   ms.roots.clear();
-  ms.roots.reserve(max_root_count(m));
-  // A group with one loop is watched as a whole (its split is not unique).
-  ms.in_group.assign(nl, 0);
+  ms.roots.reserve(max_witness_count(m));
+  ms.in_group.assign(m.num_links(), 0);
   for (int s = 0; s < ms.num_splits(); ++s) {
     if (ms.split(s).nullity != 1) continue;
-    ms.roots.push_back({K::group_reserve, s, -1});
-    for (int i : ms.split(s).links) ms.in_group[i] = 1;
+    ms.roots.push_back({WitnessKind::group_reserve, s, -1});
+    for (int l : ms.split(s).links) ms.in_group[l] = 1;
   }
-  for (int i = 0; i < nf; ++i) {
-    if (!can_stick(m, m.frictions[i]) || ms.in_group[i]) continue;
-    switch (modes.friction_mode[i]) {
-      case FrictionMode::stuck:
-        ms.roots.push_back({K::stick_upper, i, -1});
-        ms.roots.push_back({K::stick_lower, i, -1});
-        break;
-      case FrictionMode::slip_positive:
-        ms.roots.push_back({K::slip_velocity, i, -1, -slip_margin});
-        break;
-      case FrictionMode::slip_negative:
-        ms.roots.push_back({K::slip_velocity, i, +1, slip_margin});
-        break;
-    }
-  }
-  // A piecewise-linear branch between two kinks (side 0) watches both; on an outer
-  // branch only the kink it came through.
-  auto kinks = [&](K upper, K lower, int index, int side) {
-    if (side >= 0) ms.roots.push_back({upper, index, side == 0 ? +1 : -1});
-    if (side <= 0) ms.roots.push_back({lower, index, side == 0 ? -1 : +1});
-  };
+  for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i)  // friction i is link i
+    if (can_stick(m, m.frictions[i]) && !ms.in_group[i]) friction_witnesses(i, modes.friction_mode[i], slip_margin, ms.roots);
   bool massless_roots = false;
   for (int j = 0; j < m.num_bodies(); ++j) {
     if (!m.massless(j) || !massless_has_kinks(m, j)) continue;
-    kinks(K::massless_upper, K::massless_lower, j, modes.massless_side[j]);
+    massless_witnesses(j, modes.massless_side[j], ms.roots);
     massless_roots = true;
   }
   for (int s = 0; s < static_cast<int>(m.springs.size()); ++s) {
-    if (!has_freeplay_events(m.springs[s]) || m.spring_algebraic[s]) continue;
-    if (!m.springs[s].rigid()) kinks(K::freeplay_upper, K::freeplay_lower, s, modes.spring_side[s]);
-    else if (modes.spring_side[s] == 0) {  // the teeth strike
-      kinks(K::freeplay_upper, K::freeplay_lower, s, 0);
-      // No turnaround to watch while the structure holds x' at 0 (both sides
-      // held, or locked together at the mesh ratio): x' would be 0 throughout.
-      // Within one cluster x' = (g_a - p g_b) v; gains are 0 on held bodies.
-      const Spring& sp = m.springs[s];
-      const LockedClusters& c = ms.clusters;
-      const double ga = c.gain[sp.a], pgb = sp.b == kGround ? 0.0 : sp.ratio * c.gain[sp.b];
-      const bool held = (ga == 0.0 && pgb == 0.0) || (sp.b != kGround && c.cluster_of[sp.a] == c.cluster_of[sp.b] &&
-                                                      std::abs(ga - pgb) <= 1e-12 * std::abs(ga));
-      // The flank the teeth are nearer is the one a short flight returns to;
-      // the root sits slip_margin past 0 so that teeth that leave a flank at
-      // rest (x' = 0 there) do not start on it.
-      if (!held) {
-        const bool upper = spring_deflection(sp, modes.q) >= 0.0;
-        ms.roots.push_back({K::gap_turnaround, s, upper ? +1 : -1, upper ? slip_margin : -slip_margin});
-      }
-    }
-    else if (!ms.in_group[contact_link(m, s)]) ms.roots.push_back({K::contact_force, s, -1});
+    const Spring& sp = m.springs[s];
+    if (!has_freeplay_events(sp) || m.spring_algebraic[s]) continue;
+    const bool contact_in_group = sp.rigid() && ms.in_group[m.spring_link[s]];
+    const bool held = sp.rigid() && modes.spring_side[s] == 0 && rate_held(sp, ms.clusters);
+    spring_witnesses(sp, s, modes.spring_side[s], spring_deflection(sp, modes.q), held, contact_in_group, slip_margin,
+                     ms.roots);
   }
   ms.roots_need_forces = !ms.stuck_links.empty() || massless_roots;
+}
+
+}  // namespace
+
+void build_mode_structure(const Model& m, const State& modes, double t, const double* inputs, double slip_margin,
+                          ModeStructure& ms) {
+  lock_structure(m, modes, ms);
+  static_splits(m, t, inputs, ms);
+  watch_witnesses(m, modes, slip_margin, ms);
 }
 
 void unpack(const ModeStructure& ms, const double* y, Workspace& ws) {
@@ -164,44 +151,30 @@ void applied_forces(const Model& m, const State& modes, double t, Workspace& ws)
   std::fill(ws.force.begin(), ws.force.end(), 0.0);
   // The signals must be finite here (core/signal.hpp: require_finite_at), named
   // after their element: a NaN torque would end as a CVODE convergence failure.
-  for (std::size_t l = 0; l < m.loads.size(); ++l)
-    ws.force[m.loads[l].body] += require_finite_at(evaluate(m.signals[m.loads[l].signal], t, ws.inputs.data()), t,
-                                                   "element", m.element_names[m.load_element[l]], "torque");
+  const double* inputs = ws.inputs.data();
+  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) ws.force[m.loads[l].body] += load_torque(m, l, t, inputs);
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     const Spring& sp = m.springs[s];
-    const double x = spring_deflection(sp, ws.q);
-    const double rate = ws.w[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * ws.w[sp.b]);
+    const SpringRelation r = spring_relation(sp, ws.q.data(), ws.w.data());
     // Springs at algebraic bodies follow their exact luz (the balance was solved
     // with it); a rigid freeplay's contact torque is a link's (static_friction).
-    const double T = sp.rigid()              ? sp.damping * rate
-                     : m.spring_algebraic[s] ? sp.stiffness * luz(x, sp.freeplay) + sp.damping * rate
-                                             : spring_torque(sp, x, rate, modes.spring_side[s]);
-    ws.force[sp.a] -= T;
-    if (sp.b != kGround) ws.force[sp.b] += sp.ratio * T;
+    const double T = m.spring_algebraic[s] ? spring_torque_exact(sp, r) : spring_torque(sp, r, modes.spring_side[s]);
+    apply_spring_torque(sp, T, ws.force.data());
   }
   bool any_massless = false;
-  for (std::size_t i = 0; i < m.frictions.size(); ++i) {
+  for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i) {  // friction i is link i
     const Friction& f = m.frictions[i];
-    ws.mt0[i] = require_finite_at(evaluate(m.signals[f.coulomb], t, ws.inputs.data()), t, "element",
-                                  m.element_names[m.friction_element[i]], "coulomb");
+    ws.mt0[i] = coulomb_limit(m, i, t, inputs);
     ws.limit[i] = static_friction_limit(f, ws.mt0[i]);
     if (m.massless(f.a)) {  // part of the body's first-order equation below
       any_massless = true;
       continue;
     }
     if (modes.friction_mode[i] == FrictionMode::stuck) continue;
-    const double lam = kinetic_friction_torque(f, slip_velocity(f, ws.w), modes.friction_mode[i], ws.mt0[i]);
-    ws.lambda[i] = lam;
-    ws.force[f.a] -= lam;
-    if (f.b != kGround) ws.force[f.b] += lam;
+    ws.lambda[i] = kinetic_friction_torque(f, friction_rate(f, ws.w.data()), modes.friction_mode[i], ws.mt0[i]);
+    apply_friction_torque(f, ws.lambda[i], ws.force.data());
   }
   if (any_massless) massless_velocities(m, modes, ws);
-}
-
-bool massless_has_kinks(const Model& m, int body) {
-  for (const Friction& f : m.frictions)
-    if (f.a == body && can_have_dry_friction(m, f)) return true;
-  return false;
 }
 
 void massless_velocities(const Model& m, const State& modes, Workspace& ws) {
@@ -212,15 +185,11 @@ void massless_velocities(const Model& m, const State& modes, Workspace& ws) {
   for (int j = 0; j < m.num_bodies(); ++j)
     if (m.massless(j))
       ws.w[j] = massless_velocity(ws.force[j], ws.massless_mt0[j], m.massless_viscous[j], modes.massless_side[j]);
-  // Bearing torques: kinetic while moving; held (v = 0), the balancing torque M
-  // shared in proportion to the limits MT0_i (Theorem 3.5 read backwards).
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     const Friction& f = m.frictions[i];
     if (!m.massless(f.a)) continue;
-    const int side = modes.massless_side[f.a];
-    const double total = ws.massless_mt0[f.a];
-    ws.lambda[i] = side != 0 ? f.viscous * ws.w[f.a] + side * ws.mt0[i]
-                             : (total > 0.0 ? ws.force[f.a] * ws.mt0[i] / total : 0.0);
+    ws.lambda[i] = massless_bearing_torque(f, ws.w[f.a], modes.massless_side[f.a], ws.mt0[i], ws.massless_mt0[f.a],
+                                           ws.force[f.a]);
   }
 }
 
@@ -255,63 +224,77 @@ void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, 
   }
 }
 
+namespace {
+
+// Entries d(force_j)/d(q_i or w_i) of the applied torques, mapped onto the
+// representative's acceleration row, or for a massless body onto its angle
+// row: q_j' = (M_j - side MT0) / mu_j.
+class ForceJacobian {
+ public:
+  ForceJacobian(const Model& m, const State& modes, const LockedClusters& c, JacobianSink& jac)
+      : m_(m), modes_(modes), c_(c), jac_(jac) {}
+
+  void add(int j, bool wrt_velocity, int i, double value) {
+    if (m_.massless(j)) {
+      if (!wrt_velocity && modes_.massless_side[j] != 0 && value != 0.0)
+        jac_.add(2 * j, 2 * i, value / m_.massless_viscous[j]);
+      return;
+    }
+    const int k = c_.cluster_of[j];
+    if (c_.grounded[k] || value == 0.0) return;
+    int col = 2 * i;
+    if (wrt_velocity) {
+      if (c_.rep[i] < 0) return;  // velocity fixed at 0
+      col = 2 * c_.rep[i] + 1;
+      value *= c_.gain[i];  // w_i = g_i v
+    }
+    jac_.add(2 * c_.members(k).front() + 1, col, c_.gain[j] * value / c_.inertia[k]);
+  }
+
+  // An element on the relation x = q_a - p q_b whose torque T (-T on a, +p T
+  // on b) has tangent stiffness k = dT/dx and damping c = dT/dx'.
+  void relation(int a, int b, double p, double k, double c) {
+    add(a, false, a, -k);
+    add(a, true, a, -c);
+    if (b == kGround) return;
+    add(a, false, b, p * k);
+    add(a, true, b, p * c);
+    add(b, false, a, p * k);
+    add(b, true, a, p * c);
+    add(b, false, b, -p * p * k);
+    add(b, true, b, -p * p * c);
+  }
+
+ private:
+  const Model& m_;
+  const State& modes_;
+  const LockedClusters& c_;
+  JacobianSink& jac_;
+};
+
+}  // namespace
+
 void jacobian(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
               JacobianSink& jac, Workspace& ws) {
   const LockedClusters& c = ms.clusters;
-  const int nb = m.num_bodies();
-  for (int j = 0; j < nb; ++j)
+  for (int j = 0; j < m.num_bodies(); ++j)
     if (c.rep[j] >= 0 && !m.massless(j)) jac.add(2 * j, 2 * c.rep[j] + 1, c.gain[j]);
-  // d(force_j)/d(q_i or w_i) mapped onto the representative's acceleration row,
-  // or for a massless body onto its angle row: q_j' = (M_j - side MT0) / mu_j.
-  auto dforce = [&](int j, bool wrt_velocity, int i, double value) {
-    if (m.massless(j)) {
-      if (!wrt_velocity && modes.massless_side[j] != 0 && value != 0.0)
-        jac.add(2 * j, 2 * i, value / m.massless_viscous[j]);
-      return;
-    }
-    const int k = c.cluster_of[j];
-    if (c.grounded[k] || value == 0.0) return;
-    int col = 2 * i;
-    if (wrt_velocity) {
-      if (c.rep[i] < 0) return;  // velocity fixed at 0
-      col = 2 * c.rep[i] + 1;
-      value *= c.gain[i];  // w_i = g_i v
-    }
-    jac.add(2 * c.members(k).front() + 1, col, c.gain[j] * value / c.inertia[k]);
-  };
+  ForceJacobian dforce(m, modes, c, jac);
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     if (m.spring_algebraic[s]) continue;  // through the group's Schur complement below
     const Spring& sp = m.springs[s];
-    const double k = sp.rigid() ? 0.0 : (sp.freeplay == 0.0 || modes.spring_side[s] != 0) ? sp.stiffness : 0.0;
-    // T = k (q_a - p q_b - side a) + c (w_a - p w_b); force_a -= T, force_b += p T.
-    const double p = sp.ratio;
-    dforce(sp.a, false, sp.a, -k);
-    dforce(sp.a, true, sp.a, -sp.damping);
-    if (sp.b != kGround) {
-      dforce(sp.a, false, sp.b, p * k);
-      dforce(sp.a, true, sp.b, p * sp.damping);
-      dforce(sp.b, false, sp.a, p * k);
-      dforce(sp.b, true, sp.a, p * sp.damping);
-      dforce(sp.b, false, sp.b, -p * p * k);
-      dforce(sp.b, true, sp.b, -p * p * sp.damping);
-    }
+    dforce.relation(sp.a, sp.b, sp.ratio, spring_stiffness(sp, modes.spring_side[s]), spring_damping(sp));
   }
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     const Friction& f = m.frictions[i];
     if (modes.friction_mode[i] == FrictionMode::stuck || m.massless(f.a)) continue;
-    // lambda = mu (w_a - w_b) + MT0 dir; force_a -= lambda, force_b += lambda.
-    dforce(f.a, true, f.a, -f.viscous);
-    if (f.b != kGround) {
-      dforce(f.a, true, f.b, f.viscous);
-      dforce(f.b, true, f.a, f.viscous);
-      dforce(f.b, true, f.b, -f.viscous);
-    }
+    dforce.relation(f.a, f.b, 1.0, 0.0, friction_damping(f));  // lambda = mu v + MT0 dir
   }
   if (!m.algebraic_groups.empty()) {
     unpack(ms, y, ws);
     applied_forces(m, modes, t, ws);  // solves the groups at this state
     algebraic_stiffness(m, ws, ws.couplings);
-    for (const Coupling& c2 : ws.couplings) dforce(c2.on, false, c2.of, c2.value);
+    for (const Coupling& c2 : ws.couplings) dforce.add(c2.on, false, c2.of, c2.value);
   }
 }
 
@@ -323,48 +306,21 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
     cluster_accelerations(m, ms, ws);
     static_friction(m, modes, ms, ws);
   }
-  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
-    const RootSpec& spec = ms.roots[r];
-    switch (spec.kind) {
-      case RootSpec::Kind::slip_velocity:
-        g[r] = slip_velocity(m.frictions[spec.index], ws.w) - spec.level;
-        break;
-      case RootSpec::Kind::stick_upper:
-      case RootSpec::Kind::stick_lower: {
-        const double limit = ws.limit[spec.index], lam = ws.lambda[spec.index];
-        g[r] = spec.kind == RootSpec::Kind::stick_upper ? limit - lam : limit + lam;
-        break;
-      }
-      case RootSpec::Kind::group_reserve:
-        g[r] = 1.0 - ws.group_utilisation[spec.index];
-        break;
-      case RootSpec::Kind::massless_upper:
-        g[r] = ws.force[spec.index] - ws.massless_mt0[spec.index];
-        break;
-      case RootSpec::Kind::massless_lower:
-        g[r] = ws.force[spec.index] + ws.massless_mt0[spec.index];
-        break;
-      case RootSpec::Kind::gap_turnaround: {
-        g[r] = spring_deflection(m.springs[spec.index], ws.w) - spec.level;  // x' (x is linear in q)
-        break;
-      }
-      case RootSpec::Kind::contact_force:
-        g[r] = modes.spring_side[spec.index] * ws.lambda[contact_link(m, spec.index)];
-        break;
-      case RootSpec::Kind::freeplay_upper:
-      case RootSpec::Kind::freeplay_lower: {
-        const Spring& s = m.springs[spec.index];
-        const double x = spring_deflection(s, ws.q);
-        g[r] = spec.kind == RootSpec::Kind::freeplay_upper ? x - s.freeplay : x + s.freeplay;
-        break;
-      }
-    }
-  }
+  WitnessInputs in;
+  in.q = ws.q.data();
+  in.w = ws.w.data();
+  in.force = ws.force.data();
+  in.massless_mt0 = ws.massless_mt0.data();
+  in.limit = ws.limit.data();
+  in.lambda = ws.lambda.data();
+  in.group_utilisation = ws.group_utilisation.data();
+  in.spring_side = modes.spring_side.data();
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) g[r] = witness_value(m, ms.roots[r], in);
 }
 
 double input_power(const Model& m, double t, const Workspace& ws) {
   double p = 0.0;
-  for (const Load& l : m.loads) p += evaluate(m.signals[l.signal], t, ws.inputs.data()) * ws.w[l.body];
+  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) p += load_power(m, l, t, ws.inputs.data(), ws.w.data());
   return p;
 }
 
@@ -372,49 +328,35 @@ double dissipation_power(const Model& m, const State& modes, const Workspace& ws
   double p = 0.0;
   for (const Spring& s : m.springs) {
     if (s.damping == 0.0) continue;
-    const double rate = ws.w[s.a] - (s.b == kGround ? 0.0 : s.ratio * ws.w[s.b]);
-    p += s.damping * rate * rate;
+    const double rate = spring_rate(s, ws.w.data());
+    p += spring_dissipation(s, rate, rate);
   }
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     if (modes.friction_mode[i] == FrictionMode::stuck) continue;  // v = 0: static friction does no work
     const Friction& f = m.frictions[i];
-    const double v = slip_velocity(f, ws.w);
-    p += kinetic_friction_torque(f, v, modes.friction_mode[i], ws.mt0[i]) * v;
+    p += friction_dissipation(f, friction_rate(f, ws.w.data()), modes.friction_mode[i], ws.mt0[i]);
   }
   return p;
 }
 
 void element_outputs(const Model& m, const State& modes, double t, const Workspace& ws, double* torque,
                      std::int8_t* state) {
-  for (int e = 0; e < m.num_elements(); ++e) {
-    const int i = m.element_index[e];
-    switch (m.element_kind[e]) {
-      case ElementKind::spring: {
-        const Spring& s = m.springs[i];
-        const double x = spring_deflection(s, ws.q);
-        const double rate = ws.w[s.a] - (s.b == kGround ? 0.0 : s.ratio * ws.w[s.b]);
-        if (m.spring_algebraic[i]) {
-          torque[e] = s.stiffness * luz(x, s.freeplay) + s.damping * rate;
-          state[e] = s.freeplay > 0.0 ? freeplay_side(x, s.freeplay, 0.0) : 0;
-        } else if (s.rigid()) {  // the contact torque while the teeth touch
-          torque[e] = (modes.spring_side[i] != 0 ? ws.lambda[contact_link(m, i)] : 0.0) + s.damping * rate;
-          state[e] = modes.spring_side[i];
-        } else {
-          torque[e] = spring_torque(s, x, rate, modes.spring_side[i]);
-          state[e] = modes.spring_side[i];
-        }
-        break;
-      }
-      case ElementKind::friction:
-        torque[e] = ws.lambda[i];
-        state[e] = static_cast<std::int8_t>(mode_code(modes.friction_mode[i]));
-        break;
-      case ElementKind::torque:
-        torque[e] = evaluate(m.signals[m.loads[i].signal], t, ws.inputs.data());
-        state[e] = 0;
-        break;
-    }
+  auto put = [&](int e, ElementOutput o) {
+    torque[e] = o.torque;
+    state[e] = o.state;
+  };
+  for (std::size_t s = 0; s < m.springs.size(); ++s) {
+    const Spring& sp = m.springs[s];
+    const SpringRelation r = spring_relation(sp, ws.q.data(), ws.w.data());
+    const std::int8_t side = modes.spring_side[s];
+    if (m.spring_algebraic[s])  // no events: the side read from x
+      put(m.spring_element[s], spring_output_exact(sp, r, sp.freeplay > 0.0 ? freeplay_side(r.x, sp.freeplay, 0.0) : 0, 0.0));
+    else  // a rigid freeplay's contact torque while the teeth touch
+      put(m.spring_element[s], spring_output(sp, r, side, sp.rigid() && side != 0 ? ws.lambda[m.spring_link[s]] : 0.0));
   }
+  for (std::size_t i = 0; i < m.frictions.size(); ++i)
+    put(m.friction_element[i], friction_output(ws.lambda[i], modes.friction_mode[i]));
+  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) put(m.load_element[l], load_output(m, l, t, ws.inputs.data()));
 }
 
 int jacobian_half_bandwidth(const Model& m) {
@@ -422,16 +364,14 @@ int jacobian_half_bandwidth(const Model& m) {
   int reach = 0;  // largest index distance coupled by one element
   for (const Spring& s : m.springs)
     if (s.b != kGround) reach = std::max(reach, std::abs(s.a - s.b));
-  // Bodies that clutches may lock together: their span bounds how far a
-  // representative sits from its members.
-  std::vector<Link> clutches;  // and rigid freeplays, whose contacts lock too
-  for (const Friction& f : m.frictions)
-    if (f.b != kGround) {
-      clutches.push_back({f.a, f.b});
-      reach = std::max(reach, std::abs(f.a - f.b));
-    }
-  for (const Spring& s : m.springs)
-    if (s.rigid() && s.b != kGround) clutches.push_back({s.a, s.b, s.ratio});
+  // Bodies that links (clutches, rigid freeplays in contact) may lock
+  // together: their span bounds how far a representative sits from its members.
+  std::vector<Link> clutches;
+  for (int l = 0; l < m.num_links(); ++l) {
+    if (m.links[l].b == kGround) continue;
+    clutches.push_back(link_of(m, l));
+    if (!m.is_contact_link(l)) reach = std::max(reach, std::abs(m.links[l].a - m.links[l].b));
+  }
   const LockedClusters c = lock_clusters(m.inertia, clutches);
   int span = 0;
   for (int k = 0; k < c.num_clusters(); ++k) span = std::max(span, c.members(k).back() - c.members(k).front());

@@ -20,29 +20,13 @@
 #include "bodies/clusters.hpp"
 #include "core/model.hpp"
 #include "core/state.hpp"
+#include "elements/kinds.hpp"
+#include "elements/massless_bearing.hpp"
+#include "elements/witness.hpp"
 #include "solvers/algebraic_bodies.hpp"
 #include "solvers/static_friction.hpp"
 
 namespace luztar {
-
-// One root function: which element, what it watches, and the crossing direction
-// that counts (CVODE convention: +1 increasing, -1 decreasing).
-struct RootSpec {
-  enum class Kind {
-    slip_velocity, stick_upper, stick_lower, group_reserve, freeplay_upper, freeplay_lower,
-    massless_upper, massless_lower,  // kinks of luz(M, MT0) of a massless body: M -+ MT0 = 0
-    contact_force,  // a rigid freeplay in contact: side * lambda reaches 0 (the teeth unload)
-    // A rigid freeplay in its gap: the relative velocity x' turns back towards
-    // the nearer flank. No structure changes there; it splits a short flight
-    // (a rebound that returns to the same flank within one integrator step,
-    // where x - a would change sign twice and go unseen) in two.
-    gap_turnaround
-  };
-  Kind kind;
-  int index;      // friction (slip/stick), split (group), spring (freeplay, contact) or body (massless) index
-  int direction;
-  double level = 0.0;  // the root is where the watched quantity crosses this value
-};
 
 // What stays fixed while the variable structure stays: built at every event,
 // into the same object (its storage, and the static splits of clusters seen
@@ -51,7 +35,7 @@ struct ModeStructure {
   LockedClusters clusters;
   std::vector<int> stuck;            // stuck friction indices
   std::vector<int> contacts;         // rigid freeplay springs in persistent contact
-  std::vector<RootSpec> roots;
+  std::vector<Witness> roots;       // root functions (elements/witness.hpp, elements/kinds.hpp)
   bool roots_need_forces = false;    // some root watches a static torque or a massless body's torque
 
   // One static split per cluster with stuck links.
@@ -69,7 +53,7 @@ struct ModeStructure {
   std::vector<const StaticSplit*> active;
   long builds = 0;
   std::vector<int> split_links;      // links of the split being built
-  std::vector<int> link_ids;         // the structure's links: stuck frictions, then contacts (structure_links.hpp)
+  std::vector<int> link_ids;         // the structure's links: stuck frictions, then contacts (Model::links)
   std::vector<Link> stuck_links;     // (link_ids) their kinematics
   ClusterGroups stuck_by_cluster;    // link ids grouped by cluster
   std::vector<char> in_group;        // (num_links) link watched through its group's reserve
@@ -83,7 +67,7 @@ struct Workspace {
   std::vector<double> mt0;       // (nf) MT0(t) [N m]
   std::vector<double> limit;     // (num_links) static limit static_ratio * MT0(t) [N m] (frictions)
   std::vector<double> lambda;    // (num_links) friction torques (static for stuck elements), then
-                                 // contact torques of rigid freeplays [N m] (structure_links.hpp)
+                                 // contact torques of rigid freeplays [N m] (Model::links)
   std::vector<double> acc;       // (nc) cluster accelerations [rad/s^2]
   std::vector<double> group_utilisation;  // (splits) largest |lambda|/limit of each stuck group
   std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
@@ -125,8 +109,6 @@ void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vect
 // Then the velocities of massless bodies, mu q' = luz(M, MT0) on the branch in
 // modes.massless_side (Theorem 5.3), into ws.w, and their bearings' torques.
 void applied_forces(const Model& m, const State& modes, double t, Workspace& ws);
-// True when a massless body has dry friction (its luz has kinks to watch).
-bool massless_has_kinks(const Model& m, int body);
 // Velocities of massless bodies and their bearings' torques (part of applied_forces).
 void massless_velocities(const Model& m, const State& modes, Workspace& ws);
 // Cluster accelerations from ws.force (ws.acc).

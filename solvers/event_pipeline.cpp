@@ -9,7 +9,7 @@
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "solvers/mode_system.hpp"
-#include "solvers/structure_links.hpp"
+#include "elements/kinds.hpp"
 
 namespace luztar {
 
@@ -18,7 +18,7 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
       events(t.log),
       has_massless_(std::any_of(m.inertia.begin(), m.inertia.end(), [](double i) { return i == 0.0; })) {
   directions.assign(max_root_count(m), 0);
-  const std::size_t nf = m.frictions.size(), nl = static_cast<std::size_t>(num_links(m));
+  const std::size_t nf = m.frictions.size(), nl = static_cast<std::size_t>(m.num_links());
   arrived.reserve(nf);
   candidates.reserve(nl);
   exhausted.reserve(nl);
@@ -50,8 +50,7 @@ void EventPipeline::start() {
       }
       continue;
     }
-    const double rate = state.w[sp.a] - (sp.b == kGround ? 0.0 : sp.ratio * state.w[sp.b]);
-    state.spring_side[s] = freeplay_side(x, sp.freeplay, rate);
+    state.spring_side[s] = freeplay_side(x, sp.freeplay, spring_rate(sp, state.w.data()));
   }
   state.friction_mode.assign(model.frictions.size(), FrictionMode::slip_positive);
   for (std::size_t i = 0; i < model.frictions.size(); ++i)
@@ -137,7 +136,7 @@ void EventPipeline::restart() {
 bool EventPipeline::collect_roots(const std::vector<int>& found) const {
   bool structural = false;
   for (std::size_t r = 0; r < ms.roots.size(); ++r)
-    structural = structural || (found[r] != 0 && ms.roots[r].kind != RootSpec::Kind::gap_turnaround);
+    structural = structural || (found[r] != 0 && luztar::structural(ms.roots[r].kind));
   return structural || has_missed_strike();
 }
 
@@ -149,43 +148,33 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
   bool friction_event = false;
   for (std::size_t r = 0; r < ms.roots.size(); ++r) {
     if (found[r] == 0) continue;
-    const RootSpec& spec = ms.roots[r];
-    switch (spec.kind) {
-      case RootSpec::Kind::gap_turnaround:
+    const Witness& spec = ms.roots[r];
+    const WitnessKindInfo& info = witness_kind_info(spec.kind);
+    switch (info.crossing) {
+      case Crossing::none:
         break;
-      case RootSpec::Kind::freeplay_upper:
-        state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? 1 : 0;
+      case Crossing::freeplay_flank:
+        state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? info.sign : 0;
         if (model.springs[spec.index].rigid()) struck.push_back(spec.index);
         break;
-      case RootSpec::Kind::freeplay_lower:
-        state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? -1 : 0;
-        if (model.springs[spec.index].rigid()) struck.push_back(spec.index);
-        break;
-      case RootSpec::Kind::contact_force:
-        exhausted.push_back({contact_link(model, spec.index), FrictionMode::stuck});
+      case Crossing::contact_unloads:
+        exhausted.push_back({model.spring_link[spec.index], FrictionMode::stuck});
         friction_event = true;
         break;
-      case RootSpec::Kind::slip_velocity:
+      case Crossing::arrives_at_rest:
         arrived.push_back(spec.index);
         friction_event = true;
         break;
-      case RootSpec::Kind::stick_upper:
-        exhausted.push_back({spec.index, FrictionMode::slip_positive});
+      case Crossing::reserve_exhausted:
+        exhausted.push_back({spec.index, info.sign > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative});
         friction_event = true;
         break;
-      case RootSpec::Kind::stick_lower:
-        exhausted.push_back({spec.index, FrictionMode::slip_negative});
-        friction_event = true;
-        break;
-      case RootSpec::Kind::group_reserve:
+      case Crossing::group_exhausted:
         exhausted_in_group(ms.split(spec.index), exhausted);
         friction_event = true;
         break;
-      case RootSpec::Kind::massless_upper:
-        set_massless_side(spec.index, state.massless_side[spec.index] == 0 ? 1 : 0);
-        break;
-      case RootSpec::Kind::massless_lower:
-        set_massless_side(spec.index, state.massless_side[spec.index] == 0 ? -1 : 0);
+      case Crossing::massless_kink:
+        set_massless_side(spec.index, state.massless_side[spec.index] == 0 ? info.sign : 0);
         break;
     }
   }
@@ -226,8 +215,8 @@ void EventPipeline::exhausted_in_group(const StaticSplit& sp, std::vector<BreakA
   double scale = 0.0;
   for (int i : sp.links) scale = std::max(scale, std::abs(ws.lambda[i]));
   for (int i : sp.links) {
-    if (is_contact_link(model, i)) {
-      if (state.spring_side[link_spring(model, i)] * ws.lambda[i] <= 1e-6 * scale) out.push_back({i, FrictionMode::stuck});
+    if (model.is_contact_link(i)) {
+      if (state.spring_side[model.links[i].element] * ws.lambda[i] <= 1e-6 * scale) out.push_back({i, FrictionMode::stuck});
       continue;
     }
     if (std::abs(ws.lambda[i]) >= ws.limit[i] * (1.0 - 1e-6))
@@ -305,7 +294,7 @@ bool EventPipeline::past_flank(std::size_t s) const {
 void EventPipeline::add_contact_candidates() {
   for (std::size_t s = 0; s < model.springs.size(); ++s)
     if (model.springs[s].rigid() && state.spring_side[s] != 0) {
-      const int link = contact_link(model, static_cast<int>(s));
+      const int link = model.spring_link[s];
       candidates.push_back(link);
       links.push_back(link_of(model, link));
     }
@@ -363,9 +352,9 @@ bool EventPipeline::stuck_consistent() {
   for (int i : ms.stuck)
     if (std::abs(ws.lambda[i]) > ws.limit[i] * (1.0 + 1e-9) + 1e-12) return false;
   double scale = 0.0;  // a contact pulling (beyond roundoff) must let go
-  for (int s : ms.contacts) scale = std::max(scale, std::abs(ws.lambda[contact_link(model, s)]));
+  for (int s : ms.contacts) scale = std::max(scale, std::abs(ws.lambda[model.spring_link[s]]));
   for (int s : ms.contacts)
-    if (state.spring_side[s] * ws.lambda[contact_link(model, s)] < -1e-9 * scale - 1e-12) return false;
+    if (state.spring_side[s] * ws.lambda[model.spring_link[s]] < -1e-9 * scale - 1e-12) return false;
   return true;
 }
 
@@ -373,16 +362,13 @@ void EventPipeline::log_changes() {
   for (std::size_t i = 0; i < model.frictions.size(); ++i) {
     const FrictionMode a = before.friction_mode[i], b = state.friction_mode[i];
     if (a == b) continue;
-    EventKind kind = EventKind::reversal;
-    if (b == FrictionMode::stuck) kind = EventKind::stick;
-    else if (a == FrictionMode::stuck) kind = EventKind::break_away;
-    events.push_back({state.t, model.friction_element[i], kind, static_cast<std::int8_t>(mode_code(a)),
-                      static_cast<std::int8_t>(mode_code(b))});
+    const auto code_a = static_cast<std::int8_t>(mode_code(a)), code_b = static_cast<std::int8_t>(mode_code(b));
+    events.push_back({state.t, model.friction_element[i], friction_event(code_a, code_b), code_a, code_b});
   }
   for (std::size_t s = 0; s < model.springs.size(); ++s) {
     const std::int8_t a = before.spring_side[s], b = state.spring_side[s];
     if (a == b) continue;
-    events.push_back({state.t, model.spring_element[s], b == 0 ? EventKind::separation : EventKind::contact, a, b});
+    events.push_back({state.t, model.spring_element[s], spring_event(a, b), a, b});
   }
 }
 

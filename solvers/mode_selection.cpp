@@ -8,7 +8,6 @@
 #include "solvers/numerics/box_qp.hpp"
 #include "solvers/filed_entries.hpp"
 #include "solvers/numerics/lcp.hpp"
-#include "solvers/structure_links.hpp"
 
 namespace luztar {
 
@@ -66,14 +65,15 @@ void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, 
   bool finite = true;
   for (int r = 0; r < n; ++r) {
     const int i = g.elements[r];
-    if (is_contact_link(m, i)) {  // one-sided: the teeth push, never pull
-      const int side = modes.spring_side[link_spring(m, i)];
+    if (m.is_contact_link(i)) {  // one-sided: the teeth push, never pull
+      const int side = modes.spring_side[m.links[i].element];
       g.lo[r] = side > 0 ? 0.0 : -INFINITY;
       g.hi[r] = side > 0 ? INFINITY : 0.0;
       finite = false;
       continue;
     }
-    g.hi[r] = static_friction_limit(m.frictions[i], ws.mt0[i]);
+    const int f = m.links[i].element;
+    g.hi[r] = static_friction_limit(m.frictions[f], ws.mt0[f]);
     g.lo[r] = -g.hi[r];
   }
   solve_box_qp(g.delassus, g.b, g.lo, g.hi, g.qp_workspace, g.qp);
@@ -108,23 +108,24 @@ void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, 
   for (int r = 0; r < n; ++r) {
     const int i = g.elements[r];
     const double acc = qp.residual[r];
-    if (is_contact_link(m, i)) {
+    if (m.is_contact_link(i)) {
       // Pressed (acceleration zero) it stays; a non-zero acceleration points
       // away from the teeth, and an unloading contact at zero torque lets go.
-      const int s = link_spring(m, i);
+      const int s = m.links[i].element;
       const bool unloading = exhausted_direction(i) != 0 && modes.spring_side[s] * qp.x[r] <= 1e-9 * force_scale;
       if (std::abs(acc) > tol || unloading) modes.spring_side[s] = 0;
       else still_stuck.push_back(i);
       continue;
     }
+    FrictionMode& mode = modes.friction_mode[m.links[i].element];
     if (acc > tol) {
-      modes.friction_mode[i] = FrictionMode::slip_positive;
+      mode = FrictionMode::slip_positive;
       any_slip = true;
     } else if (acc < -tol) {
-      modes.friction_mode[i] = FrictionMode::slip_negative;
+      mode = FrictionMode::slip_negative;
       any_slip = true;
     } else if (const int dir = exhausted_direction(i); dir != 0 && dir * qp.x[r] >= hi[r] * (1.0 - 1e-9)) {
-      modes.friction_mode[i] = dir > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative;
+      mode = dir > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative;
       any_slip = true;
     } else {
       still_stuck.push_back(i);
@@ -146,11 +147,11 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
                                           const std::vector<BreakAway>& exhausted, ModeSelectionScratch& sc) {
   auto exhausted_direction = [&](int i) {
     for (const BreakAway& b : exhausted)
-      if (b.link == i) return is_contact_link(m, i) ? 1 : static_cast<int>(b.mode);
+      if (b.link == i) return m.is_contact_link(i) ? 1 : static_cast<int>(b.mode);
     return 0;
   };
   ModeSelectionReport report;
-  const std::size_t nl = static_cast<std::size_t>(num_links(m));
+  const std::size_t nl = static_cast<std::size_t>(m.num_links());
   for (std::vector<int>* v : {&sc.open, &sc.still_stuck}) v->reserve(nl);
   sc.links.reserve(nl);
   sc.clusters.reserve(m.num_bodies());
@@ -158,7 +159,7 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
   sc.open = candidates;  // elements still to decide
   std::sort(sc.open.begin(), sc.open.end());
   for (int i : sc.open)
-    if (!is_contact_link(m, i)) modes.friction_mode[i] = FrictionMode::stuck;
+    if (!m.is_contact_link(i)) modes.friction_mode[m.links[i].element] = FrictionMode::stuck;
   while (!sc.open.empty()) {
     ++sc.selections;
     // Forces without the friction of the open elements (they are marked stuck).
@@ -182,8 +183,9 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
     // the QP already used: done. Otherwise re-decide the rest with kinetic
     // friction on the elements that slip.
     const bool kinetic_differs = std::any_of(sc.open.begin(), sc.open.end(), [&](int i) {
-      return !is_contact_link(m, i) && modes.friction_mode[i] != FrictionMode::stuck &&
-             m.frictions[i].static_ratio != 1.0;
+      const int f = m.links[i].element;
+      return !m.is_contact_link(i) && modes.friction_mode[f] != FrictionMode::stuck &&
+             m.frictions[f].static_ratio != 1.0;
     });
     if (!any_slip || !kinetic_differs) break;
     sc.open.swap(sc.still_stuck);

@@ -33,7 +33,7 @@ namespace luztar {
 // reached the limit and is about to exceed it, in the direction `mode`; or a
 // contact whose torque just fell to zero (it is unloading: mode unused).
 struct BreakAway {
-  int link;           // link id (solvers/structure_links.hpp): friction index or contact
+  int link;           // link id (Model::links): friction index or contact
   FrictionMode mode;  // the slip direction the exhausted reserve points to
 };
 

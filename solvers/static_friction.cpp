@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "elements/friction.hpp"
-#include "solvers/structure_links.hpp"
 
 namespace luztar {
 
@@ -85,16 +84,16 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
     // limit gets a tiny weight so that the element carries (almost) nothing.
     // A contact is weighted like the strongest friction element.
     for (int k = 0; k < nl; ++k) {
-      if (is_contact_link(m, links[k])) {
+      if (m.is_contact_link(links[k])) {
         sp.bound[k] = 0.0;
         continue;
       }
-      const Friction& f = m.frictions[links[k]];
+      const Friction& f = m.frictions[m.links[links[k]].element];
       sp.bound[k] = static_friction_limit(f, evaluate(m.signals[f.coulomb], t, inputs));
     }
     const double lmax = sp.bound.maxCoeff();
     for (int k = 0; k < nl; ++k)
-      if (is_contact_link(m, links[k])) sp.bound[k] = lmax;
+      if (m.is_contact_link(links[k])) sp.bound[k] = lmax;
     for (int k = 0; k < nl; ++k) sp.sqrt_weight[k] = std::sqrt(lmax > 0.0 ? std::max(sp.bound[k] / lmax, 1e-12) : 1.0);
   }
   sp.solver.compute(sp.ft * sp.sqrt_weight.asDiagonal());
@@ -119,12 +118,12 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
     bool feasible = true;
     for (int k = 0; k < nl; ++k) {
       const int link = sp.links[k];
-      if (!is_contact_link(m, link)) {
+      if (!m.is_contact_link(link)) {
         sp.bound[k] = std::max(limit[link], kTiny);
         continue;
       }
       sp.bound[k] = INFINITY;
-      const double side = spring_side[link_spring(m, link)], a = side * sp.sol[k], b = side * sp.null_dir[k];
+      const double side = spring_side[m.links[link].element], a = side * sp.sol[k], b = side * sp.null_dir[k];
       if (b > 0.0) z_low = std::max(z_low, -a / b);
       else if (b < 0.0) z_high = std::min(z_high, -a / b);
       else if (a < 0.0) feasible = false;
@@ -140,7 +139,7 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
   for (int k = 0; k < nl; ++k) {
     const double lam = sp.sqrt_weight[k] * sp.sol[k];
     lambda[sp.links[k]] = lam;
-    if (!is_contact_link(m, sp.links[k])) u = std::max(u, std::abs(lam) / std::max(limit[sp.links[k]], kTiny));
+    if (!m.is_contact_link(sp.links[k])) u = std::max(u, std::abs(lam) / std::max(limit[sp.links[k]], kTiny));
   }
   return u;
 }

@@ -5,7 +5,7 @@
 // In a locked cluster every body j satisfies I_j a_j = f_j - sum_e F_ej lambda_e,
 // where a_j = g_j a is its share of the cluster's acceleration and F_e the
 // link's velocity row (e_a - e_b for friction, e_a - p e_b for a contact;
-// solvers/structure_links.hpp). The torques lambda therefore solve
+// Model::links). The torques lambda therefore solve
 // F^T lambda = r with r_j = f_j - I_j a_j. A contact's torque is one-sided
 // (side * lambda >= 0); it has no upper limit.
 //
@@ -33,7 +33,7 @@ namespace luztar {
 
 struct StaticSplit {
   std::vector<int> bodies;  // cluster members (rows)
-  std::vector<int> links;   // link ids (columns; solvers/structure_links.hpp)
+  std::vector<int> links;   // link ids (columns; Model::links)
   int nullity = 0;          // independent loops among the links
   Eigen::VectorXd null_dir;                                        // (links) loop direction (nullity 1)
   Eigen::VectorXd sqrt_weight;                                     // (links) sqrt(L_e) at locking (nullity >= 2)

@@ -15,6 +15,8 @@
 #include "core/run_frame.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
+#include "elements/kinds.hpp"
+#include "elements/torque_load.hpp"
 #include "solvers/numerics/box_qp.hpp"
 #include "solvers/blocks/sampled_blocks.hpp"
 #include "solvers/sampling_loop.hpp"
@@ -55,18 +57,14 @@ class MoreauJean {
       throw std::invalid_argument("time stepping: the step h must be > 0 (simulation.step)");
     if (!(s.theta >= 0.5 && s.theta <= 1.0))
       throw std::invalid_argument("time stepping: theta must be in [0.5, 1] (simulation.theta)");
-    for (std::size_t i = 0; i < m.frictions.size(); ++i) {
-      const Friction& f = m.frictions[i];
-      if (!can_have_dry_friction(m, f)) continue;
-      friction_row_[i] = static_cast<int>(rows_.size());
-      rows_.push_back({f.a, f.b, -1.0, static_cast<int>(i)});
-    }
-    num_friction_rows_ = static_cast<int>(rows_.size());  // friction rows first, always in the LCP
-    for (std::size_t i = 0; i < m.springs.size(); ++i) {
-      const Spring& sp = m.springs[i];
-      if (!sp.rigid()) continue;
-      spring_row_[i] = static_cast<int>(rows_.size());
-      rows_.push_back({sp.a, sp.b, -sp.ratio, static_cast<int>(i)});
+    // One row per link (Model::links: frictions first, always in the LCP, then
+    // rigid freeplays); a friction element without dry friction has none.
+    for (const ModelLink& l : m.links) {
+      const bool contact = l.kind == LinkKind::contact;
+      if (!contact && !can_have_dry_friction(m, m.frictions[l.element])) continue;
+      (contact ? spring_row_ : friction_row_)[l.element] = static_cast<int>(rows_.size());
+      rows_.push_back({l.a, l.b, -l.ratio, l.element});
+      if (!contact) num_friction_rows_ = static_cast<int>(rows_.size());
     }
     q_ = Eigen::Map<const Eigen::VectorXd>(m.angle0.data(), nb);
     v_ = Eigen::Map<const Eigen::VectorXd>(m.velocity0.data(), nb);
@@ -145,18 +143,20 @@ class MoreauJean {
   std::vector<double> torque_;
   std::vector<std::int8_t> state_;
 
-  // Kinematics of core/energy on Eigen vectors (a spring's rate is its deflection of the velocities).
+  // The elements' relations (elements/) on Eigen vectors.
   static double deflection(const Spring& s, const Eigen::VectorXd& q) { return spring_deflection(s, q.data()); }
-  static double deflection_rate(const Spring& s, const Eigen::VectorXd& v) { return spring_deflection(s, v.data()); }
-  static double relative_velocity(const Friction& f, const Eigen::VectorXd& v) { return slip_velocity(f, v.data()); }
-  // Elastic springs on the stiff side of luz at q (a linear spring always is).
-  bool outside_gap(const Spring& s) const { return s.freeplay == 0.0 || std::abs(deflection(s, q_)) > s.freeplay; }
+  static double deflection_rate(const Spring& s, const Eigen::VectorXd& v) { return spring_rate(s, v.data()); }
+  static double relative_velocity(const Friction& f, const Eigen::VectorXd& v) { return friction_rate(f, v.data()); }
+  // Tangent stiffness of a spring at q: k on the stiff side of luz (a linear
+  // spring always), 0 in the gap and for a rigid freeplay.
+  double stiffness_at(const Spring& s) const {
+    return spring_stiffness(s, freeplay_side(deflection(s, q_), s.freeplay, 0.0));
+  }
 
   const Iteration& iteration(double h) {
     const int ns = static_cast<int>(m_.springs.size());
     outside_.assign(ns, 0);
-    for (int i = 0; i < ns; ++i)
-      if (!m_.springs[i].rigid() && m_.springs[i].stiffness > 0.0) outside_[i] = outside_gap(m_.springs[i]);
+    for (int i = 0; i < ns; ++i) outside_[i] = stiffness_at(m_.springs[i]) > 0.0;
     for (const Iteration& it : iterations_)
       if (it.h == h && it.outside == outside_) return it;
     const int nb = m_.num_bodies();
@@ -173,9 +173,9 @@ class MoreauJean {
     for (int i = 0; i < ns; ++i) {
       const Spring& s = m_.springs[i];
       const double k = outside_[i] ? s.stiffness : 0.0;
-      add_pair(s.a, s.b, -s.ratio, ht * s.damping + ht * ht * k);
+      add_pair(s.a, s.b, -s.ratio, ht * spring_damping(s) + ht * ht * k);
     }
-    for (const Friction& f : m_.frictions) add_pair(f.a, f.b, -1.0, ht * f.viscous);
+    for (const Friction& f : m_.frictions) add_pair(f.a, f.b, -1.0, ht * friction_damping(f));
     if (iterations_.size() >= 32) iterations_.erase(iterations_.begin());  // keep the recent ones
     Iteration& it = iterations_.emplace_back();
     it.outside = outside_;
@@ -194,35 +194,23 @@ class MoreauJean {
     return it;
   }
 
-  // Torque of load l at t, finite (core/signal.hpp: require_finite_at, named after its element).
-  double load_torque(std::size_t l, double t, const double* inputs) const {
-    return require_finite_at(evaluate(m_.signals[m_.loads[l].signal], t, inputs), t, "element",
-                             m_.element_names[m_.load_element[l]], "torque");
-  }
-
   // v_free = v_k + W^-1 h (F_theta + f(q_k, v_k) - h theta K v_k); F_theta stays in force_ for the work.
   void free_velocity(double h, double t1, const Iteration& it) {
     force_.setZero();
     const double* inputs = values_.data();
-    for (std::size_t l = 0; l < m_.loads.size(); ++l)
-      force_[m_.loads[l].body] += (1.0 - theta_) * load_torque(l, t_, inputs) + theta_ * load_torque(l, t1, inputs);
+    for (int l = 0; l < static_cast<int>(m_.loads.size()); ++l)
+      force_[m_.loads[l].body] +=
+          (1.0 - theta_) * load_torque(m_, l, t_, inputs) + theta_ * load_torque(m_, l, t1, inputs);
     rhs_ = force_;
     for (std::size_t i = 0; i < m_.springs.size(); ++i) {
       const Spring& s = m_.springs[i];
-      const double rate = deflection_rate(s, v_);
-      double T = s.damping * rate;
-      if (!s.rigid()) {
-        T += s.stiffness * luz(deflection(s, q_), s.freeplay);
-        if (outside_[i]) T += h * theta_ * s.stiffness * rate;  // - h theta K v_k
-      }
-      rhs_[s.a] -= T;
-      if (s.b != kGround) rhs_[s.b] += s.ratio * T;
+      const SpringRelation r = spring_relation(s, q_.data(), v_.data());
+      double T = spring_torque_exact(s, r);                     // a rigid freeplay's contact is its row's
+      if (outside_[i]) T += h * theta_ * s.stiffness * r.rate;  // - h theta K v_k
+      apply_spring_torque(s, T, rhs_.data());
     }
-    for (const Friction& f : m_.frictions) {
-      const double T = f.viscous * relative_velocity(f, v_);
-      rhs_[f.a] -= T;
-      if (f.b != kGround) rhs_[f.b] += T;
-    }
+    for (const Friction& f : m_.frictions)  // the dry part is the friction row's
+      apply_friction_torque(f, viscous_friction_torque(f, relative_velocity(f, v_)), rhs_.data());
     rhs_ *= h;
     v_free_ = v_ + it.W.solve(rhs_);
   }
@@ -263,8 +251,7 @@ class MoreauJean {
       if (r < num_friction_rows_) {
         const int f = rows_[r].element;
         const Friction& fr = m_.frictions[f];
-        const double mt0 = require_finite_at(evaluate(m_.signals[fr.coulomb], t1, values_.data()), t1, "element",
-                                             m_.element_names[m_.friction_element[f]], "coulomb");
+        const double mt0 = coulomb_limit(m_, f, t1, values_.data());
         const double L = stuck_[f] ? static_friction_limit(fr, mt0) : mt0;
         lo_[i] = -h * L;
         hi_[i] = h * L;
@@ -336,8 +323,9 @@ class MoreauJean {
     // Energy booked with the mean velocity (see the header).
     input_work_ += h * force_.dot(v_mid_);
     double diss = 0.0;
-    for (const Spring& s : m_.springs) diss += s.damping * deflection_rate(s, v_theta_) * deflection_rate(s, v_mid_);
-    for (const Friction& f : m_.frictions) diss += f.viscous * relative_velocity(f, v_theta_) * relative_velocity(f, v_mid_);
+    for (const Spring& s : m_.springs) diss += spring_dissipation(s, deflection_rate(s, v_theta_), deflection_rate(s, v_mid_));
+    for (const Friction& f : m_.frictions)
+      diss += viscous_friction_dissipation(f, relative_velocity(f, v_theta_), relative_velocity(f, v_mid_));
     diss *= h;
     for (std::size_t i = 0; i < active_.size(); ++i)
       diss -= sign_[i] * qp_.x[static_cast<int>(i)] * rows_[active_[i]].dot(v_mid_);
@@ -350,50 +338,39 @@ class MoreauJean {
   }
 
   void outputs(double h) {
-    for (int e = 0; e < m_.num_elements(); ++e) {
-      const int i = m_.element_index[e];
-      switch (m_.element_kind[e]) {
-        case ElementKind::spring: {
-          const Spring& s = m_.springs[i];
-          const double x = deflection(s, q_), rate = deflection_rate(s, v_);
-          if (s.rigid()) {
-            torque_[e] = (contact_upper_[i] - contact_lower_[i]) / h + s.damping * rate;
-            state_[e] = contact_upper_[i] > 0.0 ? 1 : contact_lower_[i] > 0.0 ? -1 : 0;
-          } else {
-            torque_[e] = s.stiffness * luz(x, s.freeplay) + s.damping * rate;
-            state_[e] = has_freeplay_events(s) ? freeplay_side(x, s.freeplay, rate) : 0;
-          }
-          break;
-        }
-        case ElementKind::friction: {
-          const Friction& f = m_.frictions[i];
-          const double u = relative_velocity(f, v_);
-          const int r = friction_row_[i];
-          const double P = r >= 0 ? impulse_[r] : 0.0;
-          torque_[e] = f.viscous * u - P / h;
-          bool stuck = false;
-          if (r >= 0) {
-            const double bound = hi_[r];  // friction rows lead the LCP in row order
-            stuck = bound > 0.0 && std::abs(P) < bound * (1.0 - 1e-9);
-          }
-          stuck_[i] = stuck;
-          state_[e] = stuck ? 0 : u > 0.0 ? 1 : u < 0.0 ? -1 : P > 0.0 ? -1 : 1;
-          break;
-        }
-        case ElementKind::torque:
-          torque_[e] = evaluate(m_.signals[m_.loads[i].signal], t_, values_.data());
-          state_[e] = 0;
-          break;
-      }
+    auto put = [&](int e, ElementOutput o) {
+      torque_[e] = o.torque;
+      state_[e] = o.state;
+    };
+    for (std::size_t i = 0; i < m_.springs.size(); ++i) {
+      const Spring& s = m_.springs[i];
+      const SpringRelation r = spring_relation(s, q_.data(), v_.data());
+      if (s.rigid())  // the contact torque of the step's impulses
+        put(m_.spring_element[i], spring_output_exact(s, r, contact_upper_[i] > 0.0   ? 1
+                                                            : contact_lower_[i] > 0.0 ? -1
+                                                                                      : 0,
+                                                      (contact_upper_[i] - contact_lower_[i]) / h));
+      else
+        put(m_.spring_element[i],
+            spring_output_exact(s, r, has_freeplay_events(s) ? freeplay_side(r.x, s.freeplay, r.rate) : 0, 0.0));
     }
+    for (std::size_t i = 0; i < m_.frictions.size(); ++i) {
+      const Friction& f = m_.frictions[i];
+      const double u = relative_velocity(f, v_);
+      const int r = friction_row_[i];
+      const double P = r >= 0 ? impulse_[r] : 0.0;
+      bool stuck = false;
+      if (r >= 0) {
+        const double bound = hi_[r];  // friction rows lead the LCP in row order
+        stuck = bound > 0.0 && std::abs(P) < bound * (1.0 - 1e-9);
+      }
+      stuck_[i] = stuck;
+      put(m_.friction_element[i], {viscous_friction_torque(f, u) - P / h,
+                                   static_cast<std::int8_t>(stuck ? 0 : u > 0.0 ? 1 : u < 0.0 ? -1 : P > 0.0 ? -1 : 1)});
+    }
+    for (int l = 0; l < static_cast<int>(m_.loads.size()); ++l) put(m_.load_element[l], load_output(m_, l, t_, values_.data()));
   }
 };
-
-EventKind event_kind(ElementKind kind, std::int8_t before, std::int8_t after) {
-  if (kind == ElementKind::spring) return after == 0 ? EventKind::separation : EventKind::contact;
-  if (after == 0) return EventKind::stick;
-  return before == 0 ? EventKind::break_away : EventKind::reversal;
-}
 
 }  // namespace
 
@@ -508,7 +485,7 @@ class TimeSteppingRun {
     for (int e = 0; e < ne && k > 0; ++e) {
       const std::int8_t a = before_[e], b = mj_.state()[e];
       if (a == b || model_.element_kind[e] == ElementKind::torque) continue;
-      r_.events.push_back({mj_.t(), e, event_kind(model_.element_kind[e], a, b), a, b});
+      r_.events.push_back({mj_.t(), e, element_kind_info(model_.element_kind[e]).event(a, b), a, b});
       changed = true;
     }
     r_.stats.events += changed;

@@ -1,0 +1,56 @@
+#include "elements/kinds.hpp"
+
+#include "elements/freeplay_spring.hpp"
+#include "elements/friction.hpp"
+#include "elements/massless_bearing.hpp"
+
+namespace luztar {
+
+namespace {
+
+// A stuck group with one loop is watched as a whole (its static split is not
+// unique): 1 - its largest |lambda| / limit. Index: the static split.
+double group_witness(const Model&, const Witness& w, const WitnessInputs& in) {
+  return 1.0 - in.group_utilisation[w.index];
+}
+
+const ElementKindInfo kElementKinds[] = {
+    {ElementKind::spring, spring_event},
+    {ElementKind::friction, friction_event},
+    {ElementKind::torque, nullptr},
+};
+
+}  // namespace
+
+// In the order of WitnessKind.
+const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
+    {WitnessKind::slip_velocity, "slip_velocity", "a slipping friction element arrives at rest",
+     Crossing::arrives_at_rest, 0, friction_witness},
+    {WitnessKind::stick_upper, "stick_upper", "a stuck friction element's reserve runs out: it breaks away in +",
+     Crossing::reserve_exhausted, +1, friction_witness},
+    {WitnessKind::stick_lower, "stick_lower", "a stuck friction element's reserve runs out: it breaks away in -",
+     Crossing::reserve_exhausted, -1, friction_witness},
+    {WitnessKind::group_reserve, "group_reserve", "a link of a stuck group with one loop reaches its limit",
+     Crossing::group_exhausted, 0, group_witness},
+    {WitnessKind::freeplay_upper, "freeplay_upper", "x = +a: the teeth meet or part on the + flank",
+     Crossing::freeplay_flank, +1, spring_witness},
+    {WitnessKind::freeplay_lower, "freeplay_lower", "x = -a: the teeth meet or part on the - flank",
+     Crossing::freeplay_flank, -1, spring_witness},
+    {WitnessKind::massless_upper, "massless_upper", "M = +MT0: a massless body starts or stops moving in +",
+     Crossing::massless_kink, +1, massless_witness},
+    {WitnessKind::massless_lower, "massless_lower", "M = -MT0: a massless body starts or stops moving in -",
+     Crossing::massless_kink, -1, massless_witness},
+    {WitnessKind::contact_force, "contact_force", "rigid freeplay teeth in contact unload",
+     Crossing::contact_unloads, 0, spring_witness},
+    {WitnessKind::gap_turnaround, "gap_turnaround", "x' turns back towards the nearer flank (no mode change)",
+     Crossing::none, 0, spring_witness},
+};
+
+const ElementKindInfo& element_kind_info(ElementKind k) { return kElementKinds[static_cast<int>(k)]; }
+
+int max_witness_count(const Model& m) {
+  return static_cast<int>(kMaxFrictionWitnesses * m.frictions.size() + kMaxSpringWitnesses * m.springs.size()) +
+         kMaxMasslessWitnesses * m.num_bodies();
+}
+
+}  // namespace luztar

@@ -1,0 +1,65 @@
+#pragma once
+// Witnesses: the root functions of the event-driven solver (Drake's witness
+// functions). Each element kind lists the ones it watches in a given mode
+// (elements/<kind>.hpp: *_witnesses) and evaluates them (*_witness); the table
+// of kinds (elements/kinds.hpp) names each and says what its crossing means.
+// A witness is never identically zero in the mode that watches it: a stuck
+// element watches its friction reserve, not its (zero) velocity.
+#include <cstdint>
+
+namespace luztar {
+
+enum class WitnessKind {
+  slip_velocity,   // friction slipping: its relative velocity reaches 0 (arrives at rest)
+  stick_upper,     // friction stuck: its reserve r MT0 - lambda reaches 0 (breaks away +)
+  stick_lower,     // friction stuck: its reserve r MT0 + lambda reaches 0 (breaks away -)
+  group_reserve,   // a stuck group with one loop: its utilisation reaches 1 (some link gives way)
+  freeplay_upper,  // spring: x - a crosses 0 (contact on the + flank, or leaving it)
+  freeplay_lower,  // spring: x + a crosses 0 (contact on the - flank, or leaving it)
+  massless_upper,  // massless body: M - MT0 crosses 0 (kink of luz(M, MT0))
+  massless_lower,  // massless body: M + MT0 crosses 0
+  contact_force,   // rigid freeplay in contact: side * lambda reaches 0 (the teeth unload)
+  // A rigid freeplay in its gap: the relative velocity x' turns back towards
+  // the nearer flank. No structure changes there; it splits a short flight
+  // (a rebound that returns to the same flank within one integrator step,
+  // where x - a would change sign twice and go unseen) in two.
+  gap_turnaround
+};
+inline constexpr int kNumWitnessKinds = 10;
+
+// What a crossing means for the variable structure; the event pipeline
+// (solvers/simulator.cpp) applies it, with the sign of the kind's table row
+// (elements/kinds.hpp).
+enum class Crossing {
+  none,               // nothing changes (the integrator goes on with its history)
+  freeplay_flank,     // the spring's side goes 0 -> sign, or back to 0 (a rigid freeplay's teeth strike)
+  contact_unloads,    // rigid freeplay teeth in contact may part: decided by the S-S selection
+  arrives_at_rest,    // a slipping friction element reaches v = 0: decided by the S-S selection
+  reserve_exhausted,  // a stuck friction element breaks away in direction sign
+  group_exhausted,    // a link of a stuck group with one loop reaches its limit
+  massless_kink       // a massless body's luz branch goes 0 -> sign, or back to 0
+};
+
+// One root function: what it watches, on which element, and the crossing
+// direction that counts (CVODE convention: +1 increasing, -1 decreasing).
+struct Witness {
+  WitnessKind kind;
+  int index;           // friction (slip/stick), static split (group), spring (freeplay, contact) or body (massless)
+  int direction;
+  double level = 0.0;  // the root is where the watched quantity crosses this value
+};
+
+// What the solver evaluated at the state a witness is read at; sizes in
+// brackets (links: Model::links). Pointers into the solver's scratch.
+struct WitnessInputs {
+  const double* q = nullptr;                  // (nb) angles [rad]
+  const double* w = nullptr;                  // (nb) velocities [rad/s]
+  const double* force = nullptr;              // (nb) applied torques [N m]
+  const double* massless_mt0 = nullptr;       // (nb) summed MT0 of a massless body's bearings [N m]
+  const double* limit = nullptr;              // (links) static limits [N m]
+  const double* lambda = nullptr;             // (links) link torques [N m]
+  const double* group_utilisation = nullptr;  // (static splits) largest |lambda| / limit of each group
+  const std::int8_t* spring_side = nullptr;   // (ns) freeplay sides
+};
+
+}  // namespace luztar
