@@ -96,7 +96,10 @@ struct SearchCounters {
   long iterations = 0;   // Newton / bisection steps in locating roots
 };
 
-// The first crossing of g in [0, h] in `direction` (+1, -1, 0 both), given
+// A direction that watches no crossing: first_crossing() then only carries the sign to h.
+inline constexpr int kWatchNone = 2;
+
+// The first crossing of g in [0, h] in `direction` (+1, -1, 0 both, kWatchNone), given
 // `sign`, the sign of g just before 0 (0 unknown). Returns std::nullopt when
 // there is none, and updates `sign` to the sign of g at h (after a returned
 // crossing: its new sign). resolution: bracket width at which a root is
