@@ -8,6 +8,7 @@
 #include <functional>
 #include <numbers>
 
+#include "tests/exact_signals.hpp"
 #include "tests/model_builder.hpp"
 
 namespace luztar::exact {
@@ -30,14 +31,7 @@ struct TestSystem : AffineModeSystem {
   void quadrature(const double* y, const double* s, double* out) override { q(y, s, out); }
 };
 
-Signal step(double time, double initial, double final_value) {
-  Signal s;
-  s.kind = Signal::Kind::step;
-  s.time = time;
-  s.initial = initial;
-  s.final_value = final_value;
-  return s;
-}
+using test::step;
 
 // x'' = -w^2 x + sigma, sigma = F sin(W t): from (x0, v0),
 // x = x0 cos wt + (v0 - F W / (w^2 - W^2)) / w sin wt + F / (w^2 - W^2) sin Wt.

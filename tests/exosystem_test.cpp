@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "solvers/exact/matrix_exponential.hpp"
+#include "tests/exact_signals.hpp"
 #include "tests/model_builder.hpp"
 
 namespace luztar::exact {
@@ -20,14 +21,7 @@ using test::ramp;
 using test::sine;
 
 Signal constant(double v) { return Signal::make_constant(v); }
-Signal step(double time, double initial, double final_value) {
-  Signal s;
-  s.kind = Signal::Kind::step;
-  s.time = time;
-  s.initial = initial;
-  s.final_value = final_value;
-  return s;
-}
+using test::step;
 Signal table(std::vector<double> t, std::vector<double> v) {
   Signal s;
   s.kind = Signal::Kind::table;
