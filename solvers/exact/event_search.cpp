@@ -178,10 +178,11 @@ void TaylorData::build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, doubl
   D_ = &D;
   h_ = h;
   growth_ = std::exp(norm * h);
-  v_[0] = z0;
-  for (std::size_t k = 0; k <= kTaylorTerms; ++k) {
-    if (k > 0) v_[k].noalias() = A * v_[k - 1];
-    scaled_norm_[k] = v_[k].cwiseQuotient(D).lpNorm<Eigen::Infinity>();
+  V_.resize(z0.size(), kTaylorTerms + 1);
+  V_.col(0) = z0;
+  for (int k = 0; k <= kTaylorTerms; ++k) {
+    if (k > 0) V_.col(k).noalias() = A * V_.col(k - 1);
+    scaled_norm_[static_cast<std::size_t>(k)] = V_.col(k).cwiseQuotient(D).lpNorm<Eigen::Infinity>();
   }
 }
 

@@ -59,13 +59,14 @@ class TaylorData {
   // A (N x N) with its balancing D and balanced norm; h with norm * h <= kMaxNormStep.
   void build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double norm, const Eigen::VectorXd& z0, double h);
   double h() const { return h_; }
-  const Eigen::VectorXd& v(int k) const { return v_[static_cast<std::size_t>(k)]; }
+  Eigen::MatrixXd::ConstColXpr v(int k) const { return V_.col(k); }
+  const Eigen::MatrixXd& V() const { return V_; }  // N x (kTaylorTerms + 1): the v_k as columns
   double scaled_norm(int k) const { return scaled_norm_[static_cast<std::size_t>(k)]; }  // ||D^-1 v_k||_inf
   double growth() const { return growth_; }  // e^{norm h}
   const Eigen::VectorXd& D() const { return *D_; }
 
  private:
-  std::array<Eigen::VectorXd, kTaylorTerms + 1> v_;
+  Eigen::MatrixXd V_;
   std::array<double, kTaylorTerms + 1> scaled_norm_{};
   const Eigen::VectorXd* D_ = nullptr;
   double h_ = 0.0, growth_ = 1.0;

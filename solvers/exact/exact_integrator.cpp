@@ -1,6 +1,7 @@
 #include "solvers/exact/exact_integrator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -182,6 +183,7 @@ void ExactIntegrator::restart_signs() {
   polys_.resize(F);
   if (F == 0) return;
   taylor_.build(mode_->A, mode_->D, mode_->norm, z_, mode_->h);
+  taylor_fresh_ = true;
   for (std::size_t j = 0; j < F; ++j)
     signs_[j] = leaving_sign(event_polynomial(mode_->G.row(static_cast<Eigen::Index>(j)), taylor_));
 }
@@ -193,6 +195,37 @@ void ExactIntegrator::propagate(double s) {
   for (int j = 0; j < quads_; ++j) q_(j) += z_.dot(prop.W[static_cast<std::size_t>(j)] * z_);
   z_ = prop.Phi * z_;
   t_ += s;
+  taylor_fresh_ = false;
+}
+
+void ExactIntegrator::propagate_partial(double s) {
+  ++stats_.substeps;
+  if (s <= 0.0) return;
+  if (!taylor_fresh_) taylor_.build(mode_->A, mode_->D, mode_->norm, z_, s);
+  // z(s) = sum_k v_k s^k / k! and int_0^s z^T Q z = sum_{i,k} v_i^T Q v_k s^(i+k+1) / (i! k! (i+k+1))
+  std::array<double, kTaylorTerms + 1> f{};  // s^k / k!
+  f[0] = 1.0;
+  for (int k = 1; k <= kTaylorTerms; ++k) f[static_cast<std::size_t>(k)] = f[static_cast<std::size_t>(k - 1)] * s / k;
+  // the terms that matter: f_k ||D^-1 v_k|| above 1e-18 of the largest
+  int terms = kTaylorTerms + 1;
+  double largest = 0.0;
+  for (int k = 0; k <= kTaylorTerms; ++k) largest = std::max(largest, f[static_cast<std::size_t>(k)] * taylor_.scaled_norm(k));
+  while (terms > 1 && f[static_cast<std::size_t>(terms - 1)] * taylor_.scaled_norm(terms - 1) <= 1e-18 * largest) --terms;
+  const auto V = taylor_.V().leftCols(terms);
+  for (int j = 0; j < quads_; ++j) {
+    qv_.noalias() = mode_->Q[static_cast<std::size_t>(j)] * V;
+    gram_.noalias() = V.transpose() * qv_;
+    double sum = 0.0;
+    for (int k = 0; k < terms; ++k)
+      for (int i = 0; i < terms; ++i)
+        sum += gram_(i, k) * f[static_cast<std::size_t>(i)] * f[static_cast<std::size_t>(k)] / (i + k + 1);
+    q_(j) += sum * s;
+  }
+  Eigen::VectorXd z = V.col(terms - 1) * f[static_cast<std::size_t>(terms - 1)];
+  for (int k = terms - 2; k >= 0; --k) z += V.col(k) * f[static_cast<std::size_t>(k)];
+  z_ = z;
+  t_ += s;
+  taylor_fresh_ = false;
 }
 
 Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& t, double* y) {
@@ -247,7 +280,7 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
         }
         if (!built) {
           taylor_.build(mode_->A, mode_->D, mode_->norm, z_, step);
-          built = true;
+          taylor_fresh_ = built = true;
         }
         ++stats_.searches;
         searched_[j] = 1;
@@ -260,7 +293,10 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
       }
     }
     if (best == INFINITY) {
-      propagate(step);
+      if (step == mode_->h)
+        propagate(step);
+      else
+        propagate_partial(step);
       if (last) t_ = end;
       continue;
     }
@@ -282,7 +318,7 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
       }
     }
     const double t_start = t_;
-    propagate(best);
+    propagate_partial(best);
     t_ = best == step && last ? end : t_start + best;
     bool switched = false;
     for (std::size_t j = static_cast<std::size_t>(roots_); j < F; ++j)
