@@ -108,6 +108,31 @@ TEST(ExactIntegrator, CoulombBlockSlipsToRest) {
   EXPECT_EQ(t, 10.0);
 }
 
+// The same block with a constant MT0 = 1.5 stops at exactly t* = m v0 / MT0 = 4 s:
+// a root at the output time itself is reported there (before the output is
+// taken as reached), once.
+TEST(ExactIntegrator, RootAtTheOutputTimeIsReportedOnce) {
+  const double m = 2.0, v0 = 3.0;
+  TestSystem sys;
+  sys.r = 1;
+  sys.f = [&](const double* y, const double* s, double* out) {
+    out[0] = y[1];
+    out[1] = -s[0] / m;
+  };
+  sys.g = [](const double* y, const double*, double* out) { out[0] = y[1]; };
+  const Signal mt0 = Signal::make_constant(1.5);
+  ExactIntegrator integ(sys, {&mt0}, nullptr);
+  double y[2] = {0.0, v0}, t = 0.0;
+  integ.reset(0.0, y, nullptr, {-1});
+  ASSERT_EQ(integ.advance(4.0, 10.0, t, y), Integrator::Outcome::root);
+  EXPECT_NEAR(t, 4.0, 4e-15);
+  EXPECT_EQ(integ.roots_found(), std::vector<int>{-1});
+  ASSERT_EQ(integ.advance(4.0, 10.0, t, y), Integrator::Outcome::reached);
+  EXPECT_EQ(t, 4.0);
+  EXPECT_NEAR(y[0], 6.0, 1e-14);
+  ASSERT_EQ(integ.advance(5.0, 10.0, t, y), Integrator::Outcome::reached);
+}
+
 // A mass on a spring (x'' = -k1 x) between flanks at x = a: free from x = 0 with
 // v = V it hits at t1 = asin(a w1 / V) / w1 with v1 = V cos(w1 t1); in contact
 // (x'' = -k1 x - k2 (x - a), equilibrium xe = k2 a / (k1 + k2)) it leaves again after

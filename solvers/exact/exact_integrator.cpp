@@ -192,8 +192,12 @@ void ExactIntegrator::propagate(double s) {
   ++stats_.substeps;
   if (s <= 0.0) return;
   const Propagator& prop = propagators_.get(mode_->id, mode_->A, mode_->Q, s);
-  for (int j = 0; j < quads_; ++j) q_(j) += z_.dot(prop.W[static_cast<std::size_t>(j)] * z_);
-  z_ = prop.Phi * z_;
+  for (int j = 0; j < quads_; ++j) {
+    zscratch_.noalias() = prop.W[static_cast<std::size_t>(j)] * z_;
+    q_(j) += z_.dot(zscratch_);
+  }
+  zscratch_.noalias() = prop.Phi * z_;
+  z_.swap(zscratch_);
   t_ += s;
   taylor_fresh_ = false;
 }
@@ -221,9 +225,8 @@ void ExactIntegrator::propagate_partial(double s) {
         sum += gram_(i, k) * f[static_cast<std::size_t>(i)] * f[static_cast<std::size_t>(k)] / (i + k + 1);
     q_(j) += sum * s;
   }
-  Eigen::VectorXd z = V.col(terms - 1) * f[static_cast<std::size_t>(terms - 1)];
-  for (int k = terms - 2; k >= 0; --k) z += V.col(k) * f[static_cast<std::size_t>(k)];
-  z_ = z;
+  z_ = V.col(terms - 1) * f[static_cast<std::size_t>(terms - 1)];
+  for (int k = terms - 2; k >= 0; --k) z_ += V.col(k) * f[static_cast<std::size_t>(k)];
   t_ += s;
   taylor_fresh_ = false;
 }
@@ -233,8 +236,11 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
   const bool stop_first = earlier(tstop, tout);
   const double target = stop_first ? tstop : tout;
   const auto F = static_cast<std::size_t>(mode_->G.rows());
-  std::vector<double> cross_s(F);
-  std::vector<int> cross_dir(F), before(F);
+  std::vector<double>& cross_s = cross_s_;
+  std::vector<int>& cross_dir = cross_dir_;
+  std::vector<int>& before = before_;
+  cross_s.resize(F);
+  cross_dir.resize(F);
   auto finish = [&](Outcome outcome) {
     t = t_;
     for (int i = 0; i < n_; ++i) y[i] = z_(i);
@@ -262,13 +268,15 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
     // Event search: a first-order exclusion first, the full search for the rest.
     double best = INFINITY;
     if (F > 0) {
-      const Eigen::VectorXd gz = mode_->G * z_;
-      const double slope = (mode_->A * z_).cwiseQuotient(mode_->D).lpNorm<Eigen::Infinity>();
+      gz_.noalias() = mode_->G * z_;
+      const Eigen::VectorXd& gz = gz_;
+      zscratch_.noalias() = mode_->A * z_;
+      const double slope = zscratch_.cwiseQuotient(mode_->D).lpNorm<Eigen::Infinity>();
       const double zscale = z_.cwiseQuotient(mode_->D).lpNorm<Eigen::Infinity>();
       const double growth = std::exp(mode_->norm * step);
       bool built = false;
       before = signs_;
-      searched_.assign(F, 0);
+      searched_.assign(F, 0);  // capacity kept: no allocation after the first call
       for (std::size_t j = 0; j < F; ++j) {
         cross_s[j] = INFINITY;
         const double gn = mode_->g_norm(static_cast<Eigen::Index>(j));

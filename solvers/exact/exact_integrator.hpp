@@ -144,6 +144,9 @@ class ExactIntegrator : public Integrator {
   TaylorData taylor_;
   bool taylor_fresh_ = false;  // taylor_ holds the series of the current z_
   Eigen::MatrixXd qv_, gram_;  // scratch of propagate_partial
+  Eigen::VectorXd gz_, zscratch_;
+  std::vector<double> cross_s_;  // per watched function: its first crossing on the sub-step
+  std::vector<int> cross_dir_, before_;
   std::vector<EventPolynomial> polys_;
   std::vector<char> searched_;
   ExactStatistics stats_;
