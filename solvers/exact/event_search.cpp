@@ -186,7 +186,8 @@ void TaylorData::build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, doubl
   }
 }
 
-EventPolynomial event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd>& c, const TaylorData& data) {
+EventPolynomial event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& c,
+                                 const TaylorData& data) {
   EventPolynomial p;
   p.h = data.h();
   const double cnorm = c.cwiseProduct(data.D().transpose()).lpNorm<1>();

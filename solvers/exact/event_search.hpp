@@ -81,7 +81,8 @@ struct EventPolynomial {
   double h = 0.0;
   double tol() const { return remainder + roundoff; }
 };
-EventPolynomial event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd>& c, const TaylorData& data);
+EventPolynomial event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& c,
+                                 const TaylorData& data);
 
 // The sign in which g leaves s = 0 (see above): sign(g(0)) beyond tol, else
 // the first term a_k h^k beyond tol, else 0.
