@@ -122,7 +122,7 @@ void ExactIntegrator::identify(Mode& m) {
   m.A = Eigen::MatrixXd::Zero(N, N);
   m.A.topLeftCorner(n_, n_) = Jw.leftCols(n_);
   m.A.topRightCorner(n_, M) = Jw.rightCols(p_) * C;
-  m.A.col(n_) += b0;
+  m.A.col(n_).head(n_) += b0;  // the constant xi[0] = 1 carries b0
   m.A.bottomRightCorner(M, M) = exo_.S();
   const Eigen::MatrixXd& K = exo_.kinks();
   m.G = Eigen::MatrixXd::Zero(roots_ + K.rows(), N);
