@@ -36,11 +36,13 @@
 // grazing reserve) is no crossing; a root at the instant of a reset is not
 // reported again. What is not: roundoff itself (a crossing smaller than 4 tol
 // may pass for a touch), and speed at large sizes: the dense exponential is
-// O(N^3). Measured on this 2-core machine (loaded; best of 3), per new (mode, h):
-// exp 3.8 us and propagator with two Van Loan integrals 49 us at N = 12 (n = 8),
-// 36-80 us and 1.0-1.5 ms at N = 24 (n = 20); per sub-step with an output stop
-// every 1 ms, 3.1 us at N = 12 and ~30 us at N = 24 (Taylor data 0.7 / 6.6 us,
-// one event function searched in full 0.2-1 us). For the long chains of
+// O(N^3). Measured on this 2-core machine (Release, lightly loaded), per new
+// (mode, h): exp 3.0 us and propagator with two Van Loan integrals 37 us at
+// N = 12 (n = 8), 16 us and 0.3 ms at N = 24 (n = 20); per sub-step with an
+// output stop every 1 ms (a 4- and a 10-body chain, 6 and 18 root functions),
+// 2.9 us at N = 12 and 7.1 us at N = 24 (Taylor data 0.7 / 1.9 us; an event
+// function excluded at once 0.15-0.2 us, one with a root in the sub-step located
+// in 2.9 us: 51 enclosures, 3 Newton steps). For the long chains of
 // luztar_bench the pipeline should fall back to CVODE above a measured size.
 //
 // Signals: the pipeline stops at every breakpoint of the slot signals; if it
