@@ -1,0 +1,118 @@
+#pragma once
+// Finding the first root of an event function on a sub-step of the exact
+// integrator (issue 17): g(s) = c . z(s), z(s) = exp(A s) z0, s in [0, h].
+//
+// Taylor data. v_k = A^k z0 (k <= kTaylorTerms); g's Taylor polynomial
+// p(s) = sum_{k < kTaylorTerms} (c . v_k) s^k / k! differs from g on [0, h] by
+// at most the remainder bound
+//   R = ||c D||_1 e^{||D^-1 A D||_inf h} ||D^-1 v_N||_inf h^N / N!      (N = kTaylorTerms)
+// (Lagrange's remainder with ||e^{A u}|| <= e^{||A|| u}), in a basis balanced by
+// the diagonal D of powers of two (balance(): Osborne's iteration) so that
+// ||D^-1 A D|| is near the spectral radius of an oscillator, not its largest
+// entry. The sub-step must keep ||D^-1 A D|| h <= kMaxNormStep (then R is below
+// 1e-13 of the function's scale, mostly far below); first_root() splits a
+// longer interval into such pieces.
+//
+// What is certified (up to roundoff in the v_k, bounded by `roundoff`):
+// on an interval [a, b] the range of p is enclosed by its Taylor coefficients
+// about a (a positive coefficient adds at most c_k w^k, a negative one at least
+// c_k w^k); if the enclosure is beyond tol = R + roundoff, g has no root there.
+// The search bisects [0, h] from the left, so the first excursion of g through
+// zero is found however short (a dip through zero and back inside one sub-step).
+//
+// What a crossing is. The sign of g is known where |g| > tol. A crossing is a
+// change between known signs, located to roundoff by safeguarded Newton on p
+// inside the bracket (bisection when Newton leaves it); the reported root is the
+// first instant of the bracket's resolution at which g has its new sign (or the
+// bracket's end when g only reaches zero there). So:
+//   - a touch (a double root, a grazing stick reserve touching zero from below)
+//     returns to the sign it had: it is no crossing and is never reported;
+//   - an excursion beyond zero by more than 4 tol is always found; a smaller
+//     one may be taken for a touch;
+//   - at s = 0 after a reset the "sign before" is the sign in which g leaves
+//     zero (leaving_sign(): its first derivative beyond tol), so a root at the
+//     restart instant is not reported again and cannot loop at zero step; a
+//     grazing reserve whose leaving sign is 0 (flat to all orders) has no
+//     known sign until it moves away, and that first known sign is no crossing;
+//   - a root exactly at h is reported on this sub-step (its leaving sign at h
+//     differs from the sign before) with s = h, and the next sub-step, which
+//     starts from the new sign, does not report it again.
+#include <array>
+#include <optional>
+
+#include <Eigen/Dense>
+
+namespace luztar::exact {
+
+inline constexpr int kTaylorTerms = 16;
+inline constexpr double kMaxNormStep = 0.5;
+
+// The powers of two D (as a vector) of Osborne's balancing of A: the rows and
+// columns of D^-1 A D have similar norms (the diagonal is ignored).
+Eigen::VectorXd balance(const Eigen::MatrixXd& A);
+// ||D^-1 A D||_inf.
+double balanced_norm(const Eigen::MatrixXd& A, const Eigen::VectorXd& D);
+
+// v_k = A^k z0 for k = 0..kTaylorTerms, and the scaled norms the bounds use.
+class TaylorData {
+ public:
+  // A (N x N) with its balancing D and balanced norm; h with norm * h <= kMaxNormStep.
+  void build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double norm, const Eigen::VectorXd& z0, double h);
+  double h() const { return h_; }
+  Eigen::MatrixXd::ConstColXpr v(int k) const { return V_.col(k); }
+  const Eigen::MatrixXd& V() const { return V_; }  // N x (kTaylorTerms + 1): the v_k as columns
+  double scaled_norm(int k) const { return scaled_norm_[static_cast<std::size_t>(k)]; }  // ||D^-1 v_k||_inf
+  double growth() const { return growth_; }  // e^{norm h}
+  const Eigen::VectorXd& D() const { return *D_; }
+
+ private:
+  Eigen::MatrixXd V_;
+  std::array<double, kTaylorTerms + 1> scaled_norm_{};
+  const Eigen::VectorXd* D_ = nullptr;
+  double h_ = 0.0, growth_ = 1.0;
+};
+
+// One event function on the sub-step: p's coefficients a_k = g^(k)(0) / k!
+// and its tolerance.
+struct EventPolynomial {
+  std::array<double, kTaylorTerms> a{};
+  double remainder = 0.0;  // R
+  double roundoff = 0.0;   // of the coefficients and of evaluating p
+  double h = 0.0;
+  double tol() const { return remainder + roundoff; }
+};
+EventPolynomial event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& c,
+                                 const TaylorData& data);
+
+// The sign in which g leaves s = 0 (see above): sign(g(0)) beyond tol, else
+// the first term a_k h^k beyond tol, else 0.
+int leaving_sign(const EventPolynomial& p);
+
+struct Crossing {
+  double s;       // root [same unit as h], in [0, h]
+  int direction;  // +1 crossed increasing, -1 decreasing
+};
+
+struct SearchCounters {
+  long intervals = 0;    // enclosures computed
+  long iterations = 0;   // Newton / bisection steps in locating roots
+};
+
+// A direction that watches no crossing: first_crossing() then only carries the sign to h.
+inline constexpr int kWatchNone = 2;
+
+// The first crossing of g in [0, h] in `direction` (+1, -1, 0 both, kWatchNone), given
+// `sign`, the sign of g just before 0 (0 unknown). Returns std::nullopt when
+// there is none, and updates `sign` to the sign of g at h (after a returned
+// crossing: its new sign). resolution: bracket width at which a root is
+// located [unit of h] (the caller's time resolution, a few ulp of t).
+std::optional<Crossing> first_crossing(const EventPolynomial& p, int direction, int& sign, double resolution,
+                                       SearchCounters* counters = nullptr);
+
+// The first crossing of c . exp(A s) z0 on [0, h] for any h: splits it into
+// pieces with norm * piece <= kMaxNormStep (z at each piece start by one
+// exponential), and starts from the sign in which g leaves 0.
+std::optional<Crossing> first_root(const Eigen::MatrixXd& A, const Eigen::RowVectorXd& c, const Eigen::VectorXd& z0,
+                                   double h, int direction, double resolution, SearchCounters* counters = nullptr);
+
+}  // namespace luztar::exact
