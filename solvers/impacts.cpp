@@ -8,10 +8,15 @@
 
 namespace luztar {
 
-ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, const RestThreshold& rest,
-                              const std::vector<double>& force, std::vector<double>& q, std::vector<double>& w,
-                              ImpactWorkspace& ws) {
-  ImpactOutcome out;
+namespace {
+
+// Index of a body among the bodies the contacts touch (ws.bodies, sorted).
+int local_index(const ImpactWorkspace& ws, int body) {
+  return static_cast<int>(std::lower_bound(ws.bodies.begin(), ws.bodies.end(), body) - ws.bodies.begin());
+}
+
+// The rigid freeplays in contact (ws.contacts) and the bodies they touch (ws.bodies).
+void gather_contacts(const Model& m, const std::vector<std::int8_t>& side, ImpactWorkspace& ws) {
   ws.approach.assign(m.springs.size(), 0.0);
   ws.contacts.clear();
   ws.bodies.clear();
@@ -24,11 +29,15 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
   }
   std::sort(ws.bodies.begin(), ws.bodies.end());
   ws.bodies.erase(std::unique(ws.bodies.begin(), ws.bodies.end()), ws.bodies.end());
+}
+
+// Separating velocities before (ws.before), the rows of N M^-1 (ws.n_minv) and
+// the LCP's right-hand side (ws.q) by Newton's law. Returns the largest
+// separating speed; out.struck when some teeth approach.
+double approach_rows(const Model& m, const std::vector<std::int8_t>& side, const RestThreshold& rest,
+                     const std::vector<double>& force, const std::vector<double>& w, ImpactWorkspace& ws,
+                     ImpactOutcome& out) {
   const int nc = static_cast<int>(ws.contacts.size()), nb = static_cast<int>(ws.bodies.size());
-  auto local = [&](int body) {
-    return static_cast<int>(std::lower_bound(ws.bodies.begin(), ws.bodies.end(), body) - ws.bodies.begin());
-  };
-  // Separating velocities before, and the rows of N M^-1.
   ws.before.resize(nc);
   ws.q.resize(nc);
   ws.n_minv.setZero(nc, nb);
@@ -36,8 +45,8 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
   for (int c = 0; c < nc; ++c) {
     const Spring& sp = m.springs[ws.contacts[c]];
     const double dir = -side[ws.contacts[c]];
-    ws.n_minv(c, local(sp.a)) += dir / m.inertia[sp.a];
-    if (sp.b != kGround) ws.n_minv(c, local(sp.b)) -= dir * sp.ratio / m.inertia[sp.b];
+    ws.n_minv(c, local_index(ws, sp.a)) += dir / m.inertia[sp.a];
+    if (sp.b != kGround) ws.n_minv(c, local_index(ws, sp.b)) -= dir * sp.ratio / m.inertia[sp.b];
     ws.before[c] = dir * spring_deflection(sp, w);  // x' = q_a' - p q_b' (x is linear in q)
     if (ws.before[c] < 0.0) {
       out.struck = true;
@@ -53,13 +62,21 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
     const double e = rebound < rest.velocity || shallow ? 0.0 : sp.restitution;
     ws.q[c] = (1.0 + e) * ws.before[c];
   }
-  if (!out.struck) return out;
+  return speed;
+}
+
+// The impulses (ws.impulse) of the Delassus LCP: Lemke, or projected
+// Gauss-Seidel when Lemke fails or misses the tolerance (out.fallback, out.solved).
+void solve_impulses(const Model& m, const std::vector<std::int8_t>& side, double speed, ImpactWorkspace& ws,
+                    ImpactOutcome& out) {
+  const int nc = static_cast<int>(ws.contacts.size());
   ws.delassus.resize(nc, nc);
   for (int r = 0; r < nc; ++r)
     for (int c = 0; c < nc; ++c) {
       const Spring& sp = m.springs[ws.contacts[c]];
       const double dir = -side[ws.contacts[c]];
-      ws.delassus(r, c) = dir * (ws.n_minv(r, local(sp.a)) - (sp.b != kGround ? sp.ratio * ws.n_minv(r, local(sp.b)) : 0.0));
+      ws.delassus(r, c) = dir * (ws.n_minv(r, local_index(ws, sp.a)) -
+                                 (sp.b != kGround ? sp.ratio * ws.n_minv(r, local_index(ws, sp.b)) : 0.0));
     }
   LcpSolution sol = solve_lcp_lemke(ws.delassus, ws.q);
   if (sol.status != LcpStatus::solved || lcp_error(ws.delassus, ws.q, sol.z) > 1e-9 * speed) {
@@ -71,34 +88,53 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
     out.solved = pgs.status == LcpStatus::solved;
   }
   ws.impulse = sol.z.cwiseMax(0.0);
-  // w+ = w- + M^-1 N^T Pi, column by column of N M^-1 (M diagonal).
+}
+
+// w+ = w- + M^-1 N^T Pi, column by column of N M^-1 (M diagonal); the kinetic
+// energy lost into out.energy_lost.
+void apply_impulses(const Model& m, const ImpactWorkspace& ws, std::vector<double>& w, ImpactOutcome& out) {
   double before = 0.0, after = 0.0;
-  for (int j = 0; j < nb; ++j) {
+  for (int j = 0; j < static_cast<int>(ws.bodies.size()); ++j) {
     const int body = ws.bodies[j];
     before += 0.5 * m.inertia[body] * w[body] * w[body];
     w[body] += ws.n_minv.col(j).dot(ws.impulse);
     after += 0.5 * m.inertia[body] * w[body] * w[body];
   }
   out.energy_lost = std::max(0.0, before - after);
-  // Each contact onto its flank: a few mass-weighted sweeps (the offsets are
-  // the event location's roundoff; chains of contacts settle in a sweep or two).
+}
+
+// Each contact onto its flank: a few mass-weighted sweeps (the offsets are
+// the event location's roundoff; chains of contacts settle in a sweep or two).
+void settle_on_flanks(const Model& m, const std::vector<std::int8_t>& side, const ImpactWorkspace& ws,
+                      std::vector<double>& q) {
   for (int sweep = 0; sweep < 3; ++sweep)
-    for (int c = 0; c < nc; ++c) {
-      const Spring& sp = m.springs[ws.contacts[c]];
-      const double gap = side[ws.contacts[c]] * sp.freeplay - spring_deflection(sp, q);
+    for (const int s : ws.contacts) {
+      const Spring& sp = m.springs[s];
+      const double gap = side[s] * sp.freeplay - spring_deflection(sp, q);
       const double ia = 1.0 / m.inertia[sp.a], ib = sp.b == kGround ? 0.0 : 1.0 / m.inertia[sp.b];
       const double k = gap / (ia + sp.ratio * sp.ratio * ib);
       q[sp.a] += ia * k;
       if (sp.b != kGround) q[sp.b] -= sp.ratio * ib * k;
     }
+}
+
+}  // namespace
+
+ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, const RestThreshold& rest,
+                              const std::vector<double>& force, std::vector<double>& q, std::vector<double>& w,
+                              ImpactWorkspace& ws) {
+  ImpactOutcome out;
+  gather_contacts(m, side, ws);
+  const double speed = approach_rows(m, side, rest, force, w, ws, out);
+  if (!out.struck) return out;
+  solve_impulses(m, side, speed, ws, out);
+  apply_impulses(m, ws, w, out);
+  settle_on_flanks(m, side, ws, q);
   // Teeth that fly apart leave the contact; a rebound is at least
   // rest_velocity fast, a contact that stays has u+ = 0 up to roundoff.
   const double apart = std::max(1e-9 * speed, 0.5 * rest.velocity);
-  for (int c = 0; c < nc; ++c) {
-    const int s = ws.contacts[c];
-    const Spring& sp = m.springs[s];
-    if (-side[s] * spring_deflection(sp, w) > apart) side[s] = 0;
-  }
+  for (const int s : ws.contacts)
+    if (-side[s] * spring_deflection(m.springs[s], w) > apart) side[s] = 0;
   return out;
 }
 

@@ -53,19 +53,17 @@ ModeSelectionScratch::Group& group_for(const Model& m, ModeSelectionScratch& sc,
   return g;
 }
 
-// Gauss's principle for one group of coupled candidates: box QP on the group's
-// Delassus matrix, classification by relative acceleration.
-template <class ExhaustedDirection>
-void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, const Workspace& ws,
-                  ExhaustedDirection&& exhausted_direction, ModeSelectionReport& report,
-                  std::vector<int>& still_stuck, bool& any_slip) {
+// The group's Delassus right-hand side (g.b) and bounds: a friction link
+// within its static limit, a contact one-sided (the teeth push, never pull).
+// Returns whether every bound is finite (Lemke's box-LCP can take the group).
+bool group_bounds(const Model& m, const State& modes, ModeSelectionScratch::Group& g, const Workspace& ws) {
   const int n = static_cast<int>(g.elements.size()), nb = static_cast<int>(g.bodies.size());
   for (int j = 0; j < nb; ++j) g.force[j] = ws.force[g.bodies[j]];
   g.b.noalias() = g.f_minv * g.force;
   bool finite = true;
   for (int r = 0; r < n; ++r) {
     const int i = g.elements[r];
-    if (m.is_contact_link(i)) {  // one-sided: the teeth push, never pull
+    if (m.is_contact_link(i)) {
       const int side = modes.spring_side[m.links[i].element];
       g.lo[r] = side > 0 ? 0.0 : -INFINITY;
       g.hi[r] = side > 0 ? INFINITY : 0.0;
@@ -76,10 +74,15 @@ void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, 
     g.hi[r] = static_friction_limit(m.frictions[f], ws.mt0[f]);
     g.lo[r] = -g.hi[r];
   }
+  return finite;
+}
+
+// Gauss's principle as a box QP on the group's Delassus matrix (g.qp); when
+// PGS and its polish miss the tolerance (an ill-conditioned group), Lemke's
+// pivoting on the same box-LCP, exact up to roundoff. Booked in the report.
+void solve_group(ModeSelectionScratch::Group& g, bool finite, ModeSelectionReport& report) {
   solve_box_qp(g.delassus, g.b, g.lo, g.hi, g.qp_workspace, g.qp);
   if (!g.qp.converged && finite) {
-    // PGS and its polish missed the tolerance (an ill-conditioned group):
-    // Lemke's pivoting on the same box-LCP is exact up to roundoff.
     const LcpSolution exact = solve_box_lcp_lemke(g.delassus, g.b, g.lo, g.hi);
     ++report.lemke_solves;
     if (exact.status == LcpStatus::solved &&
@@ -90,16 +93,20 @@ void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, 
       g.qp.converged = true;
     }
   }
+  ++report.qp_solves;
+  report.unsolved += g.qp.converged ? 0 : 1;
+  report.converged = report.converged && g.qp.converged;
+}
+
+// The new modes from the relative accelerations, which Gauss's principle fixes uniquely.
+template <class ExhaustedDirection>
+void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Group& g,
+                    ExhaustedDirection&& exhausted_direction, std::vector<int>& still_stuck, bool& any_slip) {
+  const int n = static_cast<int>(g.elements.size());
   const BoxQpSolution& qp = g.qp;
   const Eigen::VectorXd& hi = g.hi;
   const Eigen::MatrixXd& A = g.delassus;
-  const Eigen::VectorXd& b = g.b;
-  ++report.qp_solves;
-  report.unsolved += qp.converged ? 0 : 1;
-  report.converged = report.converged && qp.converged;
-
-  // Classify by the relative accelerations, which Gauss's principle fixes uniquely.
-  double scale = b.cwiseAbs().maxCoeff(), force_scale = 0.0;
+  double scale = g.b.cwiseAbs().maxCoeff(), force_scale = 0.0;
   for (int r = 0; r < n; ++r) {
     if (std::isfinite(hi[r])) scale = std::max(scale, A(r, r) * hi[r]);
     force_scale = std::max(force_scale, std::abs(qp.x[r]));
@@ -131,6 +138,17 @@ void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, 
       still_stuck.push_back(i);
     }
   }
+}
+
+// Gauss's principle for one group of coupled candidates: box QP on the group's
+// Delassus matrix, classification by relative acceleration.
+template <class ExhaustedDirection>
+void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, const Workspace& ws,
+                  ExhaustedDirection&& exhausted_direction, ModeSelectionReport& report,
+                  std::vector<int>& still_stuck, bool& any_slip) {
+  const bool finite = group_bounds(m, modes, g, ws);
+  solve_group(g, finite, report);
+  classify_group(m, modes, g, exhausted_direction, still_stuck, any_slip);
 }
 
 }  // namespace

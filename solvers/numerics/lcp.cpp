@@ -82,6 +82,88 @@ double lcp_error(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen
 // rows within that of the w columns. A tolerance drawn from max(|M|, |q|) for
 // all of them rejected every pivot of size |M| once |q| was ~1e12 |M| (a
 // saturation block fed 1e15 times its bounds ended on a false ray).
+namespace {
+
+constexpr double kTol = 1e-12;
+
+// Lemke's tableau and the rules that pick its pivots.
+struct LemkeTableau {
+  const Eigen::MatrixXd& M;
+  const Eigen::VectorXd& q;
+  const int n, z0, rhs;
+  const double q_size;  // > 0: some q_i < 0
+  Eigen::MatrixXd T;
+  std::vector<int> basis;
+
+  LemkeTableau(const Eigen::MatrixXd& M_, const Eigen::VectorXd& q_)
+      : M(M_), q(q_), n(static_cast<int>(q_.size())), z0(2 * n), rhs(2 * n + 1),
+        q_size(q_.cwiseAbs().maxCoeff()), T(Eigen::MatrixXd::Zero(n, 2 * n + 2)), basis(n) {
+    T.leftCols(n).setIdentity();
+    T.middleCols(n, n) = -M;
+    T.col(z0).setConstant(-1.0);
+    T.col(rhs) = q;
+    for (int i = 0; i < n; ++i) basis[i] = i;
+  }
+
+  // |a_c| of the column a variable brings into the basis: w_j (e_j), z_j (-M e_j), z0 (-d)
+  double column_size(int c) const { return c >= n && c < 2 * n ? M.col(c - n).cwiseAbs().maxCoeff() : 1.0; }
+
+  void pivot(int row, int col) {
+    T.row(row) /= T(row, col);
+    for (int i = 0; i < n; ++i)
+      if (i != row && T(i, col) != 0.0) T.row(i) -= T(i, col) * T.row(row);
+    basis[row] = col;
+  }
+
+  // First pivot: z0 enters at the level that makes every w >= 0; the row of
+  // the most negative q leaves (ties: lexicographic on B^-1 = I rows).
+  int first_row(bool& degenerate) const {
+    int row = 0;
+    for (int i = 1; i < n; ++i)
+      if (q[i] <= q[row]) row = i;  // ties: the last row, the lexicographic choice for B^-1 = I
+    for (int i = 0; i < n; ++i)
+      if (i != row && std::abs(q[i] - q[row]) <= kTol * q_size) degenerate = true;
+    return row;
+  }
+
+  // -1, 0, +1 as T(i, c) / T(i, entering) is below, within tol / (smaller pivot) of, or above
+  // T(r, c) / T(r, entering) (both pivots positive)
+  int compare(int i, int r, int c, int entering, double tol) const {
+    const double a = T(i, c) / T(i, entering), b = T(r, c) / T(r, entering);
+    const double margin = tol / std::min(T(i, entering), T(r, entering));
+    return a < b - margin ? -1 : a > b + margin ? 1 : 0;
+  }
+
+  // The leaving row for `entering`: lexicographic minimum ratio over rows with
+  // a positive entry; -1 when there is none (a ray: no solution).
+  int leaving_row(int entering, bool& degenerate) const {
+    const double binv = T.leftCols(n).cwiseAbs().maxCoeff();  // |B^-1|
+    const double pivot_tol = kTol * binv * column_size(entering);
+    int row = -1;
+    for (int i = 0; i < n; ++i) {
+      if (T(i, entering) <= pivot_tol) continue;
+      if (row < 0) {
+        row = i;
+        continue;
+      }
+      const int by_ratio = compare(i, row, rhs, entering, kTol * binv * q_size);
+      if (by_ratio < 0) {
+        row = i;
+      } else if (by_ratio == 0) {
+        degenerate = true;
+        for (int k = 0; k < n; ++k) {  // tie: compare the B^-1 rows, scaled
+          const int by_row = compare(i, row, k, entering, kTol * binv);
+          if (by_row < 0) row = i;
+          if (by_row != 0) break;
+        }
+      }
+    }
+    return row;
+  }
+};
+
+}  // namespace
+
 LcpSolution solve_lcp_lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, int max_pivots) {
   const int n = static_cast<int>(q.size());
   LcpSolution s;
@@ -89,68 +171,16 @@ LcpSolution solve_lcp_lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, 
   s.w = q;
   if (n == 0 || q.minCoeff() >= 0.0) return s;  // z = 0 solves it
   if (max_pivots <= 0) max_pivots = 50 * (n + 1);
-  const int z0 = 2 * n, rhs = 2 * n + 1;
-  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(n, 2 * n + 2);
-  T.leftCols(n).setIdentity();
-  T.middleCols(n, n) = -M;
-  T.col(z0).setConstant(-1.0);
-  T.col(rhs) = q;
-  std::vector<int> basis(n);
-  for (int i = 0; i < n; ++i) basis[i] = i;
-  constexpr double kTol = 1e-12;
-  const double q_size = q.cwiseAbs().maxCoeff();  // > 0: some q_i < 0
-  // |a_c| of the column a variable brings into the basis: w_j (e_j), z_j (-M e_j), z0 (-d)
-  auto column_size = [&](int c) { return c >= n && c < 2 * n ? M.col(c - n).cwiseAbs().maxCoeff() : 1.0; };
-
-  auto pivot = [&](int row, int col) {
-    T.row(row) /= T(row, col);
-    for (int i = 0; i < n; ++i)
-      if (i != row && T(i, col) != 0.0) T.row(i) -= T(i, col) * T.row(row);
-    basis[row] = col;
-  };
-  // First pivot: z0 enters at the level that makes every w >= 0; the row of
-  // the most negative q leaves (ties: lexicographic on B^-1 = I rows).
-  int row = 0;
-  for (int i = 1; i < n; ++i)
-    if (q[i] <= q[row]) row = i;  // ties: the last row, the lexicographic choice for B^-1 = I
-  for (int i = 0; i < n; ++i)
-    if (i != row && std::abs(q[i] - q[row]) <= kTol * q_size) s.degenerate = true;
-  int entering = z0;
+  LemkeTableau t(M, q);
+  int row = t.first_row(s.degenerate);
+  int entering = t.z0;
   for (s.iterations = 1; s.iterations <= max_pivots; ++s.iterations) {
-    const int leaving = basis[row];
-    pivot(row, entering);
-    if (leaving == z0) break;  // z0 left the basis: complementary solution
+    const int leaving = t.basis[row];
+    t.pivot(row, entering);
+    if (leaving == t.z0) break;  // z0 left the basis: complementary solution
     // the complement of the variable that left enters
     entering = leaving < n ? leaving + n : leaving - n;
-    const double binv = T.leftCols(n).cwiseAbs().maxCoeff();  // |B^-1|
-    const double pivot_tol = kTol * binv * column_size(entering);
-    // -1, 0, +1 as T(i, c) / T(i, entering) is below, within tol / (smaller pivot) of, or above
-    // T(r, c) / T(r, entering) (both pivots positive)
-    auto compare = [&](int i, int r, int c, double tol) {
-      const double a = T(i, c) / T(i, entering), b = T(r, c) / T(r, entering);
-      const double margin = tol / std::min(T(i, entering), T(r, entering));
-      return a < b - margin ? -1 : a > b + margin ? 1 : 0;
-    };
-    // lexicographic minimum ratio over rows with a positive entry
-    row = -1;
-    for (int i = 0; i < n; ++i) {
-      if (T(i, entering) <= pivot_tol) continue;
-      if (row < 0) {
-        row = i;
-        continue;
-      }
-      const int by_ratio = compare(i, row, rhs, kTol * binv * q_size);
-      if (by_ratio < 0) {
-        row = i;
-      } else if (by_ratio == 0) {
-        s.degenerate = true;
-        for (int k = 0; k < n; ++k) {  // tie: compare the B^-1 rows, scaled
-          const int by_row = compare(i, row, k, kTol * binv);
-          if (by_row < 0) row = i;
-          if (by_row != 0) break;
-        }
-      }
-    }
+    row = t.leaving_row(entering, s.degenerate);
     if (row < 0) {
       s.status = LcpStatus::no_solution;
       return s;
@@ -162,7 +192,7 @@ LcpSolution solve_lcp_lemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, 
   }
   s.z.setZero();
   for (int i = 0; i < n; ++i)
-    if (basis[i] >= n && basis[i] < 2 * n) s.z[basis[i] - n] = std::max(0.0, T(i, rhs));
+    if (t.basis[i] >= n && t.basis[i] < 2 * n) s.z[t.basis[i] - n] = std::max(0.0, t.T(i, t.rhs));
   s.w = M * s.z + q;
   return s;
 }
