@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
   RunOptions ro;
   CLI::App* run_cmd = app.add_subcommand("run", "Simulate a model file and write HDF5 (and CSV) results");
   run_cmd->add_option("model", ro.model, "Model file (YAML)")->required();
-  run_cmd->add_option("-o,--output", ro.output, "HDF5 result file (default: <model name>.h5)");
+  run_cmd->add_option("-o,--output", ro.output, "HDF5 result file (default: <model file name>.h5)");
   run_cmd->add_option("--csv", ro.csv, "Also write the trajectories as CSV");
   run_cmd->add_option("--t-end", ro.t_end, "End time [s] (overrides simulation.t_end)");
   run_cmd->add_option("--output-step", ro.output_step, "Output sampling step [s] (overrides simulation.output_step)");
@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
   CLI::App* reduce_cmd =
       app.add_subcommand("reduce", "Reduce massless and rigid parts with the luz/tar algebra and write the model");
   reduce_cmd->add_option("model", reduce_in, "Model file (YAML)")->required();
-  reduce_cmd->add_option("-o,--output", reduce_out, "Reduced model file (default: <model name>_reduced.yaml)");
+  reduce_cmd->add_option("-o,--output", reduce_out, "Reduced model file (default: <model file name>_reduced.yaml)");
 
   luztar::app::SweepOptions so;
   CLI::App* sweep_cmd = app.add_subcommand(
