@@ -82,6 +82,8 @@ Result read_result_data(const h5::File& f, const std::string& prefix) {
   return r;
 }
 
+void require_hdf5_file(const std::string& path) { const File f(path); }
+
 StoredRun read_hdf5(const std::string& path) {
   File f(path);
   StoredRun run;
