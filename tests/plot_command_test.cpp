@@ -274,7 +274,7 @@ TEST_F(Plot, SweepMapShowsFailedRuns) {
                 .code,
             3);
   EXPECT_EQ(listing(h5),
-            "map: dissipated [J] over simulation.max_events and elements.bearing.coulomb (grid 2 x 3)\n"
+            "map: dissipated [J] over simulation.max_events [1] and elements.bearing.coulomb [N m] (grid 2 x 3)\n"
             "runs: 6 (3 ok, 3 failed: 3 event_limit, 0 pending)\n"
             "failed cells: 3\n");
   const Outcome p = run("plot " + h5 + " -o " + png);
