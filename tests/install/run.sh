@@ -32,6 +32,20 @@ luztar sweep models/sweeps/gear_train_rattle.yaml --dry-run >/dev/null
 luztar plot block.h5 -o block.png 2>plot.err || { cat plot.err >&2; fail "luztar plot failed"; }
 test -s block.png || fail "luztar plot wrote no picture"
 grep -qF "$marker" plot.err || fail "luztar plot did not run the installed script: $(cat plot.err)"
+# The README's other commands from the install (short runs; the sweep checked, not run).
+luztar validate models/steering.yaml >/dev/null
+luztar reduce models/gear_train_simplification2.yaml -o reduced.yaml >/dev/null
+luztar run reduced.yaml -q -o reduced.h5 --t-end 0.5
+luztar run models/gear_train.yaml -q -o gear_train.h5 --csv gear_train.csv --t-end 1
+luztar info gear_train.h5 --events-around 0.5 --window 0.05 >/dev/null
+luztar compare gear_train.h5 gear_train.h5 >/dev/null
+luztar sweep models/gear_train.yaml --set elements.mesh.freeplay=0.001:0.02:20 \
+  --set elements.bearing_phi.coulomb=0.1,0.2,0.4 --metric 'stuck=time_stuck: bearing_phi' -o sweep.h5 --dry-run >/dev/null
+luztar plot gear_train.h5 -o v.png --signals 'bodies.*.velocity,elements.mesh.torque,energy.*' 2>/dev/null
+luztar plot gear_train.h5 -o out.png --units 'deg,rpm,N mm,ms' 2>/dev/null
+luztar plot gear_train.h5 -o mesh.png --xy 'elements.mesh.torque,elements.bearing_*.torque' --units 'deg,N mm' 2>/dev/null
+luztar plot gear_train.h5 --list --signals 'bodies.*' >/dev/null 2>&1
+for f in v.png out.png mesh.png; do test -s "$f" || fail "$f not written"; done
 # A model straight from the prefix.
 luztar run "$work/moved/share/luztar/models/rigid_backlash.yaml" -o rigid.h5 -q --t-end 0.1
 luztar plot rigid.h5 --list >/dev/null 2>&1 || fail "luztar plot --list failed"
