@@ -159,7 +159,7 @@ int validate(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"luztar: drivetrains with freeplay and dry friction, simulated exactly"};
+  CLI::App app{"luztar: drivetrains with freeplay and dry friction, simulated exactly", "luztar"};
   app.set_version_flag("--version", std::string("luztar ") + luztar::kVersion);
   app.require_subcommand(1);
 
@@ -262,6 +262,10 @@ int main(int argc, char** argv) {
   compare_cmd->add_flag("--interpolate", compare.interpolate,
                         "Compare on A's time grid, B interpolated linearly, when the grids differ");
 
+  if (argc == 1) {  // `luztar` alone: what it can do, as --help says it (a usage error)
+    std::cerr << app.help();
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
