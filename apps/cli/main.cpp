@@ -23,7 +23,6 @@
 #include "core/reduce.hpp"
 #include "io/atomic_file.hpp"
 #include "io/csv_writer.hpp"
-#include "io/hdf5_reader.hpp"
 #include "io/hdf5_writer.hpp"
 #include "io/yaml_model.hpp"
 #include "io/yaml_sweep.hpp"
@@ -301,7 +300,6 @@ int main(int argc, char** argv) {
         std::cerr << "luztar: " << plot_in << ": no such result file\n";
         return 1;
       }
-      luztar::io::require_hdf5_file(plot_in);  // bad input (exit 1), not a failed plot
       if (plot_out.empty() && !plot_list) {
         std::cerr << "luztar plot: -o is required (unless --list)\n";
         return 2;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
+#include "io/hdf5_reader.hpp"
 
 extern char** environ;
 
@@ -53,6 +54,9 @@ int run_plot(const std::string& input, const std::string& output, const std::vec
     io::remove_stale_temporaries(output);
     out.emplace(output);
   }
+  // an input that is not HDF5 is bad input (std::runtime_error, exit code 1, the
+  // message of `luztar info`), not a failed plot
+  io::require_hdf5_file(input);
   // Debian's interpreter is the one that has python3-h5py and python3-matplotlib,
   // even when another python3 comes first on PATH.
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
