@@ -82,8 +82,15 @@ Result read_result_data(const h5::File& f, const std::string& prefix) {
   return r;
 }
 
+void require_hdf5_file(const std::string& path) { const File f(path); }
+
 StoredRun read_hdf5(const std::string& path) {
   File f(path);
+  // a sweep file (io/sweep_file.cpp writes format = "luztar sweep") has no /time:
+  // say what it is rather than "missing dataset time"
+  if (f.has_attribute("/", "format") && !f.has("time"))
+    throw std::runtime_error(path + ": a " + f.string_attribute("/", "format") +
+                             " file, not the result of a run (luztar run writes those)");
   StoredRun run;
   run.result = read_result_data(f, "");
   Result& r = run.result;

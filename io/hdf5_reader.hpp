@@ -23,7 +23,12 @@ struct StoredRun {
   std::map<std::string, std::string> units;
 };
 
-// Throws std::runtime_error naming the file and the missing item.
+// Throws std::runtime_error naming the file and the missing item (a sweep
+// file: "PATH: a luztar sweep file, not the result of a run ...").
 StoredRun read_hdf5(const std::string& path);
+
+// Throws std::runtime_error "PATH: not a readable HDF5 file" unless HDF5 opens
+// the file (a run or a sweep file, before `luztar plot` hands it to its script).
+void require_hdf5_file(const std::string& path);
 
 }  // namespace luztar::io

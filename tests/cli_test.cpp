@@ -131,6 +131,16 @@ TEST_F(Cli, MissingFileAndBadOptions) {
   EXPECT_EQ(o.code, 2);
 }
 
+// `luztar` alone, as a new user first types it: the usage and the subcommands
+// (the --help text) on stderr, exit code 2, not only "A subcommand is required".
+TEST_F(Cli, NoArgumentsListsTheSubcommands) {
+  const Outcome o = run("");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.out, run("--help").out);
+  for (const char* sub : {"run", "validate", "reduce", "sweep", "plot", "info", "compare"})
+    EXPECT_NE(o.out.find("\n  " + std::string(sub) + " "), std::string::npos) << sub << "\n" << o.out;
+}
+
 TEST_F(Cli, EventStormStopsWithStatusAndKeepsResults) {
   const std::string model = path("storm.yaml");
   // A light body rattling in a stiff freeplay spring: an event every ~1e-4 s,

@@ -254,6 +254,17 @@ TEST_F(PlotBlock, RefusesBadOptionsBeforeDrawing) {
   EXPECT_EQ(files, 1);  // only the run file
 }
 
+// A file that is not HDF5 (here a model) is bad input, refused as `info` refuses
+// it (exit 1, the same message), before the plot script runs: no traceback,
+// no picture.
+TEST_F(Plot, RefusesAFileThatIsNotHdf5) {
+  const Outcome o = run("plot " + model("block") + " -o " + path("x.png"));
+  EXPECT_EQ(o.code, 1) << o.out;
+  EXPECT_EQ(o.out, "luztar: " + model("block") + ": not a readable HDF5 file\n");
+  EXPECT_EQ(run("info " + model("block")).out, o.out);
+  EXPECT_FALSE(fs::exists(path("x.png")));
+}
+
 // A sweep whose runs with max_events 3 stop at the event limit: the map
 // counts them as failed (grey hatched cells), not as missing values.
 TEST_F(Plot, SweepMapShowsFailedRuns) {
@@ -263,7 +274,7 @@ TEST_F(Plot, SweepMapShowsFailedRuns) {
                 .code,
             3);
   EXPECT_EQ(listing(h5),
-            "map: dissipated [J] over simulation.max_events and elements.bearing.coulomb (grid 2 x 3)\n"
+            "map: dissipated [J] over simulation.max_events [1] and elements.bearing.coulomb [N m] (grid 2 x 3)\n"
             "runs: 6 (3 ok, 3 failed: 3 event_limit, 0 pending)\n"
             "failed cells: 3\n");
   const Outcome p = run("plot " + h5 + " -o " + png);

@@ -112,6 +112,23 @@ TEST_F(ResultCommands, CompareRefusesDifferentGridsUnlessInterpolating) {
   EXPECT_EQ(run_cli("compare " + a + " " + path("none.h5")).code, 2);
 }
 
+// A sweep file given to info or compare (a new user's guess) is named for what
+// it is, not "missing dataset time": info exits 1 (bad input), compare 2.
+TEST_F(ResultCommands, ASweepFileIsNotTakenForARun) {
+  const std::string sweep = path("s.h5");
+  const std::string sets = " --set simulation.t_end=0.1 --set elements.mesh.freeplay=0.01,0.02";
+  ASSERT_EQ(run_cli("sweep -q " + kGearTrain + sets + " -j 1 -o " + sweep).code, 0);
+  const std::string message =
+      "luztar: " + sweep + ": a luztar sweep file, not the result of a run (luztar run writes those)\n";
+  const Outcome i = run_cli("info " + sweep);
+  EXPECT_EQ(i.code, 1);
+  EXPECT_EQ(i.out, message);
+  ASSERT_EQ(run_cli("run -q " + kGearTrain + " --t-end 0.1 -o " + path("a.h5")).code, 0);
+  const Outcome c = run_cli("compare " + path("a.h5") + " " + sweep);
+  EXPECT_EQ(c.code, 2);
+  EXPECT_EQ(c.out, message);
+}
+
 // run --set (the sweep's override path) with a unit equals the SI value written in the file.
 TEST_F(ResultCommands, RunSetWithUnitsEqualsTheFileEdited) {
   const std::string a = path("a.h5"), b = path("b.h5"), edited = path("edited.yaml");

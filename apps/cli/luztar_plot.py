@@ -477,6 +477,11 @@ def plot_sweep(f, args, plt, fmt):
     unit = text(attrs.get("units", attrs.get("unit", "")))  # files written before "units": "unit"
     xs = f["parameters"][x][:]
     pending = int((status < 0).sum())
+
+    def labelled(path):  # a parameter with its SI unit ("unit of the signal": none to show)
+        u = text(f["parameters"][path].attrs.get("units", ""))
+        return f"{path} [{u}]" if u and u != "unit of the signal" else path
+
     if y is not None:
         ys = f["parameters"][y][:]
         ux, uy = np.unique(xs[ran]), np.unique(ys[ran])
@@ -491,7 +496,7 @@ def plot_sweep(f, args, plt, fmt):
         is_grid = len(ux) > 1 and len(uy) > 1 and seen.min() > 0 and len(ux) * len(uy) <= ran.sum()
     if args.list:
         layout = "line" if y is None else (f"grid {len(ux)} x {len(uy)}" if is_grid else "points")
-        print(f"map: {metric} [{unit}] over {x}" + (f" and {y}" if y else "") + f" ({layout})")
+        print(f"map: {metric} [{unit}] over {labelled(x)}" + (f" and {labelled(y)}" if y else "") + f" ({layout})")
         print(f"runs: {len(status)} ({int(done.sum())} ok, {int(failed.sum())} failed"
               + (f": {failed_why}" if failed.any() else "") + f", {pending} pending)")
         if y is not None and is_grid:
@@ -505,7 +510,7 @@ def plot_sweep(f, args, plt, fmt):
         if failed.any():  # along the bottom: they have no value
             ax.plot(xs[failed], np.full(failed.sum(), 0.03), "X", color="0.35", ms=8, ls="none",
                     transform=ax.get_xaxis_transform(), label=failed_label)
-        ax.set_xlabel(x)
+        ax.set_xlabel(labelled(x))
         ax.set_ylabel(f"{metric} [{unit}]")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), fontsize=8, ncol=2)
     else:
@@ -521,8 +526,8 @@ def plot_sweep(f, args, plt, fmt):
             mesh = ax.scatter(xs[done], ys[done], c=value[done], cmap="viridis", s=40)
             ax.scatter(xs[failed], ys[failed], marker="X", color="0.35", s=50)
         fig.colorbar(mesh, ax=ax, label=f"{metric} [{unit}]")
-        ax.set_xlabel(x)
-        ax.set_ylabel(y)
+        ax.set_xlabel(labelled(x))
+        ax.set_ylabel(labelled(y))
         if failed.any():
             handle = Patch(**grey) if is_grid else plt.Line2D([], [], marker="X", color="0.35", ls="none", ms=8)
             ax.legend([handle], [failed_label], loc="upper center", bbox_to_anchor=(0.5, -0.1), fontsize=8)

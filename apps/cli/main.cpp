@@ -158,14 +158,14 @@ int validate(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"luztar: drivetrains with freeplay and dry friction, simulated exactly"};
+  CLI::App app{"luztar: drivetrains with freeplay and dry friction, simulated exactly", "luztar"};
   app.set_version_flag("--version", std::string("luztar ") + luztar::kVersion);
   app.require_subcommand(1);
 
   RunOptions ro;
   CLI::App* run_cmd = app.add_subcommand("run", "Simulate a model file and write HDF5 (and CSV) results");
   run_cmd->add_option("model", ro.model, "Model file (YAML)")->required();
-  run_cmd->add_option("-o,--output", ro.output, "HDF5 result file (default: <model name>.h5)");
+  run_cmd->add_option("-o,--output", ro.output, "HDF5 result file (default: <model file name>.h5)");
   run_cmd->add_option("--csv", ro.csv, "Also write the trajectories as CSV");
   run_cmd->add_option("--t-end", ro.t_end, "End time [s] (overrides simulation.t_end)");
   run_cmd->add_option("--output-step", ro.output_step, "Output sampling step [s] (overrides simulation.output_step)");
@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
   CLI::App* reduce_cmd =
       app.add_subcommand("reduce", "Reduce massless and rigid parts with the luz/tar algebra and write the model");
   reduce_cmd->add_option("model", reduce_in, "Model file (YAML)")->required();
-  reduce_cmd->add_option("-o,--output", reduce_out, "Reduced model file (default: <model name>_reduced.yaml)");
+  reduce_cmd->add_option("-o,--output", reduce_out, "Reduced model file (default: <model file name>_reduced.yaml)");
 
   luztar::app::SweepOptions so;
   CLI::App* sweep_cmd = app.add_subcommand(
@@ -261,6 +261,10 @@ int main(int argc, char** argv) {
   compare_cmd->add_flag("--interpolate", compare.interpolate,
                         "Compare on A's time grid, B interpolated linearly, when the grids differ");
 
+  if (argc == 1) {  // `luztar` alone: what it can do, as --help says it (a usage error)
+    std::cerr << app.help();
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -11,17 +11,35 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
+#include "io/hdf5_reader.hpp"
 
 extern char** environ;
 
 namespace luztar::app {
 
 namespace {
+// The plot script: $LUZTAR_PLOT_SCRIPT when set; else the installed layout
+// relative to this executable (PREFIX/bin/luztar -> PREFIX/share/luztar/luztar_plot.py),
+// so an install works in whatever prefix it was put or moved to; else the source
+// tree's script, for the executable in the build tree.
 std::string find_script() {
-  if (const char* env = std::getenv("LUZTAR_PLOT_SCRIPT")) return env;
-  for (const char* p : {LUZTAR_PLOT_SCRIPT_SOURCE, LUZTAR_PLOT_SCRIPT_INSTALLED})
-    if (std::filesystem::exists(p)) return p;
-  throw std::runtime_error("cannot find luztar_plot.py (set LUZTAR_PLOT_SCRIPT)");
+  if (const char* env = std::getenv("LUZTAR_PLOT_SCRIPT")) {
+    if (!std::filesystem::is_regular_file(env))
+      throw std::runtime_error(std::string("LUZTAR_PLOT_SCRIPT=") + env + ": no such file");
+    return env;
+  }
+  std::vector<std::filesystem::path> candidates;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) candidates.push_back(exe.parent_path().parent_path() / "share" / "luztar" / "luztar_plot.py");
+  candidates.emplace_back(LUZTAR_PLOT_SCRIPT_SOURCE);
+  std::string looked;
+  for (const std::filesystem::path& p : candidates) {
+    if (std::filesystem::is_regular_file(p, ec)) return p.string();
+    looked += (looked.empty() ? "" : ", ") + p.string();
+  }
+  throw std::runtime_error("cannot find the plot script luztar_plot.py (looked for " + looked +
+                           "; set LUZTAR_PLOT_SCRIPT to its path)");
 }
 }  // namespace
 
@@ -36,6 +54,9 @@ int run_plot(const std::string& input, const std::string& output, const std::vec
     io::remove_stale_temporaries(output);
     out.emplace(output);
   }
+  // an input that is not HDF5 is bad input (std::runtime_error, exit code 1, the
+  // message of `luztar info`), not a failed plot
+  io::require_hdf5_file(input);
   // Debian's interpreter is the one that has python3-h5py and python3-matplotlib,
   // even when another python3 comes first on PATH.
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
