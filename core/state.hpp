@@ -14,6 +14,9 @@ struct State {
   std::vector<double> q;                    // (nb) angles [rad]
   std::vector<double> w;                    // (nb) velocities [rad/s]
   std::vector<std::int8_t> spring_side;     // (ns) -1 / 0 / +1: below, inside, above the freeplay
+  // (ns) clamp of a damping_law contact spring (elements/freeplay_spring.hpp):
+  // 0 linear, +1 / -1 damping held at +|Tc| / -|Tc|; 0 for the other springs
+  std::vector<std::int8_t> spring_clamp;
   std::vector<FrictionMode> friction_mode;  // (nf)
   // (nb) for massless bodies: -1 / 0 / +1 = which branch of luz(M, MT0) the
   // bearing torque balance is on (0: held, velocity 0); unused for inertial bodies
