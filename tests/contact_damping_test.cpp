@@ -24,6 +24,7 @@
 #include "elements/freeplay_spring.hpp"
 #include "elements/kinds.hpp"
 #include "io/yaml_model.hpp"
+#include "io/yaml_writer.hpp"
 #include "solvers/simulator.hpp"
 
 namespace luztar {
@@ -196,6 +197,31 @@ TEST(ContactDamping, StrikeMatchesTheHandDerivedContactTimeStepping) {
     EXPECT_EQ(r.element_state[k], (t > h.t0 && t < h.t_sep) ? 1 : 0) << "t = " << t;
   }
   EXPECT_LT(std::abs(energy_balance(r, last).relative), 3e-5);  // measured 7.5e-6 (kinks within a step)
+}
+
+// A rigid connection merged by reduce() substitutes q_c = 2 q_b into the
+// spring (k 4x, a / 2, c 4x): the law, odd in (x, x'), stays contact; the
+// writer keeps it (the default, everywhere, is not written).
+TEST(ContactDamping, ReduceKeepsTheLawThroughARigidMerge) {
+  const ModelSpec spec = io::parse_model_spec(
+      "name: strike\n"
+      "simulation: {t_end: 0.5, output_step: 0.001}\n"
+      "bodies:\n"
+      "  b: {inertia: 1.0, velocity: 1.0}\n"
+      "  c: {inertia: 0.5, velocity: 2.0}\n"
+      "elements:\n"
+      "  tie: {type: spring, bodies: [b, c], ratio: 0.5, stiffness: .inf}\n"
+      "  flank: {type: spring, body: c, stiffness: 100, freeplay: 0.1, damping: 2, damping_law: contact}\n",
+      "strike.yaml", ".");
+  const Reduction r = validate_and_reduce(spec);
+  ASSERT_EQ(r.spec.elements.size(), 1u);
+  const auto& flank = std::get<SpringSpec>(r.spec.elements[0]);
+  EXPECT_EQ(flank.body_a, "b");
+  EXPECT_DOUBLE_EQ(flank.stiffness, 400.0);
+  EXPECT_DOUBLE_EQ(flank.freeplay, 0.05);
+  EXPECT_EQ(flank.damping_law, "contact");
+  const std::string text = io::to_yaml(r.spec);
+  EXPECT_NE(text.find("damping_law: contact"), std::string::npos) << text;
 }
 
 }  // namespace
