@@ -163,8 +163,9 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
         if (sp.rigid()) struck.push_back(spec.index);
         break;
       }
-      case Crossing::damping_corner:
-        state.spring_clamp[spec.index] = state.spring_clamp[spec.index] == 0 ? info.sign : 0;
+      case Crossing::damping_corner:  // (teeth that part at the same instant keep no clamp)
+        if (state.spring_side[spec.index] != 0)
+          state.spring_clamp[spec.index] = state.spring_clamp[spec.index] == 0 ? info.sign : 0;
         break;
       case Crossing::contact_unloads:
         exhausted.push_back({model.spring_link[spec.index], FrictionMode::stuck});
