@@ -26,6 +26,7 @@ struct Spring {
   double freeplay = 0.0;         // a [rad]
   double damping = 0.0;          // c [N m s/rad]
   double restitution = 0.0;      // e, rigid freeplay only (stiffness inf)
+  bool contact_damping = false;  // damping_law contact (0 < k < inf, a > 0): see elements/freeplay_spring.hpp
   // Rigid freeplay: the gap |x| <= a is a pair of unilateral constraints.
   bool rigid() const { return stiffness == INFINITY; }
 };

@@ -33,6 +33,10 @@ struct SpringSpec {
   // unilateral constraints |x| <= a, and closing it is an impact with Newton's
   // restitution coefficient e (relative normal velocity after = -e * before).
   double restitution = 0.0;    // e in [0, 1]; only for rigid freeplay
+  // Where the damping acts: "everywhere" (T = k luz(x, a) + c x') or
+  // "contact" (0 in the gap; in contact T = Tc + clamp(c x', -|Tc|, |Tc|),
+  // Tc = k luz(x, a): no jump as the teeth meet, no pull as they part).
+  std::string damping_law = "everywhere";
 };
 
 // Coulomb + viscous friction on the relative velocity v = q_a' - q_b' (Part 2,

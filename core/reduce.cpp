@@ -197,11 +197,13 @@ class Reducer {
                             "' closes a loop of rigid connections whose ratios agree: redundant, dropped");
       } else if (s) {
         const double restitution = s->restitution;
+        const std::string damping_law = s->damping_law;  // an odd law: unchanged by the substitution
         const auto ns = spring_from(s->name, s->stiffness, s->freeplay, s->damping,
                                     substitute(spring_terms(*s), gone, kept, factor));
         if (ns) {
           *s = *ns;
           s->restitution = restitution;
+          s->damping_law = damping_law;
         }
         else drop.push_back(i);
       } else if (auto* f = std::get_if<FrictionSpec>(&e)) {

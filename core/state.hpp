@@ -14,6 +14,11 @@ struct State {
   std::vector<double> q;                    // (nb) angles [rad]
   std::vector<double> w;                    // (nb) velocities [rad/s]
   std::vector<std::int8_t> spring_side;     // (ns) -1 / 0 / +1: below, inside, above the freeplay
+  // (ns) clamp of a damping_law contact spring (elements/freeplay_spring.hpp):
+  // 0 linear, +1 / -1 damping held at +|Tc| / -|Tc|; 0 for the other springs.
+  // A mode: a key of the modes (the exact integrator's mode key over State,
+  // append_mode_key, not on this branch yet) must include it.
+  std::vector<std::int8_t> spring_clamp;
   std::vector<FrictionMode> friction_mode;  // (nf)
   // (nb) for massless bodies: -1 / 0 / +1 = which branch of luz(M, MT0) the
   // bearing torque balance is on (0: held, velocity 0); unused for inertial bodies

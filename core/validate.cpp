@@ -385,6 +385,22 @@ const BodySpec* find_body(const ModelSpec& spec, const std::string& name) {
   return nullptr;
 }
 
+// damping_law: contact (elements/freeplay_spring.hpp) needs teeth that meet
+// elastically: a gap (a > 0), a finite stiffness k > 0 (a rigid freeplay's
+// contact is an impact), and inertial bodies (a massless body's springs are
+// combined and solved with the law everywhere).
+void contact_damping_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p) {
+  const std::string f = p + ".damping_law";
+  if (s.damping_law != "contact")
+    throw ModelError(f, "must be one of everywhere, contact (got '" + s.damping_law + "')");
+  if (s.freeplay == 0.0) throw ModelError(f, "contact needs a freeplay > 0 (a spring without a gap is always in contact)");
+  if (std::isinf(s.stiffness) || s.stiffness == 0.0)
+    throw ModelError(f, "contact needs a finite stiffness > 0 (got " + show(s.stiffness) + ")");
+  for (const std::string& name : {s.body_a, s.body_b})
+    if (const BodySpec* body = name.empty() ? nullptr : find_body(spec, name); body && body->inertia == 0.0)
+      throw ModelError(f, "contact needs inertial bodies; '" + body->name + "' is massless (inertia 0)");
+}
+
 // A rigid freeplay (stiffness .inf, freeplay a > 0) is a pair of unilateral
 // constraints -a <= q_a - p q_b <= a between inertial bodies.
 void rigid_freeplay_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p) {
@@ -479,6 +495,7 @@ void validate(const ModelSpec& spec) {
       if (s->restitution < 0.0 || s->restitution > 1.0)
         throw ModelError(p + ".restitution", "must be in [0, 1] (got " + show(s->restitution) + ")");
       if (rigid_freeplay) rigid_freeplay_rules(spec, *s, p);
+      if (s->damping_law != "everywhere") contact_damping_rules(spec, *s, p);
     } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
       require_body(f->body_a, p + ".bodies");
       if (!f->body_b.empty()) require_body(f->body_b, p + ".bodies");

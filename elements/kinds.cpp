@@ -44,6 +44,10 @@ const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
      Crossing::contact_unloads, 0, spring_witness},
     {WitnessKind::gap_turnaround, "gap_turnaround", "x' turns back towards the nearer flank (no mode change)",
      Crossing::none, 0, spring_witness},
+    {WitnessKind::damping_upper, "damping_upper", "c x' = +|Tc|: a contact-law spring's damping clamps at +|Tc|, or leaves it",
+     Crossing::damping_corner, +1, spring_witness},
+    {WitnessKind::damping_lower, "damping_lower", "c x' = -|Tc|: a contact-law spring's damping clamps at -|Tc|, or leaves it",
+     Crossing::damping_corner, -1, spring_witness},
 };
 
 const ElementKindInfo& element_kind_info(ElementKind k) { return kElementKinds[static_cast<int>(k)]; }

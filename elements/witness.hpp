@@ -23,9 +23,11 @@ enum class WitnessKind {
   // the nearer flank. No structure changes there; it splits a short flight
   // (a rebound that returns to the same flank within one integrator step,
   // where x - a would change sign twice and go unseen) in two.
-  gap_turnaround
+  gap_turnaround,
+  damping_upper,  // spring, damping_law contact, in contact: c x' - |Tc| crosses 0 (the clamp's + corner)
+  damping_lower   // ... c x' + |Tc| crosses 0 (the clamp's - corner)
 };
-inline constexpr int kNumWitnessKinds = 10;
+inline constexpr int kNumWitnessKinds = 12;
 
 // What a crossing means for the variable structure; the event pipeline
 // (solvers/simulator.cpp) applies it, with the sign of the kind's table row
@@ -37,14 +39,15 @@ enum class Crossing {
   arrives_at_rest,    // a slipping friction element reaches v = 0: decided by the S-S selection
   reserve_exhausted,  // a stuck friction element breaks away in direction sign
   group_exhausted,    // a link of a stuck group with one loop reaches its limit
-  massless_kink       // a massless body's luz branch goes 0 -> sign, or back to 0
+  massless_kink,      // a massless body's luz branch goes 0 -> sign, or back to 0
+  damping_corner      // a contact-law spring's clamp goes 0 -> sign, or back to 0
 };
 
 // One root function: what it watches, on which element, and the crossing
 // direction that counts (CVODE convention: +1 increasing, -1 decreasing).
 struct Witness {
   WitnessKind kind;
-  int index;           // friction (slip/stick), static split (group), spring (freeplay, contact) or body (massless)
+  int index;           // friction (slip/stick), static split (group), spring (freeplay, contact, damping) or body (massless)
   int direction;
   double level = 0.0;  // the root is where the watched quantity crosses this value
 };

@@ -271,7 +271,8 @@ class Reader {
     require_map(e, field);
     const std::string type = text(required(e, "type", field), field + ".type");
     if (type == "spring") {
-      check_keys(e, field, {"type", "body", "bodies", "ratio", "stiffness", "freeplay", "damping", "restitution"});
+      check_keys(e, field, {"type", "body", "bodies", "ratio", "stiffness", "freeplay", "damping", "restitution",
+                            "damping_law"});
       SpringSpec s;
       s.name = name;
       attachment(e, field, s.body_a, s.body_b);
@@ -280,6 +281,7 @@ class Reader {
       s.freeplay = number_or(e, "freeplay", field, 0.0);
       s.damping = number_or(e, "damping", field, 0.0);
       s.restitution = number_or(e, "restitution", field, 0.0);
+      if (e["damping_law"]) s.damping_law = text(e["damping_law"], field + ".damping_law");
       return s;
     }
     if (type == "friction") {

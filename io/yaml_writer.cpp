@@ -200,6 +200,7 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
         put(out, "freeplay", sp->freeplay, ds.freeplay);
         put(out, "damping", sp->damping, ds.damping);
         put(out, "restitution", sp->restitution, ds.restitution);
+        if (sp->damping_law != ds.damping_law) out << YAML::Key << "damping_law" << YAML::Value << sp->damping_law;
       } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
         const FrictionSpec df;
         out << YAML::Key << "type" << YAML::Value << "friction";

@@ -83,6 +83,12 @@ void static_splits(const Model& m, double t, const double* inputs, ModeStructure
 // True when the structure holds a rigid freeplay's x' at 0 (both sides held, or
 // locked together at the mesh ratio): x' would be 0 throughout. Within one
 // cluster x' = (g_a - p g_b) v; gains are 0 on held bodies.
+// The clamp of a contact-law spring in the modes (0 for the others, and for
+// modes built without clamps).
+std::int8_t clamp_of(const State& modes, std::size_t s) {
+  return s < modes.spring_clamp.size() ? modes.spring_clamp[s] : 0;
+}
+
 bool rate_held(const Spring& sp, const LockedClusters& c) {
   const double ga = c.gain[sp.a], pgb = sp.b == kGround ? 0.0 : sp.ratio * c.gain[sp.b];
   return (ga == 0.0 && pgb == 0.0) ||
@@ -115,7 +121,7 @@ void watch_witnesses(const Model& m, const State& modes, double slip_margin, Mod
     const bool contact_in_group = sp.rigid() && ms.in_group[m.spring_link[s]];
     const bool held = sp.rigid() && modes.spring_side[s] == 0 && rate_held(sp, ms.clusters);
     spring_witnesses(sp, s, modes.spring_side[s], spring_deflection(sp, modes.q), held, contact_in_group, slip_margin,
-                     ms.roots);
+                     ms.roots, clamp_of(modes, s));
   }
   ms.roots_need_forces = !ms.stuck_links.empty() || massless_roots;
 }
@@ -158,7 +164,8 @@ void applied_forces(const Model& m, const State& modes, double t, Workspace& ws)
     const SpringRelation r = spring_relation(sp, ws.q.data(), ws.w.data());
     // Springs at algebraic bodies follow their exact luz (the balance was solved
     // with it); a rigid freeplay's contact torque is a link's (static_friction).
-    const double T = m.spring_algebraic[s] ? spring_torque_exact(sp, r) : spring_torque(sp, r, modes.spring_side[s]);
+    const double T = m.spring_algebraic[s] ? spring_torque_exact(sp, r)
+                                            : spring_torque(sp, r, modes.spring_side[s], clamp_of(modes, s));
     apply_spring_torque(sp, T, ws.force.data());
   }
   bool any_massless = false;
@@ -283,7 +290,8 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     if (m.spring_algebraic[s]) continue;  // through the group's Schur complement below
     const Spring& sp = m.springs[s];
-    dforce.relation(sp.a, sp.b, sp.ratio, spring_stiffness(sp, modes.spring_side[s]), spring_damping(sp));
+    const std::int8_t side = modes.spring_side[s], clamp = clamp_of(modes, s);
+    dforce.relation(sp.a, sp.b, sp.ratio, spring_stiffness(sp, side, clamp), spring_damping(sp, side, clamp));
   }
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     const Friction& f = m.frictions[i];
@@ -326,10 +334,11 @@ double input_power(const Model& m, double t, const Workspace& ws) {
 
 double dissipation_power(const Model& m, const State& modes, const Workspace& ws) {
   double p = 0.0;
-  for (const Spring& s : m.springs) {
+  for (std::size_t i = 0; i < m.springs.size(); ++i) {
+    const Spring& s = m.springs[i];
     if (s.damping == 0.0) continue;
-    const double rate = spring_rate(s, ws.w.data());
-    p += spring_dissipation(s, rate, rate);
+    const SpringRelation r = spring_relation(s, ws.q.data(), ws.w.data());
+    p += spring_dissipation(s, r, s.contact_damping ? modes.spring_side[i] : 0, clamp_of(modes, i), r.rate);
   }
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     if (modes.friction_mode[i] == FrictionMode::stuck) continue;  // v = 0: static friction does no work
@@ -352,7 +361,8 @@ void element_outputs(const Model& m, const State& modes, double t, const Workspa
     if (m.spring_algebraic[s])  // no events: the side read from x
       put(m.spring_element[s], spring_output_exact(sp, r, sp.freeplay > 0.0 ? freeplay_side(r.x, sp.freeplay, 0.0) : 0, 0.0));
     else  // a rigid freeplay's contact torque while the teeth touch
-      put(m.spring_element[s], spring_output(sp, r, side, sp.rigid() && side != 0 ? ws.lambda[m.spring_link[s]] : 0.0));
+      put(m.spring_element[s], spring_output(sp, r, side, sp.rigid() && side != 0 ? ws.lambda[m.spring_link[s]] : 0.0,
+                                             clamp_of(modes, s)));
   }
   for (std::size_t i = 0; i < m.frictions.size(); ++i)
     put(m.friction_element[i], friction_output(ws.lambda[i], modes.friction_mode[i]));

@@ -38,6 +38,7 @@ void EventPipeline::start() {
   state.q = model.angle0;
   state.w = model.velocity0;
   state.spring_side.assign(model.springs.size(), 0);
+  state.spring_clamp.assign(model.springs.size(), 0);
   struck.clear();
   for (std::size_t s = 0; s < model.springs.size(); ++s) {
     const Spring& sp = model.springs[s];
@@ -51,6 +52,7 @@ void EventPipeline::start() {
       continue;
     }
     state.spring_side[s] = freeplay_side(x, sp.freeplay, spring_rate(sp, state.w.data()));
+    state.spring_clamp[s] = damping_clamp(sp, spring_relation(sp, state.q.data(), state.w.data()), state.spring_side[s]);
   }
   state.friction_mode.assign(model.frictions.size(), FrictionMode::slip_positive);
   for (std::size_t i = 0; i < model.frictions.size(); ++i)
@@ -153,9 +155,17 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
     switch (info.crossing) {
       case Crossing::none:
         break;
-      case Crossing::freeplay_flank:
+      case Crossing::freeplay_flank: {
+        const Spring& sp = model.springs[spec.index];
         state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? info.sign : 0;
-        if (model.springs[spec.index].rigid()) struck.push_back(spec.index);
+        // The contact law's teeth meet with Tc = 0 < |c x'|: its clamp starts at the corner of their approach.
+        state.spring_clamp[spec.index] = sp.contact_damping && sp.damping > 0.0 ? state.spring_side[spec.index] : 0;
+        if (sp.rigid()) struck.push_back(spec.index);
+        break;
+      }
+      case Crossing::damping_corner:  // (teeth that part at the same instant keep no clamp)
+        if (state.spring_side[spec.index] != 0)
+          state.spring_clamp[spec.index] = state.spring_clamp[spec.index] == 0 ? info.sign : 0;
         break;
       case Crossing::contact_unloads:
         exhausted.push_back({model.spring_link[spec.index], FrictionMode::stuck});

@@ -37,7 +37,7 @@ struct Row {
 // W = M + h theta C + h^2 theta^2 K factorised, with W^-1 G^T and D = G W^-1 G^T
 // over all potential rows, for one set of springs outside their gap and one h.
 struct Iteration {
-  std::vector<char> outside;  // (ns) tangent stiffness pattern
+  std::vector<double> tangent;  // (2 ns) tangent stiffness and damping of each spring
   double h = 0.0;
   Eigen::LDLT<Eigen::MatrixXd> W;
   Eigen::MatrixXd WinvGt;  // (nb x rows)
@@ -117,7 +117,7 @@ class MoreauJean {
   std::vector<int> friction_row_ = std::vector<int>(m_.frictions.size(), -1);
   std::vector<int> spring_row_ = std::vector<int>(m_.springs.size(), -1);
   std::vector<Iteration> iterations_;  // the patterns met so far
-  std::vector<char> outside_;
+  std::vector<double> tangent_;  // (2 ns) at q_k, v_k: stiffness, damping of spring i at 2 i, 2 i + 1
 
   double t_ = 0.0;
   // Input values: named inputs keep their declared values; then the held
@@ -147,18 +147,22 @@ class MoreauJean {
   static double deflection(const Spring& s, const Eigen::VectorXd& q) { return spring_deflection(s, q.data()); }
   static double deflection_rate(const Spring& s, const Eigen::VectorXd& v) { return spring_rate(s, v.data()); }
   static double relative_velocity(const Friction& f, const Eigen::VectorXd& v) { return friction_rate(f, v.data()); }
-  // Tangent stiffness of a spring at q: k on the stiff side of luz (a linear
-  // spring always), 0 in the gap and for a rigid freeplay.
-  double stiffness_at(const Spring& s) const {
-    return spring_stiffness(s, freeplay_side(deflection(s, q_), s.freeplay, 0.0));
+  // Tangent stiffness and damping of a spring at q_k, v_k: k on the stiff side
+  // of luz (a linear spring always), 0 in the gap and for a rigid freeplay; c
+  // (the contact law: per side and clamp, elements/freeplay_spring.hpp).
+  void tangent_at(const Spring& s, double& k, double& c) const {
+    const std::int8_t side = freeplay_side(deflection(s, q_), s.freeplay, 0.0);
+    const std::int8_t clamp = damping_clamp(s, spring_relation(s, q_.data(), v_.data()), side);
+    k = spring_stiffness(s, side, clamp);
+    c = spring_damping(s, side, clamp);
   }
 
   const Iteration& iteration(double h) {
     const int ns = static_cast<int>(m_.springs.size());
-    outside_.assign(ns, 0);
-    for (int i = 0; i < ns; ++i) outside_[i] = stiffness_at(m_.springs[i]) > 0.0;
+    tangent_.assign(2 * static_cast<std::size_t>(ns), 0.0);
+    for (int i = 0; i < ns; ++i) tangent_at(m_.springs[i], tangent_[2 * i], tangent_[2 * i + 1]);
     for (const Iteration& it : iterations_)
-      if (it.h == h && it.outside == outside_) return it;
+      if (it.h == h && it.tangent == tangent_) return it;
     const int nb = m_.num_bodies();
     Eigen::MatrixXd W = Eigen::MatrixXd::Zero(nb, nb);
     for (int j = 0; j < nb; ++j) W(j, j) = m_.inertia[j];
@@ -172,13 +176,12 @@ class MoreauJean {
     const double ht = h * theta_;
     for (int i = 0; i < ns; ++i) {
       const Spring& s = m_.springs[i];
-      const double k = outside_[i] ? s.stiffness : 0.0;
-      add_pair(s.a, s.b, -s.ratio, ht * spring_damping(s) + ht * ht * k);
+      add_pair(s.a, s.b, -s.ratio, ht * tangent_[2 * i + 1] + ht * ht * tangent_[2 * i]);
     }
     for (const Friction& f : m_.frictions) add_pair(f.a, f.b, -1.0, ht * friction_damping(f));
     if (iterations_.size() >= 32) iterations_.erase(iterations_.begin());  // keep the recent ones
     Iteration& it = iterations_.emplace_back();
-    it.outside = outside_;
+    it.tangent = tangent_;
     it.h = h;
     it.W.compute(W);
     const int nr = static_cast<int>(rows_.size());
@@ -206,7 +209,7 @@ class MoreauJean {
       const Spring& s = m_.springs[i];
       const SpringRelation r = spring_relation(s, q_.data(), v_.data());
       double T = spring_torque_exact(s, r);                     // a rigid freeplay's contact is its row's
-      if (outside_[i]) T += h * theta_ * s.stiffness * r.rate;  // - h theta K v_k
+      T += h * theta_ * tangent_[2 * i] * r.rate;              // - h theta K v_k
       apply_spring_torque(s, T, rhs_.data());
     }
     for (const Friction& f : m_.frictions)  // the dry part is the friction row's
@@ -323,7 +326,8 @@ class MoreauJean {
     // Energy booked with the mean velocity (see the header).
     input_work_ += h * force_.dot(v_mid_);
     double diss = 0.0;
-    for (const Spring& s : m_.springs) diss += spring_dissipation(s, deflection_rate(s, v_theta_), deflection_rate(s, v_mid_));
+    for (const Spring& s : m_.springs)
+      diss += spring_dissipation_exact(s, {deflection(s, q_), deflection_rate(s, v_theta_)}, deflection_rate(s, v_mid_));
     for (const Friction& f : m_.frictions)
       diss += viscous_friction_dissipation(f, relative_velocity(f, v_theta_), relative_velocity(f, v_mid_));
     diss *= h;
