@@ -9,7 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <regex>
+#include <sstream>
+#include <string>
 
 #include "io/hdf5_reader.hpp"
 #include "tests/cli_runner.hpp"
@@ -30,6 +31,17 @@ std::string contents(const std::string& file) {
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The rest of the first line of text that starts with prefix ("" when none does).
+std::string rest_of_line(const std::string& text, const std::string& prefix) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    if (text.compare(at, prefix.size(), prefix) == 0 && at + prefix.size() <= end)
+      return text.substr(at + prefix.size(), end - at - prefix.size());
+    at = end + 1;
+  }
+  return "";
+}
 
 // What `luztar plot FILE --list OPTIONS` prints; it exits 0.
 std::string listing(const std::string& file, const std::string& options = "") {
@@ -146,10 +158,14 @@ TEST_F(PlotGearTrain, StuckIntervalsAreThoseOfTheEvents) {
   for (int e = 0; e < r.num_elements(); ++e) {
     if (r.element_kinds[e] != "friction") continue;
     ++frictions;
-    const std::regex line("stuck: " + r.element_names[e] + " ([0-9]+) intervals, ([0-9.]+) s\n");
-    std::smatch m;
-    ASSERT_TRUE(std::regex_search(out, m, line)) << r.element_names[e] << "\n" << out;
-    EXPECT_NEAR(std::stod(m[2]), r.time_stuck[e], 1e-9) << r.element_names[e];
+    // "stuck: <name> <n> intervals, <seconds> s"
+    std::istringstream line(rest_of_line(out, "stuck: " + r.element_names[e] + " "));
+    int intervals = -1;
+    double seconds = NAN;
+    std::string word;
+    ASSERT_TRUE(line >> intervals >> word >> seconds) << r.element_names[e] << "\n" << out;
+    EXPECT_EQ(word, "intervals,");
+    EXPECT_NEAR(seconds, r.time_stuck[e], 1e-9) << r.element_names[e];
   }
   EXPECT_EQ(frictions, 4);
   EXPECT_GT(*std::max_element(r.time_stuck.begin(), r.time_stuck.end()), 0.01);  // something was stuck
@@ -173,18 +189,22 @@ TEST_F(PlotGearTrain, CharacteristicsAreAgainstTheRelativeQuantity) {
     vmin = std::min(vmin, r.velocity[k * nb + id("phi")]);
     vmax = std::max(vmax, r.velocity[k * nb + id("phi")]);
   }
-  const std::regex mesh(
-      "xy: elements.mesh.torque \\[N mm\\] against relative angle delta - 2 gamma \\[deg\\], from (\\S+) to (\\S+)\n");
-  const std::regex bearing(
-      "xy: elements.bearing_phi.torque \\[N mm\\] against relative velocity phi \\[rad/s\\], from (\\S+) to (\\S+)\n");
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(out, m, mesh)) << out;
-  EXPECT_NEAR(std::stod(m[1]), xmin, 1e-8 * std::abs(xmin));
-  EXPECT_NEAR(std::stod(m[2]), xmax, 1e-8 * std::abs(xmax));
+  // "xy: <signal> [unit] against <quantity> [unit], from <lowest> to <highest>"
+  const auto range = [&](const std::string& prefix, double& lo, double& hi) {
+    std::istringstream line(rest_of_line(out, prefix));
+    std::string to;
+    return static_cast<bool>(line >> lo >> to >> hi) && to == "to";
+  };
+  double lo = NAN, hi = NAN;
+  ASSERT_TRUE(range("xy: elements.mesh.torque [N mm] against relative angle delta - 2 gamma [deg], from ", lo, hi))
+      << out;
+  EXPECT_NEAR(lo, xmin, 1e-8 * std::abs(xmin));
+  EXPECT_NEAR(hi, xmax, 1e-8 * std::abs(xmax));
   EXPECT_GT(xmax, 0.5);  // the teeth cross the mesh's 0.01 rad = 0.57 deg play
-  ASSERT_TRUE(std::regex_search(out, m, bearing)) << out;
-  EXPECT_NEAR(std::stod(m[1]), vmin, 1e-8 * std::abs(vmin));
-  EXPECT_NEAR(std::stod(m[2]), vmax, 1e-8 * std::abs(vmax));
+  ASSERT_TRUE(range("xy: elements.bearing_phi.torque [N mm] against relative velocity phi [rad/s], from ", lo, hi))
+      << out;
+  EXPECT_NEAR(lo, vmin, 1e-8 * std::abs(vmin));
+  EXPECT_NEAR(hi, vmax, 1e-8 * std::abs(vmax));
   // --against velocity: the spring's relative velocity instead
   EXPECT_TRUE(contains(listing(h5_, "--xy elements.mesh.torque --against velocity"),
                        "against relative velocity delta - 2 gamma [rad/s]"));
