@@ -17,17 +17,12 @@
 #include "core/errors.hpp"
 #include "io/yaml_model.hpp"
 #include "solvers/simulator.hpp"
+#include "tests/model_builder.hpp"
 
 namespace luztar {
 namespace {
 
-std::vector<std::string> model_files() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(LUZTAR_MODELS_DIR))
-    if (e.is_regular_file() && e.path().extension() == ".yaml") out.push_back(e.path().stem().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using test::model_files;
 
 // The first second of a model with `integrator` at rtol 1e-13, atol 1e-14
 // (exact ignores the tolerances), event-driven.

@@ -22,18 +22,13 @@
 
 #include "io/yaml_model.hpp"
 #include "solvers/simulator.hpp"
+#include "tests/model_builder.hpp"
 
 namespace {
 
 constexpr double kPinTolerance = 1e-12;
 
-std::vector<std::string> model_files() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(LUZTAR_MODELS_DIR))
-    if (e.is_regular_file() && e.path().extension() == ".yaml") out.push_back(e.path().stem().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using luztar::test::model_files;
 
 // One line per record: "event t element kind before after" or
 // "sample t v1 v2 ..." (every stride-th sample) (angles, velocities, element torques, states, energies, blocks).
