@@ -76,7 +76,7 @@ struct SimulationSettings {
   double rest_velocity = 1e-6;
   std::string linear_solver = "auto";  // auto | dense | band
   // event_driven: what integrates between events (solvers/integrator.hpp):
-  // auto (resolve_integrator: cvode_bdf today) | cvode_bdf | cvode_adams
+  // auto (resolve_integrator: exact where it serves the model, else cvode_bdf) | exact | cvode_bdf | cvode_adams
   std::string integrator = "auto";
   // event_driven: CVODE with exact events (S-S procedure); time_stepping:
   // Moreau-Jean (solvers/time_stepping.hpp), fixed step, no event location.

@@ -98,7 +98,7 @@ struct Result {
   std::string message;
   RunStats stats;
   // What integrated the run: event-driven, the integrator between events
-  // (cvode_bdf | cvode_adams: simulation.integrator with auto resolved);
+  // (exact | cvode_bdf | cvode_adams: simulation.integrator with auto resolved);
   // time stepping, moreau_jean.
   std::string integrator;
 

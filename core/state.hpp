@@ -27,4 +27,14 @@ struct State {
   double dissipated = 0.0;                  // energy dissipated since t_start [J]
 };
 
+// Appends every discrete mode of `s` to `key` (spring sides, friction modes,
+// massless sides): equal keys mean the same variable structure. A kind with a
+// mode of its own appends its field here (the exact integrator caches each
+// mode's matrices under this key, solvers/exact_mode_system.hpp).
+inline void append_mode_key(const State& s, std::vector<std::int8_t>& key) {
+  key.insert(key.end(), s.spring_side.begin(), s.spring_side.end());
+  for (FrictionMode f : s.friction_mode) key.push_back(static_cast<std::int8_t>(f));
+  key.insert(key.end(), s.massless_side.begin(), s.massless_side.end());
+}
+
 }  // namespace luztar

@@ -437,9 +437,10 @@ void validate(const ModelSpec& spec) {
   if (sim.linear_solver != "auto" && sim.linear_solver != "dense" && sim.linear_solver != "band")
     throw ModelError("simulation.linear_solver",
                      "must be one of auto, dense, band (got '" + sim.linear_solver + "')");
-  if (sim.integrator != "auto" && sim.integrator != "cvode_bdf" && sim.integrator != "cvode_adams")
+  if (sim.integrator != "auto" && sim.integrator != "exact" && sim.integrator != "cvode_bdf" &&
+      sim.integrator != "cvode_adams")
     throw ModelError("simulation.integrator",
-                     "must be one of auto, cvode_bdf, cvode_adams (got '" + sim.integrator + "')");
+                     "must be one of auto, exact, cvode_bdf, cvode_adams (got '" + sim.integrator + "')");
   if (sim.solver != "event_driven" && sim.solver != "time_stepping")
     throw ModelError("simulation.solver", "must be event_driven or time_stepping (got '" + sim.solver + "')");
   if (sim.solver == "time_stepping") {

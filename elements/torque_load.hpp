@@ -18,8 +18,11 @@ inline double load_torque(const Model& m, int l, double t, const double* inputs)
 inline double load_power(const Model& m, int l, double t, const double* inputs, const double* w) {
   return load_torque(m, l, t, inputs) * w[m.loads[l].body];
 }
+// The same from the load's torque tau [N m] (its signal slot, solvers/dynamics.hpp).
+inline double load_power(const Model& m, int l, double tau, const double* w) { return tau * w[m.loads[l].body]; }
 inline ElementOutput load_output(const Model& m, int l, double t, const double* inputs) {
   return {load_torque(m, l, t, inputs), 0};
 }
+inline ElementOutput load_output(double tau) { return {tau, 0}; }
 
 }  // namespace luztar

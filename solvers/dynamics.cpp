@@ -16,7 +16,7 @@
 namespace luztar {
 
 Workspace::Workspace(const Model& m)
-    : q(m.num_bodies()), w(m.num_bodies()), force(m.num_bodies()), mt0(m.frictions.size()),
+    : q(m.num_bodies()), w(m.num_bodies()), sigma(signal_slot_count(m)), force(m.num_bodies()), mt0(m.frictions.size()),
       limit(m.num_links()), lambda(m.num_links()), acc(m.num_bodies()), group_utilisation(m.num_links()), massless_mt0(m.num_bodies()) {}
 
 namespace {
@@ -152,13 +152,31 @@ void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vect
   }
 }
 
+int signal_slot_count(const Model& m) { return static_cast<int>(m.loads.size() + m.frictions.size()); }
+
+std::vector<const Signal*> slot_signals(const Model& m) {
+  std::vector<const Signal*> s;
+  for (const Load& l : m.loads) s.push_back(&m.signals[l.signal]);
+  for (const Friction& f : m.frictions) s.push_back(&m.signals[f.coulomb]);
+  return s;
+}
+
+void signal_values(const Model& m, double t, Workspace& ws) {
+  const double* inputs = ws.inputs.data();
+  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) ws.sigma[load_slot(l)] = load_torque(m, l, t, inputs);
+  for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i)
+    ws.sigma[coulomb_slot(m, i)] = coulomb_limit(m, i, t, inputs);
+}
+
 void applied_forces(const Model& m, const State& modes, double t, Workspace& ws) {
+  signal_values(m, t, ws);
+  applied_forces(m, modes, ws);
+}
+
+void applied_forces(const Model& m, const State& modes, Workspace& ws) {
   if (!m.algebraic_groups.empty()) solve_algebraic_bodies(m, ws);
   std::fill(ws.force.begin(), ws.force.end(), 0.0);
-  // The signals must be finite here (core/signal.hpp: require_finite_at), named
-  // after their element: a NaN torque would end as a CVODE convergence failure.
-  const double* inputs = ws.inputs.data();
-  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) ws.force[m.loads[l].body] += load_torque(m, l, t, inputs);
+  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) ws.force[m.loads[l].body] += ws.sigma[load_slot(l)];
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     const Spring& sp = m.springs[s];
     const SpringRelation r = spring_relation(sp, ws.q.data(), ws.w.data());
@@ -171,7 +189,7 @@ void applied_forces(const Model& m, const State& modes, double t, Workspace& ws)
   bool any_massless = false;
   for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i) {  // friction i is link i
     const Friction& f = m.frictions[i];
-    ws.mt0[i] = coulomb_limit(m, i, t, inputs);
+    ws.mt0[i] = ws.sigma[coulomb_slot(m, i)];
     ws.limit[i] = static_friction_limit(f, ws.mt0[i]);
     if (m.massless(f.a)) {  // part of the body's first-order equation below
       any_massless = true;
@@ -221,8 +239,13 @@ void static_friction(const Model& m, const State& modes, const ModeStructure& ms
 
 void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y, double* ydot,
          Workspace& ws) {
+  signal_values(m, t, ws);
+  rhs(m, modes, ms, y, ydot, ws);
+}
+
+void rhs(const Model& m, const State& modes, const ModeStructure& ms, const double* y, double* ydot, Workspace& ws) {
   unpack(ms, y, ws);
-  applied_forces(m, modes, t, ws);
+  applied_forces(m, modes, ws);
   cluster_accelerations(m, ms, ws);
   const int nb = m.num_bodies();
   for (int j = 0; j < nb; ++j) {
@@ -308,8 +331,14 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
 
 void root_functions(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
                     double* g, Workspace& ws) {
+  if (ms.roots_need_forces) signal_values(m, t, ws);
+  root_functions(m, modes, ms, y, g, ws);
+}
+
+void root_functions(const Model& m, const State& modes, const ModeStructure& ms, const double* y, double* g,
+                    Workspace& ws) {
   unpack(ms, y, ws);
-  if (ms.roots_need_forces) applied_forces(m, modes, t, ws);
+  if (ms.roots_need_forces) applied_forces(m, modes, ws);
   if (!ms.stuck_links.empty()) {
     cluster_accelerations(m, ms, ws);
     static_friction(m, modes, ms, ws);
@@ -326,9 +355,9 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
   for (std::size_t r = 0; r < ms.roots.size(); ++r) g[r] = witness_value(m, ms.roots[r], in);
 }
 
-double input_power(const Model& m, double t, const Workspace& ws) {
+double input_power(const Model& m, const Workspace& ws) {
   double p = 0.0;
-  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) p += load_power(m, l, t, ws.inputs.data(), ws.w.data());
+  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) p += load_power(m, l, ws.sigma[load_slot(l)], ws.w.data());
   return p;
 }
 
@@ -348,7 +377,7 @@ double dissipation_power(const Model& m, const State& modes, const Workspace& ws
   return p;
 }
 
-void element_outputs(const Model& m, const State& modes, double t, const Workspace& ws, double* torque,
+void element_outputs(const Model& m, const State& modes, const Workspace& ws, double* torque,
                      std::int8_t* state) {
   auto put = [&](int e, ElementOutput o) {
     torque[e] = o.torque;
@@ -366,7 +395,7 @@ void element_outputs(const Model& m, const State& modes, double t, const Workspa
   }
   for (std::size_t i = 0; i < m.frictions.size(); ++i)
     put(m.friction_element[i], friction_output(ws.lambda[i], modes.friction_mode[i]));
-  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) put(m.load_element[l], load_output(m, l, t, ws.inputs.data()));
+  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) put(m.load_element[l], load_output(ws.sigma[load_slot(l)]));
 }
 
 int jacobian_half_bandwidth(const Model& m) {

@@ -63,8 +63,10 @@ struct ModeStructure {
 // The two spans view the simulation's state, which the workspace does not own.
 struct Workspace {
   std::vector<double> q, w;      // (nb) full angles and velocities
+  std::vector<double> sigma;     // (signal_slot_count) the signal slots sigma: each load's torque, then each
+                                 // friction element's MT0 [N m] (signal_values, or set by the caller)
   std::vector<double> force;     // (nb) applied torques (without static friction)
-  std::vector<double> mt0;       // (nf) MT0(t) [N m]
+  std::vector<double> mt0;       // (nf) MT0 [N m], from sigma
   std::vector<double> limit;     // (num_links) static limit static_ratio * MT0(t) [N m] (frictions)
   std::vector<double> lambda;    // (num_links) friction torques (static for stuck elements), then
                                  // contact torques of rigid freeplays [N m] (Model::links)
@@ -104,10 +106,26 @@ void unpack(const ModeStructure& ms, const double* y, Workspace& ws);
 // Full q, w -> y (velocity slots of a cluster take the representative's velocity).
 void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vector<double>& w, double* y);
 
-// Applied torques on bodies at t from ws.q, ws.w (loads, springs in their side,
-// slipping friction); stuck friction is left out. Fills ws.force and ws.mt0.
-// Then the velocities of massless bodies, mu q' = luz(M, MT0) on the branch in
-// modes.massless_side (Theorem 5.3), into ws.w, and their bearings' torques.
+// The signal slots sigma: the values of the model's time signals that the laws
+// read, each load's torque (slot l), then each friction element's MT0 (slot
+// num_loads + i). Every law below reads them from ws.sigma, so a caller may set
+// them directly (the exact integrator: sigma = C xi of its exosystem).
+int signal_slot_count(const Model& m);
+inline int load_slot(int l) { return l; }
+inline int coulomb_slot(const Model& m, int i) { return static_cast<int>(m.loads.size()) + i; }
+// The signal of each slot (slot order; they live in the model).
+std::vector<const Signal*> slot_signals(const Model& m);
+// sigma at t into ws.sigma, each finite (core/signal.hpp: require_finite_at,
+// named after its element: a NaN torque would end as a convergence failure).
+void signal_values(const Model& m, double t, Workspace& ws);
+
+// Applied torques on bodies from ws.q, ws.w and ws.sigma (loads, springs in their
+// side, slipping friction); stuck friction is left out. Fills ws.force, ws.mt0
+// and the static limits ws.limit. Then the velocities of massless bodies,
+// mu q' = luz(M, MT0) on the branch in modes.massless_side (Theorem 5.3), into
+// ws.w, and their bearings' torques.
+void applied_forces(const Model& m, const State& modes, Workspace& ws);
+// The same with sigma evaluated at t first (signal_values).
 void applied_forces(const Model& m, const State& modes, double t, Workspace& ws);
 // Velocities of massless bodies and their bearings' torques (part of applied_forces).
 void massless_velocities(const Model& m, const State& modes, Workspace& ws);
@@ -116,20 +134,25 @@ void cluster_accelerations(const Model& m, const ModeStructure& ms, Workspace& w
 // Static friction of stuck elements and contact torques into ws.lambda (needs force and acc).
 void static_friction(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws);
 
+// y' at (y, ws.sigma); the second form evaluates sigma at t first.
+void rhs(const Model& m, const State& modes, const ModeStructure& ms, const double* y, double* ydot, Workspace& ws);
 void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
          double* ydot, Workspace& ws);
 void jacobian(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
               JacobianSink& jac, Workspace& ws);
+// The structure's root functions at (y, ws.sigma); the second form evaluates sigma at t first.
+void root_functions(const Model& m, const State& modes, const ModeStructure& ms, const double* y, double* g,
+                    Workspace& ws);
 void root_functions(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
                     double* g, Workspace& ws);
 // Power of the external torques and dissipated power [W] from ws (after applied_forces).
-double input_power(const Model& m, double t, const Workspace& ws);
+double input_power(const Model& m, const Workspace& ws);
 double dissipation_power(const Model& m, const State& modes, const Workspace& ws);
 
 // Element torques and states (Result conventions) from ws after applied_forces,
 // cluster_accelerations and static_friction.
-void element_outputs(const Model& m, const State& modes, double t, const Workspace& ws,
-                     double* torque, std::int8_t* state);
+void element_outputs(const Model& m, const State& modes, const Workspace& ws, double* torque,
+                     std::int8_t* state);
 
 // Half-bandwidth of the Jacobian in the interleaved layout for any variable structure.
 int jacobian_half_bandwidth(const Model& m);

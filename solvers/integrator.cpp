@@ -3,19 +3,26 @@
 #include <stdexcept>
 
 #include "solvers/cvode_integrator.hpp"
+#include "solvers/exact/exact_integrator.hpp"
 
 namespace luztar {
 
-std::string resolve_integrator(const Model&, const SimulationSettings& settings) {
-  return settings.integrator == "auto" ? std::string("cvode_bdf") : settings.integrator;
+std::string resolve_integrator(const Model& model, const SimulationSettings& settings) {
+  if (settings.integrator == "exact")
+    if (const std::string why = exact_integrator_refusal(model); !why.empty())
+      throw std::invalid_argument("simulation.integrator: exact cannot serve this model: " + why);
+  if (settings.integrator != "auto") return settings.integrator;
+  return exact_integrator_refusal(model).empty() ? "exact" : "cvode_bdf";
 }
 
-std::unique_ptr<Integrator> make_integrator(const std::string& kind, OdeSystem& system,
+std::unique_ptr<Integrator> make_integrator(const std::string& kind, const SegmentSystem& system,
                                             const IntegratorOptions& options) {
-  if (kind == "cvode_bdf") return std::make_unique<CvodeIntegrator>(system, options, CvodeIntegrator::Method::bdf);
+  if (kind == "exact") return std::make_unique<exact::ExactIntegrator>(system.affine, system.slots, system.inputs);
+  if (kind == "cvode_bdf")
+    return std::make_unique<CvodeIntegrator>(system.ode, options, CvodeIntegrator::Method::bdf);
   if (kind == "cvode_adams")
-    return std::make_unique<CvodeIntegrator>(system, options, CvodeIntegrator::Method::adams);
-  throw std::invalid_argument("unknown integrator '" + kind + "' (cvode_bdf, cvode_adams)");
+    return std::make_unique<CvodeIntegrator>(system.ode, options, CvodeIntegrator::Method::adams);
+  throw std::invalid_argument("unknown integrator '" + kind + "' (exact, cvode_bdf, cvode_adams)");
 }
 
 }  // namespace luztar

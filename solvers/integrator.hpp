@@ -2,14 +2,17 @@
 // What integrates the state of the event-driven solver between two stops of
 // its event pipeline (solvers/simulator.hpp), behind one small interface, so
 // that the event logic does not depend on how a segment is integrated.
-// Implementations: CVODE's BDF and Adams methods (solvers/cvode_integrator.hpp).
+// Implementations: CVODE's BDF and Adams methods (solvers/cvode_integrator.hpp)
+// and the exact piecewise-linear integrator (solvers/exact/exact_integrator.hpp).
 // make_integrator() is the one place that builds one.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/model.hpp"
+#include "core/signal.hpp"
 #include "solvers/dynamics.hpp"
+#include "solvers/exact/affine_mode_system.hpp"
 
 namespace luztar {
 
@@ -59,16 +62,31 @@ class Integrator {
   virtual void quadratures(double t, double* q) = 0;   // at the last returned time
   virtual IntegratorCounters counters() const = 0;     // summed over resets
   virtual const std::string& last_error() const = 0;
+  // True when the integrator took the input values at its last reset (exact:
+  // they are constants of its exosystem), so that a changed input needs a
+  // reset; false when it reads them at every evaluation (CVODE).
+  virtual bool holds_inputs() const { return false; }
 };
 
 // The integrator that simulation.integrator names for this model: "auto"
-// resolves here (today to cvode_bdf); any other name is itself.
+// resolves here, to "exact" for every model the exact integrator serves
+// (exact_integrator_refusal, core/model.hpp), else to "cvode_bdf"; any other
+// name is itself.
 std::string resolve_integrator(const Model& model, const SimulationSettings& settings);
 
-// Builds the integrator `kind` ("cvode_bdf" or "cvode_adams"; "auto" is
-// resolved first by the caller) over `system`. Throws std::invalid_argument
+// The current mode's equations in the two forms the integrators take, with the
+// slot signals and the input values they read (exact: its exosystem).
+struct SegmentSystem {
+  OdeSystem& ode;                       // CVODE
+  exact::AffineModeSystem& affine;      // exact
+  std::vector<const Signal*> slots;     // (affine.slot_count()) the slot signals, outliving the integrator
+  const double* inputs = nullptr;       // (Model::num_input_values), read at each reset
+};
+
+// Builds the integrator `kind` ("exact", "cvode_bdf" or "cvode_adams"; "auto"
+// is resolved first by the caller) over `system`. Throws std::invalid_argument
 // for an unknown kind.
-std::unique_ptr<Integrator> make_integrator(const std::string& kind, OdeSystem& system,
+std::unique_ptr<Integrator> make_integrator(const std::string& kind, const SegmentSystem& system,
                                             const IntegratorOptions& options);
 
 }  // namespace luztar

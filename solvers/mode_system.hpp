@@ -5,8 +5,11 @@
 // functions padded to a fixed count with constants that never cross, and the
 // quadratures (input work, dissipated energy).
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "solvers/dynamics.hpp"
+#include "solvers/exact/affine_mode_system.hpp"
 #include "solvers/integrator.hpp"
 
 namespace luztar {
@@ -30,11 +33,68 @@ class ModeSystem final : public OdeSystem {
   void quadrature(double t, const double* y, double* qdot) override {
     unpack(ms_, y, ws_);
     applied_forces(model_, modes_, t, ws_);
-    qdot[kQuadInput] = input_power(model_, t, ws_);
+    qdot[kQuadInput] = input_power(model_, ws_);
     qdot[kQuadDissipated] = dissipation_power(model_, modes_, ws_);
   }
 
  private:
+  const Model& model_;
+  const State& modes_;
+  const ModeStructure& ms_;
+  Workspace& ws_;
+  int root_slots_;
+};
+
+// The same equations as the exact integrator sees them (solvers/exact/
+// affine_mode_system.hpp): rhs, roots and quadratures at (y, sigma), sigma the
+// signal slots (solvers/dynamics.hpp: signal_values), through the same
+// dynamics functions. Affine within a mode only for the models that
+// exact_integrator_refusal (core/model.hpp) accepts: the integrator checks its
+// identified maps against this system at the state it identified them at.
+class ExactModeSystem final : public exact::AffineModeSystem {
+ public:
+  ExactModeSystem(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws, int root_slots)
+      : model_(m), modes_(modes), ms_(ms), ws_(ws), root_slots_(root_slots) {}
+
+  int size() const override { return 2 * model_.num_bodies(); }
+  int slot_count() const override { return signal_slot_count(model_); }
+  int root_count() const override { return root_slots_; }
+  int quadrature_count() const override { return 2; }  // ModeSystem::kQuadInput, kQuadDissipated
+
+  // The modes of the State (append_mode_key), then the watched witnesses: which
+  // ones a structure watches also depends on where it was built (a rigid
+  // freeplay's gap turnaround watches the nearer flank). The clusters, stuck
+  // groups and contacts follow from the modes; the slip margin is fixed.
+  void mode_key(std::vector<std::int8_t>& key) const override {
+    key.clear();
+    append_mode_key(modes_, key);
+    for (const Witness& w : ms_.roots) {
+      key.push_back(static_cast<std::int8_t>(w.kind));
+      for (int b = 0; b < 4; ++b) key.push_back(static_cast<std::int8_t>((w.index >> (8 * b)) & 0xff));
+      key.push_back(static_cast<std::int8_t>(w.direction));
+      key.push_back(static_cast<std::int8_t>(w.level > 0.0 ? 1 : w.level < 0.0 ? -1 : 0));
+    }
+  }
+  void rhs(const double* y, const double* sigma, double* ydot) override {
+    set_slots(sigma);
+    luztar::rhs(model_, modes_, ms_, y, ydot, ws_);
+  }
+  void roots(const double* y, const double* sigma, double* g) override {
+    set_slots(sigma);
+    root_functions(model_, modes_, ms_, y, g, ws_);
+    std::fill(g + ms_.roots.size(), g + root_slots_, 1.0);
+  }
+  void quadrature(const double* y, const double* sigma, double* qdot) override {
+    set_slots(sigma);
+    unpack(ms_, y, ws_);
+    applied_forces(model_, modes_, ws_);
+    qdot[ModeSystem::kQuadInput] = input_power(model_, ws_);
+    qdot[ModeSystem::kQuadDissipated] = dissipation_power(model_, modes_, ws_);
+  }
+
+ private:
+  void set_slots(const double* sigma) { std::copy(sigma, sigma + ws_.sigma.size(), ws_.sigma.begin()); }
+
   const Model& model_;
   const State& modes_;
   const ModeStructure& ms_;

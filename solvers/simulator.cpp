@@ -70,7 +70,9 @@ class Simulator::Impl {
   Impl(const Model& m, const SimulationSettings& s)
       : model(m), settings(s), data(initial_data(m, s)), ws(m), y(2 * m.num_bodies()),
         system(m, data.state, ms, ws, max_root_count(m)),
-        integrator(make_integrator(resolve_integrator(m, s), system, integrator_options(m, s))),
+        affine(m, data.state, ms, ws, max_root_count(m)),
+        integrator(make_integrator(resolve_integrator(m, s), {system, affine, slot_signals(m), data.inputs.data()},
+                                   integrator_options(m, s))),
         pipeline(m, settings, {data, ws, ms, y, *integrator, log}) {
     bind_workspace();
     // A stage failing at t_start (a block's LCP, the S-S selection) is a run
@@ -162,7 +164,13 @@ class Simulator::Impl {
   bool apply_input_change() {
     if (!data.inputs_changed) return false;
     data.inputs_changed = false;
-    if (!pipeline.has_massless() && pipeline.stuck_consistent()) return false;
+    if (!pipeline.has_massless() && pipeline.stuck_consistent()) {
+      // The structure stays; an integrator that holds the inputs (exact)
+      // restarts with the new ones, CVODE goes on with its history.
+      if (!integrator->holds_inputs()) return false;
+      pipeline.restart();
+      return true;
+    }
     pipeline.reselect();
     return true;
   }
@@ -210,7 +218,7 @@ class Simulator::Impl {
     pipeline.evaluate_static_torques();
     torque.resize(model.num_elements());
     st.resize(model.num_elements());
-    luztar::element_outputs(model, data.state, data.state.t, ws, torque.data(), st.data());
+    luztar::element_outputs(model, data.state, ws, torque.data(), st.data());
   }
 
   // Breakpoints are compared as instants (core/times.hpp): t a few ulp off
@@ -272,7 +280,8 @@ class Simulator::Impl {
   Workspace ws;                      // scratch of evaluations (views data.inputs, data.algebraic_q)
   ModeStructure ms;                  // derived from data.state.modes at each restart
   std::vector<double> y;             // (2 nb) the integrator's reduced state
-  ModeSystem system;                 // the equations the integrator sees
+  ModeSystem system;                 // the equations the integrator sees (CVODE)
+  ExactModeSystem affine;            // the same over the signal slots (exact); data.inputs keeps its storage
   std::unique_ptr<Integrator> integrator;  // between stops (solvers/integrator.hpp)
   std::vector<EventRecord> log;      // the event log
   EventPipeline pipeline;            // at stops (solvers/event_pipeline.hpp)

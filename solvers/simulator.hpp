@@ -119,7 +119,7 @@ class Simulator {
   double time() const;
   const std::string& message() const;  // why the last advance_to stopped early
   RunStats stats() const;
-  // What integrates between events: "cvode_bdf" or "cvode_adams"
+  // What integrates between events: "exact", "cvode_bdf" or "cvode_adams"
   // (simulation.integrator, "auto" resolved; solvers/integrator.hpp).
   const char* integrator_name() const;
   const std::vector<EventRecord>& events() const;

@@ -1,10 +1,24 @@
 #pragma once
 // Small helpers to write test models in code.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "core/model.hpp"
 #include "core/model_spec.hpp"
 #include "core/result.hpp"
 
 namespace luztar::test {
+
+// The stems of the models in models/ (LUZTAR_MODELS_DIR), sorted.
+inline std::vector<std::string> model_files() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(LUZTAR_MODELS_DIR))
+    if (e.is_regular_file() && e.path().extension() == ".yaml") out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 inline BodySpec body(std::string name, double inertia, double angle = 0.0, double velocity = 0.0) {
   return {std::move(name), inertia, angle, velocity};

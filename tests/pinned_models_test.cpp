@@ -22,18 +22,13 @@
 
 #include "io/yaml_model.hpp"
 #include "solvers/simulator.hpp"
+#include "tests/model_builder.hpp"
 
 namespace {
 
 constexpr double kPinTolerance = 1e-12;
 
-std::vector<std::string> model_files() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(LUZTAR_MODELS_DIR))
-    if (e.is_regular_file() && e.path().extension() == ".yaml") out.push_back(e.path().stem().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using luztar::test::model_files;
 
 // One line per record: "event t element kind before after" or
 // "sample t v1 v2 ..." (every stride-th sample) (angles, velocities, element torques, states, energies, blocks).
@@ -99,6 +94,7 @@ TEST_P(PinnedModel, FirstSecondUnchanged) {
   luztar::Model m = luztar::io::load_model(std::string(LUZTAR_MODELS_DIR) + "/" + name + ".yaml");
   auto s = m.simulation;
   s.t_end = std::min(s.t_end, s.t_start + 1.0);
+  s.integrator = "cvode_bdf";  // the path the files pin (auto runs exact where it can: tests/exact_models_test.cpp)
   const auto got = records(luztar::simulate(m, s));
   const std::string path = std::string(LUZTAR_TEST_DATA_DIR) + "/pinned/" + name + ".txt";
   if (std::getenv("LUZTAR_PIN_REGENERATE")) {

@@ -263,7 +263,7 @@ TEST_F(SweepCli, IntegratorOptionAppliesToEveryRun) {
   EXPECT_NE(v_adams, v_bdf);
   o = run_cli(sweep + " --integrator rk4 -o " + path("bad.h5"));
   EXPECT_EQ(o.code, 1);
-  EXPECT_NE(o.out.find("--integrator: simulation.integrator: must be one of auto, cvode_bdf, cvode_adams (got 'rk4')"),
+  EXPECT_NE(o.out.find("--integrator: simulation.integrator: must be one of auto, exact, cvode_bdf, cvode_adams (got 'rk4')"),
             std::string::npos)
       << o.out;
   EXPECT_FALSE(fs::exists(path("bad.h5")));

@@ -1,9 +1,11 @@
 // luztar_bench: wall time and solver work of representative runs.
 //
-//   1. models/gear_train.yaml over 10 s of simulated time (median of 5 runs);
-//   2. generated chains of N = 10, 100, 1000 bodies joined by freeplay springs,
+//   1. models/gear_train.yaml over 10 s of simulated time (median of 5 runs),
+//      with the exact integrator and with cvode_bdf;
+//   2. generated chains of N = 10, 50, 100, 1000 bodies joined by freeplay springs,
 //      each body on a Coulomb + viscous bearing, the first body driven by a
-//      sinusoidal torque: cost per simulated second against N;
+//      sinusoidal torque: cost per simulated second against N, with exact
+//      (where it serves the chain) and cvode_bdf;
 //   3. the redundant gear train with light gears (inertias scaled by 1e-2 and
 //      1e-4, undamped springs, gear bearings removed) against its reduced model
 //      (Simplification 2, models/gear_train_simplification2.yaml) over the same
@@ -31,12 +33,14 @@ struct Figures {
   double simulated = 0.0;
 };
 
-Figures measure(const Model& m, int repeats) {
+Figures measure(const Model& m, int repeats, const char* integrator = nullptr) {
   std::vector<double> walls;
   Figures f;
+  SimulationSettings settings = m.simulation;
+  if (integrator) settings.integrator = integrator;
   for (int r = 0; r < repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    const Result res = simulate(m);
+    const Result res = simulate(m, settings);
     walls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     f.stats = res.stats;
     f.events = res.events.size();
@@ -50,7 +54,7 @@ Figures measure(const Model& m, int repeats) {
 }
 
 void print(const char* name, const Figures& f) {
-  std::printf("%-22s %6d %8.3f %10.4f %10ld %10ld %9ld %9zu %11.0f %10.3g\n", name, f.bodies, f.simulated, f.wall,
+  std::printf("%-24s %6d %8.3f %10.4f %10ld %10ld %9ld %9zu %11.0f %10.3g\n", name, f.bodies, f.simulated, f.wall,
               f.stats.steps, f.stats.rhs_evals, f.stats.events, f.events, f.stats.events / f.wall,
               f.wall / f.simulated / f.bodies * 1e6);
 }
@@ -97,14 +101,24 @@ Model chain(int n, double t_end) {
 
 int main(int argc, char** argv) {
   const std::string models = argc > 1 ? argv[1] : LUZTAR_MODELS_DIR;
-  std::printf("%-22s %6s %8s %10s %10s %10s %9s %9s %11s %10s\n", "run", "bodies", "sim [s]", "wall [s]", "steps",
+  std::printf("%-24s %6s %8s %10s %10s %10s %9s %9s %11s %10s\n", "run", "bodies", "sim [s]", "wall [s]", "steps",
               "RHS", "events", "changes", "events/s", "us/body/s");
   ModelSpec gear = io::load_model_spec(models + "/gear_train.yaml");
   gear.simulation.t_end = 10.0;
-  print("gear_train (10 s)", measure(assemble(gear), 5));
-  for (int n : {10, 100, 1000}) {
+  const Model gear_model = assemble(gear);
+  print("gear_train exact", measure(gear_model, 5, "exact"));
+  print("gear_train cvode_bdf", measure(gear_model, 5, "cvode_bdf"));
+  // Each chain with both integrators where exact serves it (kExactMaxBodies).
+  for (int n : {10, 50, 100, 1000}) {
     const double t_end = n >= 1000 ? 0.5 : 2.0;
-    print(("chain " + std::to_string(n)).c_str(), measure(chain(n, t_end), n >= 1000 ? 1 : 3));
+    const Model c = chain(n, t_end);
+    for (const char* integrator : {"exact", "cvode_bdf"}) {
+      const std::string name = "chain " + std::to_string(n) + " " + integrator;
+      if (std::string(integrator) == "exact" && !exact_integrator_refusal(c).empty())
+        std::printf("%-22s %6d  (not served: %s)\n", name.c_str(), n, exact_integrator_refusal(c).c_str());
+      else
+        print(name.c_str(), measure(c, n >= 1000 ? 1 : 3, integrator));
+    }
   }
   std::printf("us/body/s: wall time per simulated second and per body (flat = linear scaling)\n\n");
 

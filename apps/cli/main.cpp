@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--atol", ro.atol, "Absolute tolerance (overrides simulation.atol)");
   run_cmd->add_option("--solver", ro.solver, "event_driven or time_stepping (overrides simulation.solver)");
   run_cmd->add_option("--integrator", ro.integrator,
-                      "auto, cvode_bdf or cvode_adams: what integrates between events (overrides simulation.integrator)");
+                      "auto, exact, cvode_bdf or cvode_adams: what integrates between events (overrides simulation.integrator)");
   run_cmd->add_option("--step", ro.step, "Time-stepping step h [s] (overrides simulation.step)");
   run_cmd->add_option("--theta", ro.theta, "Time-stepping theta in [0.5, 1] (overrides simulation.theta)");
   run_cmd->add_option("--set", ro.sets,
@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
   sweep_cmd->add_flag("--resume", so.resume, "Run only the runs missing from an interrupted sweep's file");
   sweep_cmd->add_flag("--overwrite", so.overwrite, "Start again even if the output holds an unfinished sweep");
   sweep_cmd->add_option("--integrator", so.integrator,
-                        "auto, cvode_bdf or cvode_adams: what integrates between events in every run (overrides "
+                        "auto, exact, cvode_bdf or cvode_adams: what integrates between events in every run (overrides "
                         "simulation.integrator)");
   sweep_cmd->add_flag("--dry-run", so.dry_run, "Check the sweep and list its runs without running them");
   sweep_cmd->add_flag("-q,--quiet", so.quiet, "No progress or summary");

@@ -92,6 +92,9 @@ void print_summary(std::ostream& out, const SummarySource& model, const Simulati
         << ")\n";
     if (r.stats.lcp_not_converged)
       out << "  note       " << r.stats.lcp_not_converged << " steps whose impulse LCP missed its tolerance\n";
+  } else if (r.integrator == "exact") {  // closed form: the tolerances do not apply (solvers/exact/)
+    out << "  solver     exact: " << r.stats.steps << " sub-steps, " << r.stats.jac_evals << " modes identified, "
+        << r.stats.reinits << " restarts\n";
   } else {
     out << "  solver     " << r.integrator << ": " << r.stats.steps << " steps, " << r.stats.rhs_evals << " RHS, " << r.stats.jac_evals
         << " Jacobians, " << r.stats.reinits << " restarts (rtol " << shortest(s.rtol) << ", atol " << shortest(s.atol) << ")\n";

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/times.hpp"
@@ -48,25 +49,26 @@ void ExactIntegrator::reset(double t0, const double* y0, const double* q0, const
 }
 
 void ExactIntegrator::read_signals() {
-  Eigen::VectorXd xi;
-  exo_.state_at(t_, inputs_, xi);
-  z_.tail(xi.size()) = xi;
+  exo_.state_at(t_, inputs_, xi_);
+  z_.tail(xi_.size()) = xi_;
   select_mode();
   restart_signs();
   next_break_ = next_breakpoint();
 }
 
-double ExactIntegrator::next_breakpoint() const {
-  std::vector<double> times;
+double ExactIntegrator::next_breakpoint() {
+  std::vector<double>& times = break_scratch_;
+  times.clear();
   exo_.breakpoints(t_, INFINITY, times);
   return times.empty() ? INFINITY : *std::min_element(times.begin(), times.end());
 }
 
 void ExactIntegrator::select_mode() {
   system_.mode_key(key_scratch_);
-  key_.assign(key_scratch_.begin(), key_scratch_.end());
+  // (pointer and length: libstdc++'s assign from iterators builds a temporary string)
+  key_.assign(reinterpret_cast<const char*>(key_scratch_.data()), key_scratch_.size());
   key_ += '|';
-  key_.append(exo_.pieces().begin(), exo_.pieces().end());
+  key_.append(reinterpret_cast<const char*>(exo_.pieces().data()), exo_.pieces().size());
   if (auto it = mode_index_.find(key_); it != mode_index_.end()) {
     modes_.splice(modes_.begin(), modes_, it->second);
     mode_ = &modes_.front();
@@ -75,6 +77,10 @@ void ExactIntegrator::select_mode() {
   modes_.emplace_front();
   modes_.front().id = next_mode_id_++;
   identify(modes_.front());
+  // The regular sub-step's exponential now, with the identification: a warm
+  // run then allocates only where it meets a new mode (Integrator counters:
+  // jac_evals), never at a later first full sub-step.
+  propagators_.get(modes_.front().id, modes_.front().A, modes_.front().Q, modes_.front().h);
   mode_index_[key_] = modes_.begin();
   mode_ = &modes_.front();
   while (modes_.size() > std::max<std::size_t>(options_.cache_modes, 1)) {
@@ -171,10 +177,52 @@ void ExactIntegrator::identify(Mode& m) {
       m.Q.push_back(0.5 * (Qz + Qz.transpose()));
     }
   }
+  check_identified(m);
   m.D = balance(m.A);
   m.norm = balanced_norm(m.A, m.D);
   m.h = m.norm > 0.0 ? std::min(options_.max_substep, options_.norm_step / m.norm) : options_.max_substep;
   m.g_norm = (m.G * m.D.asDiagonal()).cwiseAbs().rowwise().sum().transpose();
+}
+
+void ExactIntegrator::check_identified(const Mode& m) {
+  const int M = exo_.size();
+  Eigen::VectorXd w(n_ + p_), out(n_), g(roots_);
+  w.head(n_) = z_.head(n_);
+  w.tail(p_) = exo_.C() * z_.tail(M);
+  system_.rhs(w.data(), w.data() + n_, out.data());
+  if (roots_ > 0) system_.roots(w.data(), w.data() + n_, g.data());
+  // Each row against the scale of its terms (|A_ij z_j| summed, and the value).
+  auto check = [&](const Eigen::MatrixXd& rows, const Eigen::VectorXd& actual, const char* what) {
+    for (int i = 0; i < actual.size(); ++i) {
+      const double mapped = rows.row(i).dot(z_);
+      const double scale = rows.row(i).cwiseAbs().dot(z_.cwiseAbs()) + std::abs(actual(i));
+      if (!(std::abs(mapped - actual(i)) <= kIdentificationTolerance * scale + 1e-300)) {
+        std::ostringstream os;
+        os.precision(17);
+        os << "exact integrator: internal error: the mode identified at t = " << t_ << " s does not reproduce its "
+           << what << " " << i << " at the state (" << mapped << " against " << actual(i)
+           << "): the system is not affine in this mode";
+        throw std::logic_error(os.str());
+      }
+    }
+  };
+  check(m.A.topRows(n_), out, "right-hand side row");
+  check(m.G.topRows(roots_), g, "root function");
+  // The quadratures' forms z^T Q z against the integrands.
+  Eigen::VectorXd q(quads_);
+  if (quads_ > 0) system_.quadrature(w.data(), w.data() + n_, q.data());
+  for (int j = 0; j < quads_; ++j) {
+    const Eigen::MatrixXd& Q = m.Q[static_cast<std::size_t>(j)];
+    const double mapped = z_.dot(Q * z_), scale = z_.cwiseAbs().dot(Q.cwiseAbs() * z_.cwiseAbs()) + std::abs(q(j));
+    if (!(std::abs(mapped - q(j)) <= kIdentificationTolerance * scale + 1e-300)) {
+      std::ostringstream os;
+      os.precision(17);
+      os << "exact integrator: internal error: the mode identified at t = " << t_ << " s does not reproduce its "
+         << "quadrature " << j << " at the state (" << mapped << " against " << q(j)
+         << "): the integrand is not quadratic in this mode";
+      throw std::logic_error(os.str());
+    }
+  }
 }
 
 void ExactIntegrator::restart_signs() {
@@ -216,9 +264,15 @@ void ExactIntegrator::propagate_partial(double s) {
   for (int k = 0; k <= kTaylorTerms; ++k) largest = std::max(largest, f[static_cast<std::size_t>(k)] * taylor_.scaled_norm(k));
   while (terms > 1 && f[static_cast<std::size_t>(terms - 1)] * taylor_.scaled_norm(terms - 1) <= 1e-18 * largest) --terms;
   const auto V = taylor_.V().leftCols(terms);
+  // Scratch at its largest size, used in blocks: `terms` varies from step to
+  // step, and resizing would allocate.
+  if (qv_.rows() != V.rows() || qv_.cols() < kTaylorTerms + 1) {
+    qv_.resize(V.rows(), kTaylorTerms + 1);
+    gram_.resize(kTaylorTerms + 1, kTaylorTerms + 1);
+  }
   for (int j = 0; j < quads_; ++j) {
-    qv_.noalias() = mode_->Q[static_cast<std::size_t>(j)] * V;
-    gram_.noalias() = V.transpose() * qv_;
+    qv_.leftCols(terms).noalias() = mode_->Q[static_cast<std::size_t>(j)] * V;
+    gram_.topLeftCorner(terms, terms).noalias() = V.transpose() * qv_.leftCols(terms);
     double sum = 0.0;
     for (int k = 0; k < terms; ++k)
       for (int i = 0; i < terms; ++i)

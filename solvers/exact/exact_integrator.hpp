@@ -28,7 +28,8 @@
 // ||Abar h|| <= 1, accumulating linearly over sub-steps), and in the
 // identification by probing (the differences rhs(e_i) - rhs(0) lose the digits
 // of b0 against J's entries; exact when the maps are affine, as every luztar law
-// is in a fixed mode; a non-affine system is silently linearised at 0).
+// is in a fixed mode; a system that is not affine is caught by a self-check at
+// the state of the identification, check_identified, and refused).
 // What is certified: no watched root is missed (solvers/exact/event_search.hpp):
 // every crossing whose excursion beyond zero exceeds 4 tol (tol ~ 64 eps times
 // the function's scale on the sub-step, plus a Taylor remainder below it) is
@@ -66,6 +67,10 @@
 
 namespace luztar::exact {
 
+// Relative tolerance of the identification self-check (check_identified):
+// probing loses a few ulp per entry (rhs(e_i) - rhs(0) against b0).
+inline constexpr double kIdentificationTolerance = 1e-12;
+
 struct ExactOptions {
   double norm_step = kMaxNormStep;  // sub-step h = norm_step / ||D^-1 Abar D||_inf (<= kMaxNormStep)
   double max_substep = 1.0;         // cap on h [s] (also h of a mode with Abar = 0)
@@ -96,10 +101,12 @@ class ExactIntegrator : public Integrator {
   Outcome advance(double tout, double tstop, double& t, double* y) override;
   const std::vector<int>& roots_found() override { return roots_found_; }
   void quadratures(double t, double* q) override;
-  // steps: sub-steps; rhs_evals: probes; jac_evals: identifications;
+  // steps: sub-steps; rhs_evals: probes; jac_evals: identifications (each
+  // with its sub-step's exponential: what allocates in a warm run);
   // root_evals: full event searches; nonlinear_iters: root-locating iterations.
   IntegratorCounters counters() const override;
   const std::string& last_error() const override { return last_error_; }
+  bool holds_inputs() const override { return true; }  // read at reset and at breakpoints
 
   const ExactStatistics& statistics() const { return stats_; }
   const PropagatorCache& propagator_cache() const { return propagators_; }
@@ -118,9 +125,14 @@ class ExactIntegrator : public Integrator {
   };
   void select_mode();
   void identify(Mode& mode);
+  // Self-check of a fresh identification: the maps reproduce the system's rhs
+  // and roots at the current state to kIdentificationTolerance relative (to
+  // the sum of the magnitudes of each row's terms), else std::logic_error: a
+  // system that is not affine in its mode is refused, never linearised.
+  void check_identified(const Mode& mode);
   void restart_signs();
   void read_signals();
-  double next_breakpoint() const;
+  double next_breakpoint();  // (uses break_scratch_)
   // Moves z, q and t by s inside the current mode: by the cached exponential
   // and Van Loan integrals of (mode, s) (the regular sub-step), or by the
   // Taylor series of z at t (a shortened step, s <= h: its truncation is below
@@ -151,6 +163,8 @@ class ExactIntegrator : public Integrator {
   bool taylor_fresh_ = false;  // taylor_ holds the series of the current z_
   Eigen::MatrixXd qv_, gram_;  // scratch of propagate_partial
   Eigen::VectorXd gz_, zscratch_;
+  Eigen::VectorXd xi_;                // exosystem state at the last read (kept: no allocation per reset)
+  std::vector<double> break_scratch_;  // breakpoints collected by next_breakpoint
   std::vector<double> cross_s_;  // per watched function: its first crossing on the sub-step
   std::vector<int> cross_dir_, before_;
   std::vector<EventPolynomial> polys_;

@@ -235,14 +235,93 @@ struct Builder {
   }
 };
 
+// True when the tree of s has neither products nor memoryless blocks: its
+// generator's layout is then fixed by the tree and fill() writes its state
+// without building the generator.
+bool fillable(const Signal& s) {
+  if (s.kind == Signal::Kind::product || s.kind == Signal::Kind::dead_zone || s.kind == Signal::Kind::saturation)
+    return false;
+  for (const Signal& t : s.terms)
+    if (!fillable(t)) return false;
+  return true;
+}
+
+// Writes the state of make(s)'s generator at t0+ into xi from index k on (for
+// a fillable tree; the same values, the same layout); returns the next index.
+// Allocates nothing.
+Eigen::Index fill(const Signal& s, double t0, const double* inputs, VectorXd& xi, Eigen::Index k) {
+  switch (s.kind) {
+    case Signal::Kind::constant: xi(k) = s.value; return k + 1;
+    case Signal::Kind::step: xi(k) = evaluate(s, t0); return k + 1;
+    case Signal::Kind::input: xi(k) = inputs ? inputs[s.input] : s.value; return k + 1;
+    case Signal::Kind::hold:
+    case Signal::Kind::play:
+    case Signal::Kind::saturated_integrator:
+    case Signal::Kind::relay: xi(k) = inputs ? inputs[s.input] : initial_output(s); return k + 1;
+    case Signal::Kind::ramp: {
+      if (!(s.end > s.start)) {
+        xi(k) = at_or_before(s.start, t0) ? s.final_value : s.initial;
+        return k + 1;
+      }
+      const double tt[2] = {s.start, s.end}, vv[2] = {s.initial, s.final_value};
+      std::size_t i = 0;  // as table_piece, over the two knots
+      while (i < 2 && at_or_before(tt[i], t0)) ++i;
+      const double w = (t0 - tt[0]) / (tt[1] - tt[0]);  // interpolate()'s arithmetic, term by term
+      xi(k) = i == 0 ? vv[0]
+              : i == 2 ? vv[1]
+              : same_time(tt[0], t0) || t0 <= tt[0] ? vv[0]
+              : t0 >= tt[1] ? vv[1]
+                            : vv[0] + w * (vv[1] - vv[0]);
+      xi(k + 1) = i == 1 ? (vv[1] - vv[0]) / (tt[1] - tt[0]) : 0.0;
+      return k + 2;
+    }
+    case Signal::Kind::table: {
+      double value = 0.0, slope = 0.0;
+      table_piece(s.table_t, s.table_v, t0, value, slope);
+      xi(k) = value;
+      xi(k + 1) = slope;
+      return k + 2;
+    }
+    case Signal::Kind::sine: {
+      const double th = 2.0 * std::numbers::pi * s.frequency * t0 + s.phase;
+      xi(k) = s.offset;
+      xi(k + 1) = s.amplitude * std::sin(th);
+      xi(k + 2) = s.amplitude * std::cos(th);
+      return k + 3;
+    }
+    case Signal::Kind::sum: {
+      if (s.terms.empty()) {
+        xi(k) = 0.0;
+        return k + 1;
+      }
+      for (const Signal& t : s.terms) k = fill(t, t0, inputs, xi, k);
+      return k;
+    }
+    default: break;
+  }
+  throw std::logic_error("exosystem: fill() on a signal that is not fillable");
+}
+
 }  // namespace
 
 Exosystem::Exosystem(std::vector<const Signal*> slots) : slots_(std::move(slots)) {
+  fillable_ = true;
+  for (const Signal* s : slots_) fillable_ = fillable_ && fillable(*s);
   VectorXd xi;
   build(0.0, nullptr, true, &xi);
 }
 
-void Exosystem::state_at(double t0, const double* inputs, Eigen::VectorXd& xi) { build(t0, inputs, true, &xi); }
+void Exosystem::state_at(double t0, const double* inputs, Eigen::VectorXd& xi) {
+  if (!fillable_) {
+    build(t0, inputs, true, &xi);
+    return;
+  }
+  // S, C and the (absent) kinks are fixed: only the state moves.
+  xi.resize(S_.rows());
+  xi(0) = 1.0;
+  Eigen::Index k = 1;
+  for (const Signal* s : slots_) k = fill(*s, t0, inputs, xi, k);
+}
 
 void Exosystem::cross_kink(int kink, int direction) {
   const Kink k = kink_list_[static_cast<std::size_t>(kink)];

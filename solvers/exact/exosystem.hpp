@@ -73,6 +73,7 @@ class Exosystem {
   void build(double t0, const double* inputs, bool select_pieces, Eigen::VectorXd* xi);
 
   std::vector<const Signal*> slots_;
+  bool fillable_ = false;  // no products or memoryless blocks: state_at writes xi in place
   std::vector<std::int8_t> pieces_;  // per memoryless block, depth-first
   Eigen::MatrixXd S_, C_, K_;
   std::vector<Kink> kink_list_;
