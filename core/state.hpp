@@ -16,8 +16,7 @@ struct State {
   std::vector<std::int8_t> spring_side;     // (ns) -1 / 0 / +1: below, inside, above the freeplay
   // (ns) clamp of a damping_law contact spring (elements/freeplay_spring.hpp):
   // 0 linear, +1 / -1 damping held at +|Tc| / -|Tc|; 0 for the other springs.
-  // A mode: a key of the modes (the exact integrator's mode key over State,
-  // append_mode_key, not on this branch yet) must include it.
+  // A mode: append_mode_key below includes it.
   std::vector<std::int8_t> spring_clamp;
   std::vector<FrictionMode> friction_mode;  // (nf)
   // (nb) for massless bodies: -1 / 0 / +1 = which branch of luz(M, MT0) the
@@ -27,12 +26,13 @@ struct State {
   double dissipated = 0.0;                  // energy dissipated since t_start [J]
 };
 
-// Appends every discrete mode of `s` to `key` (spring sides, friction modes,
-// massless sides): equal keys mean the same variable structure. A kind with a
+// Appends every discrete mode of `s` to `key` (spring sides, damping clamps,
+// friction modes, massless sides): equal keys mean the same variable structure. A kind with a
 // mode of its own appends its field here (the exact integrator caches each
-// mode's matrices under this key, solvers/exact_mode_system.hpp).
+// mode's matrices under this key, solvers/mode_system.hpp).
 inline void append_mode_key(const State& s, std::vector<std::int8_t>& key) {
   key.insert(key.end(), s.spring_side.begin(), s.spring_side.end());
+  key.insert(key.end(), s.spring_clamp.begin(), s.spring_clamp.end());
   for (FrictionMode f : s.friction_mode) key.push_back(static_cast<std::int8_t>(f));
   key.insert(key.end(), s.massless_side.begin(), s.massless_side.end());
 }

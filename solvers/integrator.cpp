@@ -11,8 +11,7 @@ std::string resolve_integrator(const Model& model, const SimulationSettings& set
   if (settings.integrator == "exact")
     if (const std::string why = exact_integrator_refusal(model); !why.empty())
       throw std::invalid_argument("simulation.integrator: exact cannot serve this model: " + why);
-  if (settings.integrator != "auto") return settings.integrator;
-  return exact_integrator_refusal(model).empty() ? "exact" : "cvode_bdf";
+  return settings.integrator == "auto" ? "cvode_bdf" : settings.integrator;
 }
 
 std::unique_ptr<Integrator> make_integrator(const std::string& kind, const SegmentSystem& system,

@@ -69,9 +69,12 @@ class Integrator {
 };
 
 // The integrator that simulation.integrator names for this model: "auto"
-// resolves here, to "exact" for every model the exact integrator serves
-// (exact_integrator_refusal, core/model.hpp), else to "cvode_bdf"; any other
-// name is itself.
+// resolves here, to "cvode_bdf". The exact integrator is chosen explicitly
+// ("exact"; refused with the reason for a model it cannot serve,
+// exact_integrator_refusal in core/model.hpp): it is not yet the default
+// because on stiff modes its certified sub-steps become tiny (a light-gear
+// train took minutes where CVODE takes a second) and on the gear train it is
+// only ~1.3x faster than CVODE (README, "Integrators").
 std::string resolve_integrator(const Model& model, const SimulationSettings& settings);
 
 // The current mode's equations in the two forms the integrators take, with the

@@ -93,10 +93,14 @@ TEST_F(Cli, IntegratorFromTheCommandLine) {
   ASSERT_EQ(o.code, 0) << o.out;
   EXPECT_NE(o.out.find("  solver     cvode_adams: "), std::string::npos) << o.out;
   EXPECT_EQ(io::read_hdf5(h5).result.integrator, "cvode_adams");
-  o = run("run " + block + " -o " + h5);  // auto: exact serves the block
+  o = run("run " + block + " -o " + h5 + " --integrator exact");
   ASSERT_EQ(o.code, 0) << o.out;
   EXPECT_NE(o.out.find("  solver     exact: "), std::string::npos) << o.out;
   EXPECT_EQ(io::read_hdf5(h5).result.integrator, "exact");
+  o = run("run " + block + " -o " + h5);  // auto is cvode_bdf
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("  solver     cvode_bdf: "), std::string::npos) << o.out;
+  EXPECT_EQ(io::read_hdf5(h5).result.integrator, "cvode_bdf");
   o = run("run " + block + " -o " + path("x.h5") + " --integrator rk4");
   EXPECT_EQ(o.code, 1);
   EXPECT_NE(o.out.find("simulation.integrator: must be one of auto, exact, cvode_bdf, cvode_adams (got 'rk4') (set on the "
