@@ -94,11 +94,10 @@ void ExactIntegrator::select_mode() {
   }
 }
 
-void ExactIntegrator::identify(Mode& m) {
-  ++stats_.identifications;
+void ExactIntegrator::identify_affine(Mode& m) {
   const int M = exo_.size(), N = n_ + M, W = n_ + p_;
   const Eigen::MatrixXd& C = exo_.C();
-  Eigen::VectorXd w = Eigen::VectorXd::Zero(W), out(n_), g(roots_), q(quads_);
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(W), out(n_), g(roots_);
   auto rhs_at = [&](Eigen::VectorXd& r) {
     ++stats_.probes;
     system_.rhs(w.data(), w.data() + n_, r.data());
@@ -106,11 +105,6 @@ void ExactIntegrator::identify(Mode& m) {
   auto roots_at = [&](Eigen::VectorXd& r) {
     ++stats_.probes;
     if (roots_ > 0) system_.roots(w.data(), w.data() + n_, r.data());
-  };
-  auto quad_at = [&]() {
-    ++stats_.probes;
-    system_.quadrature(w.data(), w.data() + n_, q.data());
-    return Eigen::VectorXd(q);
   };
   // rhs and roots: affine, by columns
   Eigen::VectorXd b0(n_), g0(roots_);
@@ -136,47 +130,62 @@ void ExactIntegrator::identify(Mode& m) {
   m.G.block(0, n_, roots_, M) = Gw.rightCols(p_) * C;
   m.G.block(0, n_, roots_, 1) += g0;
   m.G.bottomRightCorner(K.rows(), M) = K;
-  // quadratures: q(w) = w^T P w + l^T w + c by polarisation, then in z
-  if (quads_ > 0) {
-    const Eigen::VectorXd q0 = quad_at();
-    std::vector<Eigen::VectorXd> plus(static_cast<std::size_t>(W)), minus(static_cast<std::size_t>(W));
-    for (int i = 0; i < W; ++i) {
-      w(i) = 1.0;
-      plus[static_cast<std::size_t>(i)] = quad_at();
-      w(i) = -1.0;
-      minus[static_cast<std::size_t>(i)] = quad_at();
-      w(i) = 0.0;
-    }
-    // (w, 1) = T z
-    Eigen::MatrixXd T = Eigen::MatrixXd::Zero(W + 1, N);
-    T.topLeftCorner(n_, n_).setIdentity();
-    T.block(n_, n_, p_, M) = C;
-    T(W, n_) = 1.0;
-    std::vector<Eigen::MatrixXd> Qh(static_cast<std::size_t>(quads_), Eigen::MatrixXd::Zero(W + 1, W + 1));
-    for (int i = 0; i < W; ++i) {
-      const auto ui = static_cast<std::size_t>(i);
-      for (int j = 0; j < quads_; ++j) {
-        Eigen::MatrixXd& Q = Qh[static_cast<std::size_t>(j)];
-        Q(i, i) = 0.5 * (plus[ui](j) + minus[ui](j)) - q0(j);
-        Q(i, W) = Q(W, i) = 0.25 * (plus[ui](j) - minus[ui](j));
-      }
-      for (int k = i + 1; k < W; ++k) {
-        w(i) = w(k) = 1.0;
-        const Eigen::VectorXd both = quad_at();
-        w(i) = w(k) = 0.0;
-        for (int j = 0; j < quads_; ++j)
-          Qh[static_cast<std::size_t>(j)](i, k) = Qh[static_cast<std::size_t>(j)](k, i) =
-              0.5 * (both(j) - plus[ui](j) - plus[static_cast<std::size_t>(k)](j) + q0(j));
-      }
-    }
-    m.Q.clear();
+}
+
+void ExactIntegrator::identify_quadratures(Mode& m) {
+  const int M = exo_.size(), N = n_ + M, W = n_ + p_;
+  const Eigen::MatrixXd& C = exo_.C();
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(W), q(quads_);
+  auto quad_at = [&]() {
+    ++stats_.probes;
+    system_.quadrature(w.data(), w.data() + n_, q.data());
+    return Eigen::VectorXd(q);
+  };
+  // q(w) = w^T P w + l^T w + c by polarisation, then in z
+  const Eigen::VectorXd q0 = quad_at();
+  std::vector<Eigen::VectorXd> plus(static_cast<std::size_t>(W)), minus(static_cast<std::size_t>(W));
+  for (int i = 0; i < W; ++i) {
+    w(i) = 1.0;
+    plus[static_cast<std::size_t>(i)] = quad_at();
+    w(i) = -1.0;
+    minus[static_cast<std::size_t>(i)] = quad_at();
+    w(i) = 0.0;
+  }
+  // (w, 1) = T z
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(W + 1, N);
+  T.topLeftCorner(n_, n_).setIdentity();
+  T.block(n_, n_, p_, M) = C;
+  T(W, n_) = 1.0;
+  std::vector<Eigen::MatrixXd> Qh(static_cast<std::size_t>(quads_), Eigen::MatrixXd::Zero(W + 1, W + 1));
+  for (int i = 0; i < W; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
     for (int j = 0; j < quads_; ++j) {
       Eigen::MatrixXd& Q = Qh[static_cast<std::size_t>(j)];
-      Q(W, W) = q0(j);
-      const Eigen::MatrixXd Qz = T.transpose() * Q * T;
-      m.Q.push_back(0.5 * (Qz + Qz.transpose()));
+      Q(i, i) = 0.5 * (plus[ui](j) + minus[ui](j)) - q0(j);
+      Q(i, W) = Q(W, i) = 0.25 * (plus[ui](j) - minus[ui](j));
+    }
+    for (int k = i + 1; k < W; ++k) {
+      w(i) = w(k) = 1.0;
+      const Eigen::VectorXd both = quad_at();
+      w(i) = w(k) = 0.0;
+      for (int j = 0; j < quads_; ++j)
+        Qh[static_cast<std::size_t>(j)](i, k) = Qh[static_cast<std::size_t>(j)](k, i) =
+            0.5 * (both(j) - plus[ui](j) - plus[static_cast<std::size_t>(k)](j) + q0(j));
     }
   }
+  m.Q.clear();
+  for (int j = 0; j < quads_; ++j) {
+    Eigen::MatrixXd& Q = Qh[static_cast<std::size_t>(j)];
+    Q(W, W) = q0(j);
+    const Eigen::MatrixXd Qz = T.transpose() * Q * T;
+    m.Q.push_back(0.5 * (Qz + Qz.transpose()));
+  }
+}
+
+void ExactIntegrator::identify(Mode& m) {
+  ++stats_.identifications;
+  identify_affine(m);
+  if (quads_ > 0) identify_quadratures(m);
   check_identified(m);
   m.D = balance(m.A);
   m.norm = balanced_norm(m.A, m.D);
@@ -285,16 +294,85 @@ void ExactIntegrator::propagate_partial(double s) {
   taylor_fresh_ = false;
 }
 
+// Event search: a first-order exclusion first, the full search for the rest.
+double ExactIntegrator::first_crossing_on(double step, double resolution) {
+  const auto F = static_cast<std::size_t>(mode_->G.rows());
+  double best = INFINITY;
+  if (F == 0) return best;
+  gz_.noalias() = mode_->G * z_;
+  const Eigen::VectorXd& gz = gz_;
+  zscratch_.noalias() = mode_->A * z_;
+  const double slope = zscratch_.cwiseQuotient(mode_->D).lpNorm<Eigen::Infinity>();
+  const double zscale = z_.cwiseQuotient(mode_->D).lpNorm<Eigen::Infinity>();
+  const double growth = std::exp(mode_->norm * step);
+  bool built = false;
+  before_ = signs_;
+  searched_.assign(F, 0);  // capacity kept: no allocation after the first call
+  for (std::size_t j = 0; j < F; ++j) {
+    cross_s_[j] = INFINITY;
+    const double gn = mode_->g_norm(static_cast<Eigen::Index>(j));
+    const double bound = gn * (growth * slope * step + 64.0 * kEps * zscale);
+    if (std::abs(gz(static_cast<Eigen::Index>(j))) > bound &&
+        (signs_[j] == 0 || signs_[j] == sign_of(gz(static_cast<Eigen::Index>(j))))) {
+      signs_[j] = sign_of(gz(static_cast<Eigen::Index>(j)));
+      continue;
+    }
+    if (!built) {
+      taylor_.build(mode_->A, mode_->D, mode_->norm, z_, step);
+      taylor_fresh_ = built = true;
+    }
+    ++stats_.searches;
+    searched_[j] = 1;
+    polys_[j] = event_polynomial(mode_->G.row(static_cast<Eigen::Index>(j)), taylor_);
+    if (auto c = first_crossing(polys_[j], directions_[j], signs_[j], resolution, &stats_.search)) {
+      cross_s_[j] = c->s;
+      cross_dir_[j] = c->direction;
+      best = std::min(best, c->s);
+    }
+  }
+  return best;
+}
+
+// Stop at the first crossing: the functions crossing there (to the
+// resolution) take their new sign, the others their sign at `best`.
+bool ExactIntegrator::stop_at_crossing(double best, double step, bool last, double end, double resolution) {
+  const auto F = static_cast<std::size_t>(mode_->G.rows());
+  bool model_root = false;
+  for (std::size_t j = 0; j < F; ++j) {
+    if (cross_s_[j] <= best + resolution) {
+      signs_[j] = cross_dir_[j];
+      if (static_cast<int>(j) < roots_) {
+        roots_found_[j] = cross_dir_[j];
+        model_root = true;
+      }
+    } else if (searched_[j]) {
+      EventPolynomial p = polys_[j];
+      p.h = best;
+      signs_[j] = before_[j];
+      first_crossing(p, kWatchNone, signs_[j], resolution);
+    }
+  }
+  const double t_start = t_;
+  propagate_partial(best);
+  t_ = best == step && last ? end : t_start + best;
+  bool switched = false;
+  for (std::size_t j = static_cast<std::size_t>(roots_); j < F; ++j)
+    if (cross_s_[j] <= best + resolution) {
+      exo_.cross_kink(static_cast<int>(j) - roots_, cross_dir_[j]);
+      ++stats_.kinks;
+      switched = true;
+    }
+  if (switched) select_mode();
+  return model_root;
+}
+
 Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& t, double* y) {
   std::fill(roots_found_.begin(), roots_found_.end(), 0);
   const bool stop_first = earlier(tstop, tout);
   const double target = stop_first ? tstop : tout;
   const auto F = static_cast<std::size_t>(mode_->G.rows());
-  std::vector<double>& cross_s = cross_s_;
-  std::vector<int>& cross_dir = cross_dir_;
-  std::vector<int>& before = before_;
-  cross_s.resize(F);
-  cross_dir.resize(F);
+  cross_s_.resize(F);
+  cross_dir_.resize(F);
   auto finish = [&](Outcome outcome) {
     t = t_;
     for (int i = 0; i < n_; ++i) y[i] = z_(i);
@@ -318,42 +396,7 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
     const bool last = end - t_ <= mode_->h || same_time(t_ + mode_->h, end);
     const double step = last ? end - t_ : mode_->h;
     const double resolution = 4.0 * kEps * (std::abs(t_) + step);
-
-    // Event search: a first-order exclusion first, the full search for the rest.
-    double best = INFINITY;
-    if (F > 0) {
-      gz_.noalias() = mode_->G * z_;
-      const Eigen::VectorXd& gz = gz_;
-      zscratch_.noalias() = mode_->A * z_;
-      const double slope = zscratch_.cwiseQuotient(mode_->D).lpNorm<Eigen::Infinity>();
-      const double zscale = z_.cwiseQuotient(mode_->D).lpNorm<Eigen::Infinity>();
-      const double growth = std::exp(mode_->norm * step);
-      bool built = false;
-      before = signs_;
-      searched_.assign(F, 0);  // capacity kept: no allocation after the first call
-      for (std::size_t j = 0; j < F; ++j) {
-        cross_s[j] = INFINITY;
-        const double gn = mode_->g_norm(static_cast<Eigen::Index>(j));
-        const double bound = gn * (growth * slope * step + 64.0 * kEps * zscale);
-        if (std::abs(gz(static_cast<Eigen::Index>(j))) > bound &&
-            (signs_[j] == 0 || signs_[j] == sign_of(gz(static_cast<Eigen::Index>(j))))) {
-          signs_[j] = sign_of(gz(static_cast<Eigen::Index>(j)));
-          continue;
-        }
-        if (!built) {
-          taylor_.build(mode_->A, mode_->D, mode_->norm, z_, step);
-          taylor_fresh_ = built = true;
-        }
-        ++stats_.searches;
-        searched_[j] = 1;
-        polys_[j] = event_polynomial(mode_->G.row(static_cast<Eigen::Index>(j)), taylor_);
-        if (auto c = first_crossing(polys_[j], directions_[j], signs_[j], resolution, &stats_.search)) {
-          cross_s[j] = c->s;
-          cross_dir[j] = c->direction;
-          best = std::min(best, c->s);
-        }
-      }
-    }
+    const double best = first_crossing_on(step, resolution);
     if (best == INFINITY) {
       if (step == mode_->h)
         propagate(step);
@@ -362,35 +405,7 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
       if (last) t_ = end;
       continue;
     }
-    // Stop at the first crossing: the functions crossing there (to the
-    // resolution) take their new sign, the others their sign at `best`.
-    bool model_root = false;
-    for (std::size_t j = 0; j < F; ++j) {
-      if (cross_s[j] <= best + resolution) {
-        signs_[j] = cross_dir[j];
-        if (static_cast<int>(j) < roots_) {
-          roots_found_[j] = cross_dir[j];
-          model_root = true;
-        }
-      } else if (searched_[j]) {
-        EventPolynomial p = polys_[j];
-        p.h = best;
-        signs_[j] = before[j];
-        first_crossing(p, kWatchNone, signs_[j], resolution);
-      }
-    }
-    const double t_start = t_;
-    propagate_partial(best);
-    t_ = best == step && last ? end : t_start + best;
-    bool switched = false;
-    for (std::size_t j = static_cast<std::size_t>(roots_); j < F; ++j)
-      if (cross_s[j] <= best + resolution) {
-        exo_.cross_kink(static_cast<int>(j) - roots_, cross_dir[j]);
-        ++stats_.kinks;
-        switched = true;
-      }
-    if (switched) select_mode();
-    if (model_root) return finish(Outcome::root);
+    if (stop_at_crossing(best, step, last, end, resolution)) return finish(Outcome::root);
   }
 }
 

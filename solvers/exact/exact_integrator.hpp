@@ -125,6 +125,16 @@ class ExactIntegrator : public Integrator {
   };
   void select_mode();
   void identify(Mode& mode);
+  // identify()'s parts: A and G from the affine rhs and roots (by columns),
+  // the quadratic forms Q by polarisation (in z).
+  void identify_affine(Mode& mode);
+  void identify_quadratures(Mode& mode);
+  // advance()'s parts on one sub-step of length `step` from t_: the first
+  // crossing of any watched function (INFINITY when none; cross_s_, cross_dir_
+  // per function, signs_ updated for those ruled out), and the stop there
+  // (signs, roots_found_, kinks switched; true when a model root was crossed).
+  double first_crossing_on(double step, double resolution);
+  bool stop_at_crossing(double best, double step, bool last, double end, double resolution);
   // Self-check of a fresh identification: the maps reproduce the system's rhs
   // and roots at the current state to kIdentificationTolerance relative (to
   // the sum of the magnitudes of each row's terms), else std::logic_error: a
