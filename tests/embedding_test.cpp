@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "io/yaml_model.hpp"
+#include "tests/model_builder.hpp"
 #include "solvers/simulator.hpp"
 
 namespace luztar {
@@ -20,27 +21,7 @@ Model parse(const std::string& text) { return assemble(io::parse_model_spec(text
 // The gear train of models/ with the load torque as an input (held at its
 // file value -0.1 N m) and a sine drive.
 Model gear_train_with_input() {
-  return parse(R"(
-simulation: {t_end: 2.0, output_step: 0.001, rtol: 1.0e-8, atol: 1.0e-10}
-signals:
-  drive: {sine: {amplitude: 1.0, frequency: 1.0}}
-  load: {input: {initial: -0.1, lower: -5, upper: 5}}
-bodies:
-  psi: {inertia: 1.0e-2}
-  delta: {inertia: 1.0e-4}
-  gamma: {inertia: 4.0e-4}
-  phi: {inertia: 5.0e-2}
-elements:
-  shaft_in: {type: spring, bodies: [psi, delta], stiffness: 200.0, freeplay: 0.005, damping: 0.015}
-  mesh: {type: spring, bodies: [delta, gamma], ratio: 2.0, stiffness: 5000.0, freeplay: 0.01, damping: 0.05}
-  shaft_out: {type: spring, bodies: [gamma, phi], stiffness: 400.0, freeplay: 0.005, damping: 0.04}
-  bearing_psi: {type: friction, body: psi, viscous: 0.002, coulomb: 0.05}
-  bearing_delta: {type: friction, body: delta, viscous: 1.0e-4, coulomb: 0.01}
-  bearing_gamma: {type: friction, body: gamma, viscous: 1.0e-4, coulomb: 0.02}
-  bearing_phi: {type: friction, body: phi, viscous: 0.005, coulomb: 0.2, static_ratio: 1.2}
-  drive_psi: {type: torque, body: psi, torque: drive}
-  load_phi: {type: torque, body: phi, torque: load}
-)");
+  return parse(test::gear_train_with_input_yaml("{t_end: 2.0, output_step: 0.001, rtol: 1.0e-8, atol: 1.0e-10}"));
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
