@@ -16,7 +16,12 @@ std::string resolve_integrator(const Model& model, const SimulationSettings& set
 
 std::unique_ptr<Integrator> make_integrator(const std::string& kind, const SegmentSystem& system,
                                             const IntegratorOptions& options) {
-  if (kind == "exact") return std::make_unique<exact::ExactIntegrator>(system.affine, system.slots, system.inputs);
+  if (kind == "exact") {
+    exact::ExactOptions exact_options;
+    exact_options.grid_step = options.grid_step;
+    if (options.max_substep > 0.0) exact_options.max_substep = options.max_substep;
+    return std::make_unique<exact::ExactIntegrator>(system.affine, system.slots, system.inputs, exact_options);
+  }
   if (kind == "cvode_bdf")
     return std::make_unique<CvodeIntegrator>(system.ode, options, CvodeIntegrator::Method::bdf);
   if (kind == "cvode_adams")

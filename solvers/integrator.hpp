@@ -34,7 +34,9 @@ struct IntegratorOptions {
   double rtol = 1e-8;
   double atol = 1e-10;
   double quad_atol = 1e-10;  // absolute tolerance of the quadratures [J]
-  double max_step = 0.0;     // 0 = no limit
+  double max_step = 0.0;     // 0 = no limit (CVODE: simulation.max_step and the signals' turning times)
+  double grid_step = 0.0;    // output grid spacing [s] (exact: the sub-step it aims at; 0 = none)
+  double max_substep = 0.0;  // simulation.max_step alone [s] (exact: the cap on its sub-step; 0 = none)
   bool band = false;         // banded instead of dense linear solver
   int half_bandwidth = 0;    // for band
 };

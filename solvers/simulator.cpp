@@ -45,6 +45,8 @@ IntegratorOptions integrator_options(const Model& m, const SimulationSettings& s
   o.atol = s.atol;
   o.quad_atol = s.atol;
   o.max_step = max_integrator_step(m, s.max_step);
+  o.grid_step = s.output_step;
+  o.max_substep = s.max_step;
   const int hb = jacobian_half_bandwidth(m);
   o.band = s.linear_solver == "band" || (s.linear_solver == "auto" && o.size > 64 && 2 * hb + 1 < o.size / 2);
   o.half_bandwidth = hb;

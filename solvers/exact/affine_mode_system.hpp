@@ -28,6 +28,21 @@ class AffineModeSystem {
   virtual void roots(const double* y, const double* sigma, double* g) = 0;
   // qdot (quadrature_count) = quadratic in (y, sigma, 1).
   virtual void quadrature(const double* y, const double* sigma, double* qdot) = 0;
+  // The relative coordinates the maps read y through (rows of length n,
+  // row-major, appended to `rows`; returns their count): every direction r of
+  // y with R r = 0 changes no rhs and no quadrature (the absolute angle of a
+  // group of bodies that turns freely). The integrator then steps z less that
+  // part, so that a shaft's angle of tens of radians never meets the large
+  // entries of exp(A h) (its deflections are known to eps |q| only, and the
+  // products would otherwise amplify that at every step). The rows are the
+  // laws' own coefficients (1, -ratio), so the directions are exact to eps.
+  // Default: y itself (nothing inert).
+  virtual int relation_rows(std::vector<double>& rows) const {
+    const int n = size();
+    rows.assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0.0);
+    for (int i = 0; i < n; ++i) rows[static_cast<std::size_t>(i) * static_cast<std::size_t>(n + 1)] = 1.0;
+    return n;
+  }
 };
 
 }  // namespace luztar::exact

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 #include "solvers/exact/matrix_exponential.hpp"
 
@@ -23,13 +24,13 @@ Coefficients shifted(const Coefficients& a, double x) {
   return b;
 }
 
-double value(const Coefficients& a, double s) {
+double poly_value(const Coefficients& a, double s) {
   double r = 0.0;
   for (int k = kTaylorTerms - 1; k >= 0; --k) r = r * s + a[static_cast<std::size_t>(k)];
   return r;
 }
 
-double slope(const Coefficients& a, double s) {
+double poly_slope(const Coefficients& a, double s) {
   double r = 0.0;
   for (int k = kTaylorTerms - 1; k >= 1; --k) r = r * s + k * a[static_cast<std::size_t>(k)];
   return r;
@@ -37,20 +38,74 @@ double slope(const Coefficients& a, double s) {
 
 int sign_of(double x) { return x > 0.0 ? 1 : x < 0.0 ? -1 : 0; }
 
+// Bounds of p(u) = sum c_k u^k on [0, w]: a positive term adds at most c_k w^k,
+// a negative one at least c_k w^k.
+void polynomial_range(const Coefficients& c, double w, double& lo, double& hi) {
+  lo = hi = c[0];
+  double wk = 1.0;
+  for (int k = 1; k < kTaylorTerms; ++k) {
+    wk *= w;
+    const double term = c[static_cast<std::size_t>(k)] * wk;
+    (term < 0.0 ? lo : hi) += term;
+  }
+}
+
+// The Taylor model of enclose() (b) is used while |lambda| w stays below this:
+// its remainder (|lambda| w)^16 / 16! is then below 2e-4 of the fast amplitude.
+constexpr double kTaylorModelReach = 4.0;
+
+// The range of cos on [t0, t1] (t1 >= t0).
+void cos_range(double t0, double t1, double& lo, double& hi) {
+  constexpr double two_pi = 2.0 * std::numbers::pi;
+  if (t1 - t0 >= two_pi) {
+    lo = -1.0;
+    hi = 1.0;
+    return;
+  }
+  const double c0 = std::cos(t0), c1 = std::cos(t1);
+  lo = std::min(c0, c1);
+  hi = std::max(c0, c1);
+  // a maximum at 2 pi k, a minimum at pi + 2 pi k inside [t0, t1]
+  if (std::ceil(t0 / two_pi) <= std::floor(t1 / two_pi)) hi = 1.0;
+  if (std::ceil((t0 - std::numbers::pi) / two_pi) <= std::floor((t1 - std::numbers::pi) / two_pi)) lo = -1.0;
+}
+
+// The range of Re(beta e^{lambda s}) on [lo, hi].
+void fast_range(std::complex<double> beta, std::complex<double> lambda, double lo, double hi, double& fmin,
+                double& fmax) {
+  const double sigma = lambda.real(), omega = lambda.imag();
+  const double e_lo = std::exp(sigma * lo), e_hi = std::exp(sigma * hi);
+  const double small = std::min(e_lo, e_hi), large = std::max(e_lo, e_hi);
+  if (omega == 0.0) {  // real: beta e^{lambda s}, monotone
+    const double a = beta.real() * e_lo, b = beta.real() * e_hi;
+    fmin = std::min(a, b);
+    fmax = std::max(a, b);
+    return;
+  }
+  const double amp = std::abs(beta), phase = std::arg(beta);
+  double cmin, cmax;
+  cos_range(omega * lo + phase, omega * hi + phase, cmin, cmax);
+  fmax = amp * (cmax >= 0.0 ? cmax * large : cmax * small);
+  fmin = amp * (cmin >= 0.0 ? cmin * small : cmin * large);
+}
+
 // The left-to-right bisection of [0, h] into enclosed intervals (see the header).
 class Search {
  public:
-  Search(const EventPolynomial& p, int direction, int sign, double resolution, SearchCounters* counters)
+  Search(const EventFunction& p, int direction, int sign, double resolution, SearchCounters* counters)
       : p_(p), tol_(p.tol()), direction_(direction), sign_(sign), resolution_(resolution), counters_(counters) {}
 
   std::optional<Crossing> run() {
     visit(0.0, p_.h, 0);
     if (found_) return found_;
     // g reaches zero at h without a known sign there: the sign it leaves h in
-    if (sign_ != 0 && std::abs(value(p_.a, p_.h)) <= tol_) {
-      const Coefficients b = shifted(p_.a, p_.h);
+    if (sign_ != 0 && std::abs(p_.value(p_.h)) <= tol_) {
+      Coefficients d;
+      p_.derivatives(p_.h, d);
+      double hk = 1.0;
       for (int k = 1; k < kTaylorTerms; ++k) {
-        const double term = b[static_cast<std::size_t>(k)] * std::pow(p_.h, k);
+        hk *= p_.h;
+        const double term = d[static_cast<std::size_t>(k)] * hk;
         if (std::abs(term) > tol_) {
           known(p_.h, p_.h, sign_of(term));
           break;
@@ -65,22 +120,23 @@ class Search {
   void visit(double a, double b, int depth) {
     if (found_) return;
     if (counters_) ++counters_->intervals;
-    const Coefficients c = shifted(p_.a, a);
-    const double w = b - a;
-    double lo = c[0], hi = c[0], wk = 1.0;
-    for (int k = 1; k < kTaylorTerms; ++k) {
-      wk *= w;
-      const double term = c[static_cast<std::size_t>(k)] * wk;
-      (term < 0.0 ? lo : hi) += term;
-    }
+    double lo, hi;
+    p_.enclose(a, b, lo, hi);
     if (lo > tol_) return known(a, b, 1);
     if (hi < -tol_) return known(a, b, -1);
-    if (hi - lo <= 4.0 * tol_ || depth >= kMaxDepth || w <= resolution_) {
-      const double gb = value(p_.a, b);
+    if (hi - lo <= 4.0 * tol_ || depth >= kMaxDepth || b - a <= resolution_) {
+      const double gb = p_.value(b);
       if (std::abs(gb) > tol_) known(b, b, sign_of(gb));
       return;
     }
-    const double mid = a + 0.5 * w;
+    // monotone on [a, b] (g' enclosed away from 0): at most one root, so the
+    // sign at b (beyond tol) settles the interval; a change is located from
+    // where the sign was last known
+    if (double dlo, dhi; p_.enclose(a, b, dlo, dhi, 1), dlo > 0.0 || dhi < 0.0) {
+      const double gb = p_.value(b);
+      if (std::abs(gb) > tol_) return known(b, b, sign_of(gb));
+    }
+    const double mid = a + 0.5 * (b - a);
     visit(a, mid, depth + 1);
     visit(mid, b, depth + 1);
   }
@@ -99,35 +155,40 @@ class Search {
     anchor_ = b;
   }
 
-  // The first point of [l, r] at which g has sign s (s p > tol counts as the
+  // The first point of [l, r] at which g has sign s (s g > 0 counts as the
   // new sign; r when it has it nowhere before r), to `resolution_`.
   double locate(double l, double r, int s) {
-    auto is_new = [&](double x) { return s * value(p_.a, x) > 0.0; };
+    auto is_new = [&](double x) { return s * p_.value(x) > 0.0; };
     if (is_new(l)) return l;
     if (!is_new(r)) return r;
-    double x = 0.5 * (l + r), width = r - l;
+    // safeguarded Newton (rtsafe): Newton while it stays in the bracket and
+    // its steps at least halve, bisection otherwise; once the step is below
+    // the resolution, probe just across the root to close the bracket
+    double x = 0.5 * (l + r), dx = r - l, dx_old = r - l;
     for (int i = 0; i < 200 && r - l > resolution_; ++i) {
       if (counters_) ++counters_->iterations;
-      const double g = value(p_.a, x);
+      const double g = p_.value(x);
       if (s * g > 0.0)
         r = x;
       else
         l = x;
-      // safeguarded Newton: bisection when it left the bracket or the bracket did
-      // not halve (near the root g's sign is roundoff noise); once converged,
-      // probe just across the root to close the bracket
-      const bool halved = r - l <= 0.5 * width;
-      width = r - l;
-      const double d = slope(p_.a, x);
-      double next = halved && d != 0.0 ? x - g / d : 0.5 * (l + r);
-      if (std::abs(next - x) < 0.5 * resolution_) next = x == r ? r - 0.5 * resolution_ : l + 0.5 * resolution_;
-      if (!(next > l && next < r)) next = 0.5 * (l + r);
-      x = next;
+      const double d = p_.slope(x);
+      const double newton = d != 0.0 ? x - g / d : x;
+      dx_old = dx;
+      if (d == 0.0 || !(newton > l && newton < r) || std::abs(2.0 * g) > std::abs(dx_old * d)) {
+        dx = 0.5 * (r - l);
+        x = l + dx;
+      } else {
+        dx = x - newton;
+        x = newton;
+      }
+      if (std::abs(dx) < 0.5 * resolution_) x = s * g > 0.0 ? r - 0.5 * resolution_ : l + 0.5 * resolution_;
+      if (!(x > l && x < r)) x = 0.5 * (l + r);
     }
     return r;
   }
 
-  const EventPolynomial& p_;
+  const EventFunction& p_;
   double tol_;
   int direction_;
   int sign_;
@@ -142,14 +203,19 @@ class Search {
 Eigen::VectorXd balance(const Eigen::MatrixXd& A) {
   const Eigen::Index n = A.rows();
   Eigen::VectorXd D = Eigen::VectorXd::Ones(n);
+  // Entries at roundoff level (a matrix built by similarity, the slow block
+  // of a modal split) count as zeros: balancing them would scale their
+  // coordinates by powers of two far beyond the matrix's own range.
+  const double negligible = 1e-14 * A.cwiseAbs().maxCoeff();
+  auto entry = [&](Eigen::Index i, Eigen::Index j) { return std::abs(A(i, j)) > negligible ? std::abs(A(i, j)) : 0.0; };
   for (int sweep = 0; sweep < 20; ++sweep) {
     bool changed = false;
     for (Eigen::Index i = 0; i < n; ++i) {
       double c = 0.0, r = 0.0;
       for (Eigen::Index j = 0; j < n; ++j) {
         if (j == i) continue;
-        c += std::abs(A(j, i)) * D(i) / D(j);
-        r += std::abs(A(i, j)) * D(j) / D(i);
+        c += entry(j, i) * D(i) / D(j);
+        r += entry(i, j) * D(j) / D(i);
       }
       if (c == 0.0 || r == 0.0) continue;
       const double f = std::exp2(std::round(0.5 * std::log2(r / c)));
@@ -173,22 +239,108 @@ double balanced_norm(const Eigen::MatrixXd& A, const Eigen::VectorXd& D) {
   return norm;
 }
 
-void TaylorData::build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double norm, const Eigen::VectorXd& z0,
-                       double h) {
-  D_ = &D;
-  h_ = h;
-  growth_ = std::exp(norm * h);
-  V_.resize(z0.size(), kTaylorTerms + 1);
-  V_.col(0) = z0;
+void GrowthBound::set(const Eigen::MatrixXd& A, const Eigen::VectorXd& D) {
+  const Eigen::MatrixXd B = D.cwiseInverse().asDiagonal() * A * D.asDiagonal();
+  Eigen::MatrixXd P = Eigen::MatrixXd::Identity(A.rows(), A.cols());
   for (int k = 0; k <= kTaylorTerms; ++k) {
-    if (k > 0) V_.col(k).noalias() = A * V_.col(k - 1);
-    scaled_norm_[static_cast<std::size_t>(k)] = V_.col(k).cwiseQuotient(D).lpNorm<Eigen::Infinity>();
+    if (k > 0) P = B * P;
+    n_[static_cast<std::size_t>(k)] = P.rows() > 0 ? P.cwiseAbs().rowwise().sum().maxCoeff() : 0.0;
   }
 }
 
-EventPolynomial event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& c,
-                                 const TaylorData& data) {
-  EventPolynomial p;
+double GrowthBound::over(double h) const {
+  double sum = 0.0, term = 1.0;  // h^k / k!
+  for (int k = 0; k < kTaylorTerms; ++k) {
+    if (k > 0) term *= h / k;
+    sum += n_[static_cast<std::size_t>(k)] * term;
+  }
+  term *= h / kTaylorTerms;
+  return sum + n_[kTaylorTerms] * term * std::exp(n_[1] * h);
+}
+
+void TaylorData::build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
+                       const Eigen::Ref<const Eigen::VectorXd>& z0, double h) {
+  D_ = &D;
+  h_ = h;
+  growth_ = growth;
+  rows_ = z0.size();
+  if (V_.rows() < rows_) V_.resize(rows_, kTaylorTerms + 1);
+  auto V = V_.topRows(rows_);
+  V.col(0) = z0;
+  for (int k = 0; k <= kTaylorTerms; ++k) {
+    if (k > 0) V.col(k).noalias() = A * V.col(k - 1);
+    scaled_norm_[static_cast<std::size_t>(k)] = V.col(k).cwiseQuotient(D).lpNorm<Eigen::Infinity>();
+  }
+}
+
+double EventFunction::value(double s) const {
+  double g = poly_value(a, s);
+  for (int k = 0; k < nfast; ++k) g += (fast[k].beta * std::exp(fast[k].lambda * s)).real();
+  return g;
+}
+
+double EventFunction::slope(double s) const {
+  double d = poly_slope(a, s);
+  for (int k = 0; k < nfast; ++k) d += (fast[k].beta * fast[k].lambda * std::exp(fast[k].lambda * s)).real();
+  return d;
+}
+
+void EventFunction::derivatives(double s, std::array<double, kTaylorTerms>& d) const {
+  d = shifted(a, s);
+  for (int k = 0; k < nfast; ++k) {
+    std::complex<double> term = fast[k].beta * std::exp(fast[k].lambda * s);  // lambda^j e^{lambda s} beta / j!
+    for (int j = 0; j < kTaylorTerms; ++j) {
+      if (j > 0) term *= fast[k].lambda / static_cast<double>(j);
+      d[static_cast<std::size_t>(j)] += term.real();
+    }
+  }
+}
+
+void EventFunction::enclose(double lo, double hi, double& gmin, double& gmax, int order) const {
+  const double w = hi - lo;
+  // (a) p's range plus each fast term's exact range: good on long intervals
+  Coefficients c = shifted(a, lo);
+  if (order == 1) {
+    for (int k = 0; k + 1 < kTaylorTerms; ++k) c[static_cast<std::size_t>(k)] = (k + 1) * c[static_cast<std::size_t>(k + 1)];
+    c[kTaylorTerms - 1] = 0.0;
+  }
+  polynomial_range(c, w, gmin, gmax);
+  double fast_rate = 0.0;
+  for (int k = 0; k < nfast; ++k) {
+    const std::complex<double> beta = order == 1 ? fast[k].beta * fast[k].lambda : fast[k].beta;
+    double fmin, fmax;
+    fast_range(beta, fast[k].lambda, lo, hi, fmin, fmax);
+    gmin += fmin;
+    gmax += fmax;
+    fast_rate = std::max(fast_rate, std::abs(fast[k].lambda));
+  }
+  if (nfast == 0 || fast_rate * w > kTaylorModelReach) return;
+  // (b) one Taylor polynomial of all of g about lo, the fast terms' Lagrange
+  // remainders added: it keeps the cancellations between the slow and fast
+  // parts (g leaving a root with g' = 0 while both parts move), which (a)
+  // cannot see on short intervals. Both enclose g: keep their intersection.
+  double rest = 0.0;
+  for (int k = 0; k < nfast; ++k) {
+    const std::complex<double> beta = order == 1 ? fast[k].beta * fast[k].lambda : fast[k].beta;
+    std::complex<double> term = beta * std::exp(fast[k].lambda * lo);
+    const double r = std::abs(fast[k].lambda) * w;
+    double bound = std::abs(term) * std::max(1.0, std::exp(fast[k].lambda.real() * w));
+    for (int j = 0; j < kTaylorTerms; ++j) {
+      if (j > 0) term *= fast[k].lambda / static_cast<double>(j);  // beta e^{lambda lo} lambda^j / j!
+      c[static_cast<std::size_t>(j)] += term.real();
+      bound *= r / static_cast<double>(j + 1);
+    }
+    rest += bound;
+  }
+  double bmin, bmax;
+  polynomial_range(c, w, bmin, bmax);
+  gmin = std::max(gmin, bmin - rest);
+  gmax = std::min(gmax, bmax + rest);
+}
+
+EventFunction event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& c,
+                               const TaylorData& data) {
+  EventFunction p;
   p.h = data.h();
   const double cnorm = c.cwiseProduct(data.D().transpose()).lpNorm<1>();
   double factorial = 1.0, hk = 1.0, scale = 0.0;
@@ -198,26 +350,29 @@ EventPolynomial event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, E
       hk *= data.h();
     }
     p.a[static_cast<std::size_t>(k)] = c.dot(data.v(k)) / factorial;
-    scale += cnorm * data.scaled_norm(k) * hk / factorial;
+    scale += c.cwiseAbs().dot(data.v(k).cwiseAbs()) * hk / factorial;
   }
   p.remainder = cnorm * data.growth() * data.scaled_norm(kTaylorTerms) * hk * data.h() / (factorial * kTaylorTerms);
   p.roundoff = 64.0 * kEps * scale;
   return p;
 }
 
-int leaving_sign(const EventPolynomial& p) {
+int leaving_sign(const EventFunction& p) {
   const double tol = p.tol();
-  if (std::abs(p.a[0]) > tol) return sign_of(p.a[0]);
+  const double g0 = p.value(0.0);
+  if (std::abs(g0) > tol) return sign_of(g0);
+  Coefficients d;
+  p.derivatives(0.0, d);
   double hk = 1.0;
   for (int k = 1; k < kTaylorTerms; ++k) {
     hk *= p.h;
-    const double term = p.a[static_cast<std::size_t>(k)] * hk;
+    const double term = d[static_cast<std::size_t>(k)] * hk;
     if (std::abs(term) > tol) return sign_of(term);
   }
   return 0;
 }
 
-std::optional<Crossing> first_crossing(const EventPolynomial& p, int direction, int& sign, double resolution,
+std::optional<Crossing> first_crossing(const EventFunction& p, int direction, int& sign, double resolution,
                                        SearchCounters* counters) {
   Search search(p, direction, sign, resolution, counters);
   const std::optional<Crossing> found = search.run();
@@ -236,8 +391,8 @@ std::optional<Crossing> first_root(const Eigen::MatrixXd& A, const Eigen::RowVec
   TaylorData data;
   int sign = 0;
   for (int i = 0; i < pieces; ++i) {
-    data.build(A, D, norm, z, piece);
-    const EventPolynomial p = event_polynomial(c, data);
+    data.build(A, D, std::exp(norm * piece), z, piece);
+    const EventFunction p = event_polynomial(c, data);
     if (i == 0) sign = leaving_sign(p);
     if (auto found = first_crossing(p, direction, sign, resolution, counters)) {
       found->s += i * piece;

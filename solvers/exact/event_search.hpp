@@ -13,10 +13,17 @@
 // 1e-13 of the function's scale, mostly far below); first_root() splits a
 // longer interval into such pieces.
 //
-// What is certified (up to roundoff in the v_k, bounded by `roundoff`):
-// on an interval [a, b] the range of p is enclosed by its Taylor coefficients
-// about a (a positive coefficient adds at most c_k w^k, a negative one at least
-// c_k w^k); if the enclosure is beyond tol = R + roundoff, g has no root there.
+// Fast terms. When the integrator splits the fast eigenvalues off
+// (solvers/exact/modal_split.hpp), only the slow part of g is a Taylor
+// polynomial (in the slow block A_s, whose norm bounds the sub-step); each fast
+// eigenvalue adds a term Re(beta e^{lambda s}) in closed form, valid for any s.
+//
+// What is certified (up to roundoff in the v_k and the split, bounded by
+// `roundoff`): on an interval [a, b] the range of p is enclosed by its Taylor
+// coefficients about a (a positive coefficient adds at most c_k w^k, a negative
+// one at least c_k w^k), and each fast term's by the exact range of
+// |beta| e^{sigma s} cos(omega s + arg beta) there; if the sum is beyond
+// tol = R + roundoff, g has no root there.
 // The search bisects [0, h] from the left, so the first excursion of g through
 // zero is found however short (a dip through zero and back inside one sub-step).
 //
@@ -38,6 +45,7 @@
 //     differs from the sign before) with s = h, and the next sub-step, which
 //     starts from the new sign, does not report it again.
 #include <array>
+#include <complex>
 #include <optional>
 
 #include <Eigen/Dense>
@@ -53,40 +61,82 @@ Eigen::VectorXd balance(const Eigen::MatrixXd& A);
 // ||D^-1 A D||_inf.
 double balanced_norm(const Eigen::MatrixXd& A, const Eigen::VectorXd& D);
 
+// A bound of ||D^-1 e^{A s} D||_inf over s in [0, h] from the norms of the
+// powers n_k = ||D^-1 A^k D||_inf (k <= kTaylorTerms):
+//   sum_{k < K} n_k h^k / k! + n_K h^K / K! e^{n_1 h}
+// (Taylor's formula, its remainder bounded with e^{||A|| h}). For a
+// non-normal matrix with small eigenvalues (the slow block of a modal split)
+// it is near 1 where e^{||A|| h} alone would be astronomical.
+class GrowthBound {
+ public:
+  void set(const Eigen::MatrixXd& A, const Eigen::VectorXd& D);
+  double over(double h) const;
+  double power_norm(int k) const { return n_[static_cast<std::size_t>(k)]; }
+
+ private:
+  std::array<double, kTaylorTerms + 1> n_{};
+};
+
 // v_k = A^k z0 for k = 0..kTaylorTerms, and the scaled norms the bounds use.
 class TaylorData {
  public:
-  // A (N x N) with its balancing D and balanced norm; h with norm * h <= kMaxNormStep.
-  void build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double norm, const Eigen::VectorXd& z0, double h);
+  // A (N x N) with its balancing D; growth: a bound of ||D^-1 e^{A s} D||_inf
+  // over [0, h] (GrowthBound, or e^{||D^-1 A D|| h}); h with a Taylor series
+  // that converges there. (Storage is kept at the largest N seen: no
+  // allocation once warm.)
+  void build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
+             const Eigen::Ref<const Eigen::VectorXd>& z0, double h);
   double h() const { return h_; }
-  Eigen::MatrixXd::ConstColXpr v(int k) const { return V_.col(k); }
-  const Eigen::MatrixXd& V() const { return V_; }  // N x (kTaylorTerms + 1): the v_k as columns
+  auto v(int k) const { return V_.col(k).head(rows_); }
+  auto V() const { return V_.topRows(rows_); }  // N x (kTaylorTerms + 1): the v_k as columns
   double scaled_norm(int k) const { return scaled_norm_[static_cast<std::size_t>(k)]; }  // ||D^-1 v_k||_inf
-  double growth() const { return growth_; }  // e^{norm h}
+  double growth() const { return growth_; }  // bound of ||D^-1 e^{A s} D|| on [0, h]
   const Eigen::VectorXd& D() const { return *D_; }
 
  private:
   Eigen::MatrixXd V_;
+  Eigen::Index rows_ = 0;
   std::array<double, kTaylorTerms + 1> scaled_norm_{};
   const Eigen::VectorXd* D_ = nullptr;
   double h_ = 0.0, growth_ = 1.0;
 };
 
-// One event function on the sub-step: p's coefficients a_k = g^(k)(0) / k!
-// and its tolerance.
-struct EventPolynomial {
+// A fast term of an event function: Re(beta e^{lambda s}) (solvers/exact/
+// modal_split.hpp: one per fast eigenvalue, real or the representative of a
+// conjugate pair; for a real one beta and lambda are real).
+struct FastTerm {
+  std::complex<double> beta, lambda;
+};
+
+// One event function on the sub-step [0, h]:
+//   g(s) = p(s) + sum_k Re(beta_k e^{lambda_k s}),
+// p the Taylor polynomial of its slow part (coefficients a_k = p^(k)(0) / k!),
+// within `remainder` of it on [0, h], and its fast terms in closed form (none
+// when nothing is split off). The enclosure of g on an interval adds the exact
+// range of each fast term (an exponentially scaled cosine) to p's.
+struct EventFunction {
   std::array<double, kTaylorTerms> a{};
-  double remainder = 0.0;  // R
-  double roundoff = 0.0;   // of the coefficients and of evaluating p
+  const FastTerm* fast = nullptr;  // (nfast) the caller's storage, alive while the function is used
+  int nfast = 0;
+  double remainder = 0.0;  // R of p
+  double roundoff = 0.0;   // of the coefficients and of evaluating g
   double h = 0.0;
   double tol() const { return remainder + roundoff; }
+  double value(double s) const;
+  double slope(double s) const;
+  // d_k = g^(k)(s) / k!, k < kTaylorTerms.
+  void derivatives(double s, std::array<double, kTaylorTerms>& d) const;
+  // Lower and upper bounds of g (order 0) or of g' (order 1) on [lo, hi],
+  // its tolerance aside.
+  void enclose(double lo, double hi, double& gmin, double& gmax, int order = 0) const;
 };
-EventPolynomial event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& c,
-                                 const TaylorData& data);
+// The slow polynomial of g = c . z on [0, data.h()] (no fast terms).
+EventFunction event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& c,
+                               const TaylorData& data);
 
 // The sign in which g leaves s = 0 (see above): sign(g(0)) beyond tol, else
 // the first term a_k h^k beyond tol, else 0.
-int leaving_sign(const EventPolynomial& p);
+int leaving_sign(const EventFunction& p);
 
 struct Crossing {
   double s;       // root [same unit as h], in [0, h]
@@ -106,7 +156,7 @@ inline constexpr int kWatchNone = 2;
 // there is none, and updates `sign` to the sign of g at h (after a returned
 // crossing: its new sign). resolution: bracket width at which a root is
 // located [unit of h] (the caller's time resolution, a few ulp of t).
-std::optional<Crossing> first_crossing(const EventPolynomial& p, int direction, int& sign, double resolution,
+std::optional<Crossing> first_crossing(const EventFunction& p, int direction, int& sign, double resolution,
                                        SearchCounters* counters = nullptr);
 
 // The first crossing of c . exp(A s) z0 on [0, h] for any h: splits it into

@@ -1,6 +1,7 @@
 #include "solvers/exact/exact_integrator.hpp"
 
 #include <algorithm>
+#include <complex>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -14,8 +15,52 @@ namespace luztar::exact {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
+// The cheap bound of first_crossing_on: exact Taylor terms of the slow part
+// below this order, Lagrange's remainder at it.
+constexpr int kBoundOrder = 4;
 
 int sign_of(double x) { return x > 0.0 ? 1 : x < 0.0 ? -1 : 0; }
+
+// The number n of equal pieces of `span` over which the Taylor series of
+// exp(A s) converges to 1e-20 relative (K = kTaylorTerms terms): the remainder
+// factor growth(h) n_K h^K / K! <= 1e-20 for h = span / n (GrowthBound).
+double taylor_pieces(const GrowthBound& growth, double span) {
+  double factorial = 1.0;
+  for (int k = 2; k <= kTaylorTerms; ++k) factorial *= k;
+  auto converges = [&](double pieces) {
+    const double h = span / pieces;
+    return growth.over(h) * growth.power_norm(kTaylorTerms) * std::pow(h, kTaylorTerms) / factorial <= 1e-20;
+  };
+  double pieces = 1.0;
+  while (pieces < 1e12 && !converges(pieces)) pieces *= 2.0;
+  // the least count between pieces / 2 and pieces
+  for (double lo = std::max(1.0, pieces / 2.0); lo < pieces; lo += std::max(1.0, std::floor((pieces - lo) / 8.0)))
+    if (converges(lo)) return lo;
+  return pieces;
+}
+
+// An orthonormal basis (N x r) of the inert directions of the system's state
+// (AffineModeSystem::relation_rows: the null space of its relation rows,
+// zero in the exosystem), kept only when the identified maps confirm it
+// (A K = 0 and Q_j K = 0 to 1e-13 of their scale); else none.
+Eigen::MatrixXd inert_directions(const AffineModeSystem& system, const Eigen::MatrixXd& A,
+                                 const std::vector<Eigen::MatrixXd>& Q) {
+  const int n = system.size();
+  const Eigen::Index N = A.rows();
+  std::vector<double> data;
+  const int count = system.relation_rows(data);
+  if (count <= 0) return Eigen::MatrixXd(N, 0);
+  const Eigen::MatrixXd R = Eigen::Map<const Eigen::Matrix<double, -1, -1, Eigen::RowMajor>>(data.data(), count, n);
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(R, Eigen::ComputeFullV);
+  const auto& sv = svd.singularValues();
+  Eigen::Index rank = 0;
+  while (rank < sv.size() && sv(rank) > 1e-12 * sv(0)) ++rank;
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(N, n - rank);
+  K.topRows(n) = svd.matrixV().rightCols(n - rank);
+  bool inert = (A * K).cwiseAbs().maxCoeff() <= 1e-13 * A.cwiseAbs().maxCoeff();
+  for (const Eigen::MatrixXd& q : Q) inert = inert && (q * K).cwiseAbs().maxCoeff() <= 1e-13 * q.cwiseAbs().maxCoeff();
+  return inert ? K : Eigen::MatrixXd(N, 0);
+}
 
 }  // namespace
 
@@ -28,12 +73,17 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
       n_(system.size()),
       p_(system.slot_count()),
       roots_(system.root_count()),
-      quads_(system.quadrature_count()),
-      propagators_(options.cache_propagators) {
+      quads_(system.quadrature_count()) {
   if (exo_.slot_count() != p_) throw std::invalid_argument("ExactIntegrator: one signal per slot of the system");
-  options_.norm_step = std::min(options_.norm_step, kMaxNormStep);
-  z_ = Eigen::VectorXd::Zero(n_ + exo_.size());
+  const int N = n_ + exo_.size();
+  z_ = Eigen::VectorXd::Zero(N);
   q_ = Eigen::VectorXd::Zero(quads_);
+  x_ = Eigen::VectorXd::Zero(N);
+  bound_v_.resize(N, kBoundOrder + 1);
+  inert_ = Eigen::VectorXd::Zero(N);
+  xi_ = Eigen::VectorXcd::Zero(N);
+  gz_ = Eigen::VectorXd::Zero(roots_ + exo_.kinks().rows());
+  bound_terms_.resize(gz_.size(), kBoundOrder - 1);
 }
 
 void ExactIntegrator::reset(double t0, const double* y0, const double* q0, const std::vector<int>& directions) {
@@ -49,8 +99,8 @@ void ExactIntegrator::reset(double t0, const double* y0, const double* q0, const
 }
 
 void ExactIntegrator::read_signals() {
-  exo_.state_at(t_, inputs_, xi_);
-  z_.tail(xi_.size()) = xi_;
+  exo_.state_at(t_, inputs_, xi_state_);
+  z_.tail(xi_state_.size()) = xi_state_;
   select_mode();
   restart_signs();
   next_break_ = next_breakpoint();
@@ -76,15 +126,12 @@ void ExactIntegrator::select_mode() {
   }
   modes_.emplace_front();
   modes_.front().id = next_mode_id_++;
+  // (with its propagators: a warm run allocates only where it meets a new
+  // mode, Integrator counters: jac_evals)
   identify(modes_.front());
-  // The regular sub-step's exponential now, with the identification: a warm
-  // run then allocates only where it meets a new mode (Integrator counters:
-  // jac_evals), never at a later first full sub-step.
-  propagators_.get(modes_.front().id, modes_.front().A, modes_.front().Q, modes_.front().h);
   mode_index_[key_] = modes_.begin();
   mode_ = &modes_.front();
   while (modes_.size() > std::max<std::size_t>(options_.cache_modes, 1)) {
-    propagators_.forget(modes_.back().id);
     for (auto it = mode_index_.begin(); it != mode_index_.end(); ++it)
       if (it->second == std::prev(modes_.end())) {
         mode_index_.erase(it);
@@ -187,10 +234,40 @@ void ExactIntegrator::identify(Mode& m) {
   identify_affine(m);
   if (quads_ > 0) identify_quadratures(m);
   check_identified(m);
+  identify_split(m);
+}
+
+void ExactIntegrator::identify_split(Mode& m) {
   m.D = balance(m.A);
   m.norm = balanced_norm(m.A, m.D);
-  m.h = m.norm > 0.0 ? std::min(options_.max_substep, options_.norm_step / m.norm) : options_.max_substep;
-  m.g_norm = (m.G * m.D.asDiagonal()).cwiseAbs().rowwise().sum().transpose();
+  const double aim = options_.grid_step > 0.0 ? std::min(options_.grid_step, options_.max_substep) : options_.max_substep;
+  m.split = split_modes(m.A, kSlowRadius / aim);
+  if (m.split.fast_dims() > 0) ++stats_.split;
+  const int ms = m.split.slow;
+  const Eigen::MatrixXd As = m.split.As;
+  m.Ds = ms == static_cast<int>(m.A.rows()) ? m.D : balance(As);
+  m.slow_norm = ms == static_cast<int>(m.A.rows()) ? m.norm : balanced_norm(As, m.Ds);
+  m.GT = m.G * m.split.T;
+  const Eigen::MatrixXd rates = m.G * m.A;
+  m.constant.resize(static_cast<std::size_t>(m.G.rows()));
+  for (Eigen::Index j = 0; j < m.G.rows(); ++j) m.constant[static_cast<std::size_t>(j)] = rates.row(j).isZero(0.0);
+  m.cs_norm = (m.GT.leftCols(ms) * m.Ds.asDiagonal()).cwiseAbs().rowwise().sum();
+  const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
+  m.fast_c.resize(m.G.rows(), nf);
+  for (Eigen::Index k = 0; k < nf; ++k) {
+    const FastMode& f = m.split.fast[static_cast<std::size_t>(k)];
+    // pair: 2 Re((G v) xi) = Re((c1 - i c2) xi), c1, c2 the columns (2 Re v, -2 Im v) in G T
+    for (Eigen::Index j = 0; j < m.G.rows(); ++j)
+      m.fast_c(j, k) = f.pair() ? std::complex<double>(m.GT(j, f.index), -m.GT(j, f.index + 1))
+                                : std::complex<double>(m.GT(j, f.index), 0.0);
+  }
+  // h divides the aim, short enough for the slow block's Taylor series: its
+  // remainder e^{norm h} ||As^K|| h^K / K! (in the balanced norm) below 1e-20
+  // (the norm alone would be far too cautious for a non-normal slow block)
+  m.slow_growth.set(As, m.Ds);
+  m.h = aim / taylor_pieces(m.slow_growth, aim);
+  m.K = inert_directions(system_, m.A, m.Q);
+  m.ladder = propagator_ladder(m.A, m.D, m.Q, m.h, m.norm, kMaxNormStep);
 }
 
 void ExactIntegrator::check_identified(const Mode& m) {
@@ -234,35 +311,110 @@ void ExactIntegrator::check_identified(const Mode& m) {
   }
 }
 
+void ExactIntegrator::modal_state() {
+  const Mode& m = *mode_;
+  x_.noalias() = m.split.Tinv * z_;
+  gz_.noalias() = m.G * z_;
+  const auto nf = m.split.fast.size();  // (xi_ holds N: no allocation per mode)
+  for (std::size_t k = 0; k < nf; ++k) {
+    const FastMode& f = m.split.fast[k];
+    xi_(static_cast<Eigen::Index>(k)) = {x_(f.index), f.pair() ? x_(f.index + 1) : 0.0};
+  }
+}
+
+const EventFunction& ExactIntegrator::event_function(std::size_t j, double step) {
+  const Mode& m = *mode_;
+  const int ms = m.split.slow;
+  if (!slow_built_) {
+    slow_taylor_.build(m.split.As, m.Ds, m.slow_growth.over(step), x_.head(ms), step);
+    slow_built_ = true;
+  }
+  EventFunction& f = polys_[j];
+  const auto row = static_cast<Eigen::Index>(j);
+  f = event_polynomial(m.GT.row(row).head(ms), slow_taylor_);
+  const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
+  FastTerm* terms = fast_terms_.data() + j * static_cast<std::size_t>(nf);
+  double fast_sum = 0.0, fast_scale = 0.0;
+  for (Eigen::Index k = 0; k < nf; ++k) {
+    const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
+    terms[k] = {m.fast_c(row, k) * xi_(k), lambda};
+    fast_sum += terms[k].beta.real();
+    fast_scale += std::abs(terms[k].beta) * std::exp(std::max(lambda.real(), 0.0) * step);
+  }
+  f.fast = terms;
+  f.nfast = static_cast<int>(nf);
+  // the value at 0 is G z itself; the split's roundoff scales with its condition
+  f.a[0] = gz_(row) - fast_sum;
+  f.roundoff += 64.0 * kEps * m.split.condition * (fast_scale + std::abs(gz_(row)));
+  return f;
+}
+
 void ExactIntegrator::restart_signs() {
   const auto F = static_cast<std::size_t>(mode_->G.rows());
   signs_.assign(F, 0);
   polys_.resize(F);
+  fast_terms_.resize(F * mode_->split.fast.size());
   if (F == 0) return;
-  taylor_.build(mode_->A, mode_->D, mode_->norm, z_, mode_->h);
-  taylor_fresh_ = true;
-  for (std::size_t j = 0; j < F; ++j)
-    signs_[j] = leaving_sign(event_polynomial(mode_->G.row(static_cast<Eigen::Index>(j)), taylor_));
+  modal_state();
+  slow_built_ = false;
+  for (std::size_t j = 0; j < F; ++j) {
+    const auto row = static_cast<Eigen::Index>(j);
+    const double g = gz_(row);
+    // far from zero: its sign (the tolerance is ~1e-13 of the row's scale at most)
+    if (std::abs(g) > 1e-6 * mode_->G.row(row).cwiseAbs().dot(z_.cwiseAbs())) {
+      signs_[j] = sign_of(g);
+      continue;
+    }
+    signs_[j] = leaving_sign(event_function(j, mode_->h));
+  }
+}
+
+// Steps apply to z less its inert part K c (c = K^T z): in exact arithmetic
+// nothing changes (A K = 0, Q K = 0), but the absolute angle of a turning
+// shaft (tens of radians after a few seconds) would otherwise enter z^T W z
+// and Phi z through entries that cancel only to roundoff (eps |W| |q|^2 per
+// step: the energy residual would grow with the angle).
+void ExactIntegrator::split_inert() {
+  const auto r = mode_->K.cols();
+  inert_.head(r).noalias() = mode_->K.transpose() * z_;
+  z_.noalias() -= mode_->K * inert_.head(r);
+}
+
+void ExactIntegrator::join_inert() { z_.noalias() += mode_->K * inert_.head(mode_->K.cols()); }
+
+void ExactIntegrator::apply(const Propagator& p) {
+  split_inert();
+  for (int j = 0; j < quads_; ++j) {
+    zscratch_.noalias() = p.W[static_cast<std::size_t>(j)] * z_;
+    q_(j) += z_.dot(zscratch_);
+  }
+  zscratch_.noalias() = p.Phi * z_;
+  z_.swap(zscratch_);
+  join_inert();
 }
 
 void ExactIntegrator::propagate(double s) {
   ++stats_.substeps;
   if (s <= 0.0) return;
-  const Propagator& prop = propagators_.get(mode_->id, mode_->A, mode_->Q, s);
-  for (int j = 0; j < quads_; ++j) {
-    zscratch_.noalias() = prop.W[static_cast<std::size_t>(j)] * z_;
-    q_(j) += z_.dot(zscratch_);
+  const std::vector<Propagator>& ladder = mode_->ladder;
+  if (s == ladder.front().h) {
+    apply(ladder.front());
+  } else {
+    double rest = s;
+    for (std::size_t i = 1; i < ladder.size(); ++i)
+      if (rest >= ladder[i].h) {
+        apply(ladder[i]);
+        rest -= ladder[i].h;
+      }
+    taylor_step(rest);
   }
-  zscratch_.noalias() = prop.Phi * z_;
-  z_.swap(zscratch_);
   t_ += s;
-  taylor_fresh_ = false;
 }
 
-void ExactIntegrator::propagate_partial(double s) {
-  ++stats_.substeps;
+void ExactIntegrator::taylor_step(double s) {
   if (s <= 0.0) return;
-  if (!taylor_fresh_) taylor_.build(mode_->A, mode_->D, mode_->norm, z_, s);
+  split_inert();
+  taylor_.build(mode_->A, mode_->D, std::exp(mode_->norm * s), z_, s);
   // z(s) = sum_k v_k s^k / k! and int_0^s z^T Q z = sum_{i,k} v_i^T Q v_k s^(i+k+1) / (i! k! (i+k+1))
   std::array<double, kTaylorTerms + 1> f{};  // s^k / k!
   f[0] = 1.0;
@@ -290,41 +442,61 @@ void ExactIntegrator::propagate_partial(double s) {
   }
   z_ = V.col(terms - 1) * f[static_cast<std::size_t>(terms - 1)];
   for (int k = terms - 2; k >= 0; --k) z_ += V.col(k) * f[static_cast<std::size_t>(k)];
-  t_ += s;
-  taylor_fresh_ = false;
+  join_inert();
 }
 
-// Event search: a first-order exclusion first, the full search for the rest.
+// Event search: a cheap bound first, the full search for the rest.
 double ExactIntegrator::first_crossing_on(double step, double resolution) {
-  const auto F = static_cast<std::size_t>(mode_->G.rows());
+  const Mode& m = *mode_;
+  const auto F = static_cast<std::size_t>(m.G.rows());
   double best = INFINITY;
   if (F == 0) return best;
-  gz_.noalias() = mode_->G * z_;
-  const Eigen::VectorXd& gz = gz_;
-  zscratch_.noalias() = mode_->A * z_;
-  const double slope = zscratch_.cwiseQuotient(mode_->D).lpNorm<Eigen::Infinity>();
-  const double zscale = z_.cwiseQuotient(mode_->D).lpNorm<Eigen::Infinity>();
-  const double growth = std::exp(mode_->norm * step);
-  bool built = false;
+  modal_state();
+  slow_built_ = false;
+  const int ms = m.split.slow;
+  // slow part: Taylor's formula to order kBoundOrder - 1 with exact terms
+  // c v_k s^k / k! (v_k = As^k xs) and Lagrange's remainder in the balanced norm,
+  //   ||c Ds||_1 e^{norm s} ||Ds^-1 v_P||_inf s^P / P!
+  auto V = bound_v_.topLeftCorner(ms, kBoundOrder + 1);
+  V.col(0) = x_.head(ms);
+  for (int k = 1; k <= kBoundOrder; ++k) V.col(k).noalias() = m.split.As * V.col(k - 1);
+  bound_terms_.noalias() = m.GT.leftCols(ms) * V.middleCols(1, kBoundOrder - 1);
+  double factorial = 1.0;
+  std::array<double, kBoundOrder> powers{};  // s^k / k!
+  powers[0] = 1.0;
+  for (int k = 1; k < kBoundOrder; ++k) powers[static_cast<std::size_t>(k)] = powers[static_cast<std::size_t>(k - 1)] * step / k;
+  for (int k = 2; k <= kBoundOrder; ++k) factorial *= k;
+  const double rest = m.slow_growth.over(step) * V.col(kBoundOrder).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>() *
+                      std::pow(step, kBoundOrder) / factorial;
+  const double xs_scale = V.col(0).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>();
   before_ = signs_;
   searched_.assign(F, 0);  // capacity kept: no allocation after the first call
+  const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
   for (std::size_t j = 0; j < F; ++j) {
     cross_s_[j] = INFINITY;
-    const double gn = mode_->g_norm(static_cast<Eigen::Index>(j));
-    const double bound = gn * (growth * slope * step + 64.0 * kEps * zscale);
-    if (std::abs(gz(static_cast<Eigen::Index>(j))) > bound &&
-        (signs_[j] == 0 || signs_[j] == sign_of(gz(static_cast<Eigen::Index>(j))))) {
-      signs_[j] = sign_of(gz(static_cast<Eigen::Index>(j)));
+    const auto row = static_cast<Eigen::Index>(j);
+    const double g = gz_(row);
+    // fast part: |Re(beta (e^{lambda s} - 1))| <= |beta| min(|lambda| s, 2) e^{max(sigma, 0) s}
+    if (m.constant[j]) {  // constant in this mode (a padded slot): never crosses
+      signs_[j] = sign_of(g);
       continue;
     }
-    if (!built) {
-      taylor_.build(mode_->A, mode_->D, mode_->norm, z_, step);
-      taylor_fresh_ = built = true;
+    double bound = m.cs_norm(row) * (rest + 64.0 * kEps * xs_scale);
+    for (int k = 1; k < kBoundOrder; ++k) bound += std::abs(bound_terms_(row, k - 1)) * powers[static_cast<std::size_t>(k)];
+    for (Eigen::Index k = 0; k < nf; ++k) {
+      const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
+      const double grow = std::exp(std::max(lambda.real(), 0.0) * step);
+      const double amp = std::abs(m.fast_c(row, k)) * std::abs(xi_(k));
+      bound += amp * (std::min(std::abs(lambda) * step, 2.0) * grow + 64.0 * kEps * m.split.condition * grow);
+    }
+    if (std::abs(g) > bound && (signs_[j] == 0 || signs_[j] == sign_of(g))) {
+      signs_[j] = sign_of(g);
+      continue;
     }
     ++stats_.searches;
     searched_[j] = 1;
-    polys_[j] = event_polynomial(mode_->G.row(static_cast<Eigen::Index>(j)), taylor_);
-    if (auto c = first_crossing(polys_[j], directions_[j], signs_[j], resolution, &stats_.search)) {
+    const EventFunction& f = event_function(j, step);
+    if (auto c = first_crossing(f, directions_[j], signs_[j], resolution, &stats_.search)) {
       cross_s_[j] = c->s;
       cross_dir_[j] = c->direction;
       best = std::min(best, c->s);
@@ -346,14 +518,14 @@ bool ExactIntegrator::stop_at_crossing(double best, double step, bool last, doub
         model_root = true;
       }
     } else if (searched_[j]) {
-      EventPolynomial p = polys_[j];
+      EventFunction p = polys_[j];
       p.h = best;
       signs_[j] = before_[j];
       first_crossing(p, kWatchNone, signs_[j], resolution);
     }
   }
   const double t_start = t_;
-  propagate_partial(best);
+  propagate(best);
   t_ = best == step && last ? end : t_start + best;
   bool switched = false;
   for (std::size_t j = static_cast<std::size_t>(roots_); j < F; ++j)
@@ -362,7 +534,10 @@ bool ExactIntegrator::stop_at_crossing(double best, double step, bool last, doub
       ++stats_.kinks;
       switched = true;
     }
-  if (switched) select_mode();
+  if (switched) {
+    select_mode();
+    fast_terms_.resize(static_cast<std::size_t>(mode_->G.rows()) * mode_->split.fast.size());
+  }
   return model_root;
 }
 
@@ -394,14 +569,11 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
     }
     const double end = std::min(target, next_break_);
     const bool last = end - t_ <= mode_->h || same_time(t_ + mode_->h, end);
-    const double step = last ? end - t_ : mode_->h;
+    const double step = last && !same_time(t_ + mode_->h, end) ? end - t_ : mode_->h;
     const double resolution = 4.0 * kEps * (std::abs(t_) + step);
     const double best = first_crossing_on(step, resolution);
     if (best == INFINITY) {
-      if (step == mode_->h)
-        propagate(step);
-      else
-        propagate_partial(step);
+      propagate(step);
       if (last) t_ = end;
       continue;
     }

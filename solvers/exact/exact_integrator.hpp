@@ -11,22 +11,38 @@
 // forms by polarisation (q(0), q(+-e_i), q(e_i + e_j)). The identified mode is
 // cached by (mode key, exosystem pieces) in a bounded LRU (ExactOptions::cache_modes).
 //
-// A sub-step is z <- exp(Abar h) z with h = norm_step / ||D^-1 Abar D||_inf (D:
-// Osborne balancing, so for an oscillator h ~ norm_step / omega, not / k) capped
-// at max_substep; the exponential of (mode, h) and its Van Loan integrals
-// (matrix_exponential.hpp) are cached (PropagatorCache), and the quadratures
-// over a sub-step are z^T W z. A stop at tout, tstop, a breakpoint or a root
-// inside a sub-step is a shorter step s: z(s) and the quadratures' integrals
-// then come from the Taylor series of z (the same 16 terms A^k z the event
-// search uses), whose truncation is below 1e-18 relative (||Abar s|| <= 1/2 in
-// the balanced basis): as exact as one more exponential, at a tenth of its cost,
-// and no cache entry per odd length.
+// Fast modes. Each identified mode's fast eigenvalues are split off in closed
+// form (solvers/exact/modal_split.hpp: z = T x, x = [x_s; x_f]): those beyond
+// kSlowRadius / L0, where L0 = min(ExactOptions::grid_step, max_substep) is the
+// sub-step the integrator aims at. The regular sub-step is h = L0 / n with n the
+// smallest count that keeps ||D^-1 A_s D||_inf h <= kMaxNormStep on the slow
+// block A_s (D: Osborne balancing), so h divides the output grid and a run
+// between events moves from grid point to grid point. Nothing split (no fast
+// eigenvalue, or a split that fails its checks): A_s = A, the plain Taylor
+// integrator with h ~ 0.5 / ||A||.
+//
+// A sub-step is z <- exp(Abar h) z with the exponential of h and its Van Loan
+// integrals computed once per mode as a dyadic ladder h, h/2, ..., down to a
+// step with ||D^-1 Abar D|| h_f <= kMaxNormStep (matrix_exponential.hpp,
+// propagator_ladder: doubling from the finest, stable for stiff damped modes);
+// the quadratures over a sub-step are z^T W z. A stop at tout, tstop, a
+// breakpoint or a root inside a sub-step is a shorter step s: the ladder's
+// steps that sum to s, then the rest (< h_f) by the Taylor series of z (16
+// terms A^k z, truncation below 1e-18 relative), the quadratures' integrals
+// with it: as exact as one more exponential, and no exponential per odd length.
+//
+// The event search on a sub-step (event_search.hpp) sees each event function
+// g = G z(s) as the Taylor polynomial of its slow part plus one closed-form
+// term Re(beta e^{lambda s}) per fast eigenvalue. First a cheap bound (the
+// slow part's slope, each fast term's largest change) rules out the functions
+// that cannot reach zero on the sub-step; only the others are searched.
 //
 // What is exact: the propagation, outputs at any tout (never interpolated, and
 // independent of the sub-step), the quadratures, and the root times, each up to
-// roundoff: in the Pade exponential (relative ~1e-15 per step for
-// ||Abar h|| <= 1, accumulating linearly over sub-steps), and in the
-// identification by probing (the differences rhs(e_i) - rhs(0) lose the digits
+// roundoff: in the Pade exponential (relative ~1e-15 per step, accumulating
+// linearly over sub-steps), in the modal split (its condition number, at most
+// 1e6, times eps enters the event functions' roundoff bound, never the state),
+// and in the identification by probing (the differences rhs(e_i) - rhs(0) lose the digits
 // of b0 against J's entries; exact when the maps are affine, as every luztar law
 // is in a fixed mode; a system that is not affine is caught by a self-check at
 // the state of the identification, check_identified, and refused).
@@ -36,15 +52,9 @@
 // found, the first one located by safeguarded Newton; a touch (double root,
 // grazing reserve) is no crossing; a root at the instant of a reset is not
 // reported again. What is not: roundoff itself (a crossing smaller than 4 tol
-// may pass for a touch), and speed at large sizes: the dense exponential is
-// O(N^3). Measured on this 2-core machine (Release, lightly loaded), per new
-// (mode, h): exp 3.0 us and propagator with two Van Loan integrals 37 us at
-// N = 12 (n = 8), 16 us and 0.3 ms at N = 24 (n = 20); per sub-step with an
-// output stop every 1 ms (a 4- and a 10-body chain, 6 and 18 root functions),
-// 2.9 us at N = 12 and 7.1 us at N = 24 (Taylor data 0.7 / 1.9 us; an event
-// function excluded at once 0.15-0.2 us, one with a root in the sub-step located
-// in 2.9 us: 51 enclosures, 3 Newton steps). For the long chains of
-// luztar_bench the pipeline should fall back to CVODE above a measured size.
+// may pass for a touch), and speed at large sizes: the dense exponential and
+// the eigen-decomposition are O(N^3) per mode (the simulator's `auto` chooses
+// CVODE above a measured size, solvers/integrator.hpp).
 //
 // Signals: the pipeline stops at every breakpoint of the slot signals; if it
 // does not, the integrator re-reads xi there itself (not a root). Kinks of
@@ -63,6 +73,7 @@
 #include "solvers/exact/event_search.hpp"
 #include "solvers/exact/exosystem.hpp"
 #include "solvers/exact/matrix_exponential.hpp"
+#include "solvers/exact/modal_split.hpp"
 #include "solvers/integrator.hpp"
 
 namespace luztar::exact {
@@ -71,11 +82,13 @@ namespace luztar::exact {
 // probing loses a few ulp per entry (rhs(e_i) - rhs(0) against b0).
 inline constexpr double kIdentificationTolerance = 1e-12;
 
+// Fast eigenvalues: |lambda| > kSlowRadius / L0 (see above).
+inline constexpr double kSlowRadius = 0.25;
+
 struct ExactOptions {
-  double norm_step = kMaxNormStep;  // sub-step h = norm_step / ||D^-1 Abar D||_inf (<= kMaxNormStep)
-  double max_substep = 1.0;         // cap on h [s] (also h of a mode with Abar = 0)
-  std::size_t cache_modes = 256;    // identified modes kept (least recently used dropped)
-  std::size_t cache_propagators = 2048;  // exponentials kept over all modes
+  double grid_step = 0.0;    // spacing of the output grid [s], the sub-step aimed at (0: none)
+  double max_substep = 1.0;  // cap on h [s] (also h of a mode with Abar = 0)
+  std::size_t cache_modes = 256;  // identified modes kept (least recently used dropped)
 };
 
 // Work done, summed over resets (the Integrator counters map onto these).
@@ -85,6 +98,7 @@ struct ExactStatistics {
   long probes = 0;           // rhs / roots / quadrature evaluations in identifications
   long searches = 0;         // event functions searched in full (not excluded by the first-order bound)
   long kinks = 0;            // dead_zone / saturation pieces switched
+  long split = 0;            // identified modes with fast eigenvalues split off
   SearchCounters search;
 };
 
@@ -109,7 +123,6 @@ class ExactIntegrator : public Integrator {
   bool holds_inputs() const override { return true; }  // read at reset and at breakpoints
 
   const ExactStatistics& statistics() const { return stats_; }
-  const PropagatorCache& propagator_cache() const { return propagators_; }
   int state_size() const { return static_cast<int>(z_.size()); }  // N = n + exosystem states
 
  private:
@@ -119,22 +132,38 @@ class ExactIntegrator : public Integrator {
     Eigen::MatrixXd G;              // root rows then kink rows, x N
     std::vector<Eigen::MatrixXd> Q;  // per quadrature, N x N symmetric
     Eigen::VectorXd D;              // balancing of A
-    Eigen::RowVectorXd g_norm;      // ||G_j D||_1 per row
     double norm = 0.0;              // ||D^-1 A D||_inf
-    double h = 0.0;                 // sub-step [s]
+    ModalSplit split;               // z = T x; the slow block and the fast eigenvalues
+    Eigen::MatrixXd GT;             // G T: the event rows in x
+    Eigen::VectorXd Ds;             // balancing of the slow block
+    double slow_norm = 0.0;         // ||Ds^-1 As Ds||_inf
+    GrowthBound slow_growth;        // of ||Ds^-1 e^{As s} Ds||
+    Eigen::VectorXd cs_norm;        // per row: ||(G T)_slow Ds||_1
+    std::vector<char> constant;     // per row: constant in this mode (G A = 0), never crosses
+    Eigen::MatrixXcd fast_c;        // rows x fast: beta_jk = fast_c(j, k) xi_k
+    double h = 0.0;                 // regular sub-step [s]
+    std::vector<Propagator> ladder;  // exp(Abar h / 2^i) and the Van Loan integrals (propagator_ladder)
+    Eigen::MatrixXd K;               // N x r orthonormal: inert directions (A K = 0, Q_j K = 0)
   };
   void select_mode();
   void identify(Mode& mode);
   // identify()'s parts: A and G from the affine rhs and roots (by columns),
-  // the quadratic forms Q by polarisation (in z).
+  // the quadratic forms Q by polarisation (in z), the modal split and the
+  // sub-step with its propagators.
   void identify_affine(Mode& mode);
   void identify_quadratures(Mode& mode);
+  void identify_split(Mode& mode);
   // advance()'s parts on one sub-step of length `step` from t_: the first
   // crossing of any watched function (INFINITY when none; cross_s_, cross_dir_
   // per function, signs_ updated for those ruled out), and the stop there
   // (signs, roots_found_, kinks switched; true when a model root was crossed).
   double first_crossing_on(double step, double resolution);
   bool stop_at_crossing(double best, double step, bool last, double end, double resolution);
+  // The modal coordinates x = T^-1 z of the current state, the fast ones as
+  // complex xi_k (into x_, xi_), and the values g = G z (into gz_).
+  void modal_state();
+  // Event function j on [0, step] (slow Taylor data built on first use per step).
+  const EventFunction& event_function(std::size_t j, double step);
   // Self-check of a fresh identification: the maps reproduce the system's rhs
   // and roots at the current state to kIdentificationTolerance relative (to
   // the sum of the magnitudes of each row's terms), else std::logic_error: a
@@ -143,12 +172,17 @@ class ExactIntegrator : public Integrator {
   void restart_signs();
   void read_signals();
   double next_breakpoint();  // (uses break_scratch_)
-  // Moves z, q and t by s inside the current mode: by the cached exponential
-  // and Van Loan integrals of (mode, s) (the regular sub-step), or by the
-  // Taylor series of z at t (a shortened step, s <= h: its truncation is below
-  // 1e-18 relative since ||D^-1 Abar D|| s <= 1/2 with 16 terms).
+  // Moves z, q and t by s <= h inside the current mode: the regular sub-step
+  // (s == h) by the ladder's top; a shorter one by the ladder's steps that sum
+  // to s and the rest by taylor_step.
   void propagate(double s);
-  void propagate_partial(double s);
+  void apply(const Propagator& p);
+  // z -= K c, c = K^T z into inert_ (split), and back (join).
+  void split_inert();
+  void join_inert();
+  // The Taylor series of z at t over s (||D^-1 Abar D|| s <= kMaxNormStep: its
+  // truncation is below 1e-18 relative with 16 terms).
+  void taylor_step(double s);
 
   AffineModeSystem& system_;
   Exosystem exo_;
@@ -160,7 +194,6 @@ class ExactIntegrator : public Integrator {
   std::unordered_map<std::string, std::list<Mode>::iterator> mode_index_;
   std::int64_t next_mode_id_ = 0;
   Mode* mode_ = nullptr;
-  PropagatorCache propagators_;
 
   double t_ = 0.0, next_break_ = INFINITY;
   Eigen::VectorXd z_, q_;
@@ -169,15 +202,20 @@ class ExactIntegrator : public Integrator {
   std::vector<int> roots_found_;
   std::vector<std::int8_t> key_scratch_;
   std::string key_;
-  TaylorData taylor_;
-  bool taylor_fresh_ = false;  // taylor_ holds the series of the current z_
-  Eigen::MatrixXd qv_, gram_;  // scratch of propagate_partial
-  Eigen::VectorXd gz_, zscratch_;
-  Eigen::VectorXd xi_;                // exosystem state at the last read (kept: no allocation per reset)
+  TaylorData taylor_;            // of the full Abar (taylor_step)
+  TaylorData slow_taylor_;       // of the slow block (event functions)
+  bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
+  Eigen::MatrixXd qv_, gram_;    // scratch of taylor_step
+  Eigen::VectorXd gz_, zscratch_, x_, inert_;
+  Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
+  Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
+  Eigen::VectorXcd xi_;           // fast coordinates of the current state
+  std::vector<FastTerm> fast_terms_;  // (functions x fast) beta_jk of the searched functions
+  Eigen::VectorXd xi_state_;          // exosystem state at the last read (kept: no allocation per reset)
   std::vector<double> break_scratch_;  // breakpoints collected by next_breakpoint
   std::vector<double> cross_s_;  // per watched function: its first crossing on the sub-step
   std::vector<int> cross_dir_, before_;
-  std::vector<EventPolynomial> polys_;
+  std::vector<EventFunction> polys_;
   std::vector<char> searched_;
   ExactStatistics stats_;
   std::string last_error_;

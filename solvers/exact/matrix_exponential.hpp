@@ -10,13 +10,11 @@
 //                               W_j is read from one exponential of the 2N x 2N block
 //                               matrix [[-A^T, Q_j], [0, A]] h = [[F, G], [0, Phi]]:
 //                               W_j = Phi^T G (Van Loan 1978, Theorem 1).
+//   propagator_ladder(A, Q, h)  the same for h, h/2, h/4, ... (see below)
 // Accuracy: the Pade approximant is exact to roundoff relative to ||A h||
 // scaled; keep ||A h|| moderate (the integrator's sub-steps have ||A h|| <= 1 in
 // a balanced basis) so that the e^{-A^T h} block of a damped mode does not grow
 // and swamp G.
-#include <cstdint>
-#include <list>
-#include <unordered_map>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -33,36 +31,18 @@ struct Propagator {
 
 Propagator propagator(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q, double h);
 
-// A bounded least-recently-used cache of propagators keyed by (mode id, h).
-// The mode id is the caller's number for an augmented matrix (the same id must
-// always mean the same A and Q); h is compared bit for bit.
-class PropagatorCache {
- public:
-  explicit PropagatorCache(std::size_t capacity = 1024) : capacity_(capacity) {}
-  // The propagator of mode `mode` for step h: cached, or computed from (A, Q).
-  const Propagator& get(std::int64_t mode, const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q, double h);
-  // Drops every entry of mode `mode` (its id is about to be reused).
-  void forget(std::int64_t mode);
-  std::size_t size() const { return entries_.size(); }
-  long hits() const { return hits_; }
-  long misses() const { return misses_; }
-
- private:
-  struct Key {
-    std::int64_t mode;
-    std::uint64_t h_bits;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      return std::hash<std::int64_t>()(k.mode) ^ (std::hash<std::uint64_t>()(k.h_bits) * 0x9e3779b97f4a7c15ull);
-    }
-  };
-  using Entry = std::pair<Key, Propagator>;
-  std::size_t capacity_;
-  std::list<Entry> entries_;  // most recent first
-  std::unordered_map<Key, std::list<Entry>::iterator, KeyHash> index_;
-  long hits_ = 0, misses_ = 0;
-};
+// The propagators of the dyadic steps h_i = h / 2^i, i = 0 .. levels - 1
+// (levels[0] is h itself), with levels chosen so that the finest has
+// ||A h_i|| <= max_norm_step (norm: ||D^-1 A D||, D the balancing of A, in
+// whose basis everything is computed: Pade's error is relative to the norm it
+// sees): the finest by Van Loan's block exponential, each coarser one by doubling,
+//   Phi(2h) = Phi(h)^2,  W(2h) = W(h) + Phi(h)^T W(h) Phi(h),
+// which stays accurate where Van Loan's e^{-A^T h} block of a fast damped mode
+// would overflow (a stiff mode over a long step). Any step s < h is then a sum
+// of these plus a rest shorter than the finest (partial steps of the exact
+// integrator).
+std::vector<Propagator> propagator_ladder(const Eigen::MatrixXd& A, const Eigen::VectorXd& D,
+                                          const std::vector<Eigen::MatrixXd>& Q, double h, double norm,
+                                          double max_norm_step);
 
 }  // namespace luztar::exact
