@@ -55,6 +55,7 @@ Eigen::MatrixXd inert_directions(const AffineModeSystem& system, const Eigen::Ma
   const auto& sv = svd.singularValues();
   Eigen::Index rank = 0;
   while (rank < sv.size() && sv(rank) > 1e-12 * sv(0)) ++rank;
+  if (rank == n) return Eigen::MatrixXd(N, 0);
   Eigen::MatrixXd K = Eigen::MatrixXd::Zero(N, n - rank);
   K.topRows(n) = svd.matrixV().rightCols(n - rank);
   bool inert = (A * K).cwiseAbs().maxCoeff() <= 1e-13 * A.cwiseAbs().maxCoeff();

@@ -34,8 +34,10 @@ Propagator propagator(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixX
 // The propagators of the dyadic steps h_i = h / 2^i, i = 0 .. levels - 1
 // (levels[0] is h itself), with levels chosen so that the finest has
 // ||A h_i|| <= max_norm_step (norm: ||D^-1 A D||, D the balancing of A, in
-// whose basis everything is computed: Pade's error is relative to the norm it
-// sees): the finest by Van Loan's block exponential, each coarser one by doubling,
+// whose basis everything is computed): the finest by the Taylor series of
+// exp(A h) and the series of its integral (no Pade approximant: its
+// truncation, the same at every step, would add up over a run), each coarser
+// one by doubling,
 //   Phi(2h) = Phi(h)^2,  W(2h) = W(h) + Phi(h)^T W(h) Phi(h),
 // which stays accurate where Van Loan's e^{-A^T h} block of a fast damped mode
 // would overflow (a stiff mode over a long step). Any step s < h is then a sum
