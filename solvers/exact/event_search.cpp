@@ -71,8 +71,9 @@ void cos_range(double t0, double t1, double& lo, double& hi) {
 }
 
 // The range of Re(beta e^{lambda s}) on [lo, hi].
-void fast_range(std::complex<double> beta, std::complex<double> lambda, double lo, double hi, double& fmin,
-                double& fmax) {
+// (amp, phase: |beta| and arg beta, kept with the term: no hypot and atan2 per call)
+void fast_range(double amp, double phase, std::complex<double> beta, std::complex<double> lambda, double lo,
+                double hi, double& fmin, double& fmax) {
   const double sigma = lambda.real(), omega = lambda.imag();
   const double e_lo = std::exp(sigma * lo), e_hi = std::exp(sigma * hi);
   const double small = std::min(e_lo, e_hi), large = std::max(e_lo, e_hi);
@@ -82,7 +83,6 @@ void fast_range(std::complex<double> beta, std::complex<double> lambda, double l
     fmax = std::max(a, b);
     return;
   }
-  const double amp = std::abs(beta), phase = std::arg(beta);
   double cmin, cmax;
   cos_range(omega * lo + phase, omega * hi + phase, cmin, cmax);
   fmax = amp * (cmax >= 0.0 ? cmax * large : cmax * small);
@@ -121,7 +121,7 @@ class Search {
     if (found_) return;
     if (counters_) ++counters_->intervals;
     double lo, hi;
-    p_.enclose(a, b, lo, hi);
+    p_.enclose(a, b, lo, hi, 0, tol_);
     if (lo > tol_) return known(a, b, 1);
     if (hi < -tol_) return known(a, b, -1);
     if (hi - lo <= 4.0 * tol_ || depth >= kMaxDepth || b - a <= resolution_) {
@@ -132,7 +132,7 @@ class Search {
     // monotone on [a, b] (g' enclosed away from 0): at most one root, so the
     // sign at b (beyond tol) settles the interval; a change is located from
     // where the sign was last known
-    if (double dlo, dhi; p_.enclose(a, b, dlo, dhi, 1), dlo > 0.0 || dhi < 0.0) {
+    if (double dlo, dhi; p_.enclose(a, b, dlo, dhi, 1, 0.0), dlo > 0.0 || dhi < 0.0) {
       const double gb = p_.value(b);
       if (std::abs(gb) > tol_) return known(b, b, sign_of(gb));
     }
@@ -267,9 +267,20 @@ void TaylorData::build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, doubl
   if (V_.rows() < rows_) V_.resize(rows_, kTaylorTerms + 1);
   auto V = V_.topRows(rows_);
   V.col(0) = z0;
+  double term = 1.0, largest = 0.0;  // h^k / k!, the largest ||D^-1 v_k|| h^k / k!
+  order_ = kTaylorTerms;
   for (int k = 0; k <= kTaylorTerms; ++k) {
-    if (k > 0) V.col(k).noalias() = A * V.col(k - 1);
-    scaled_norm_[static_cast<std::size_t>(k)] = V.col(k).cwiseQuotient(D).lpNorm<Eigen::Infinity>();
+    if (k > 0) {
+      V.col(k).noalias() = A.lazyProduct(V.col(k - 1));
+      term *= h / k;
+    }
+    const double n = V.col(k).cwiseQuotient(D).lpNorm<Eigen::Infinity>();
+    scaled_norm_[static_cast<std::size_t>(k)] = n;
+    largest = std::max(largest, n * term);
+    if (k >= 2 && n * term <= 1e-20 * largest) {
+      order_ = k;
+      break;
+    }
   }
 }
 
@@ -296,7 +307,7 @@ void EventFunction::derivatives(double s, std::array<double, kTaylorTerms>& d) c
   }
 }
 
-void EventFunction::enclose(double lo, double hi, double& gmin, double& gmax, int order) const {
+void EventFunction::enclose(double lo, double hi, double& gmin, double& gmax, int order, double conclusive) const {
   const double w = hi - lo;
   // (a) p's range plus each fast term's exact range: good on long intervals
   Coefficients c = shifted(a, lo);
@@ -307,24 +318,29 @@ void EventFunction::enclose(double lo, double hi, double& gmin, double& gmax, in
   polynomial_range(c, w, gmin, gmax);
   double fast_rate = 0.0;
   for (int k = 0; k < nfast; ++k) {
-    const std::complex<double> beta = order == 1 ? fast[k].beta * fast[k].lambda : fast[k].beta;
+    const FastTerm& f = fast[k];
+    const bool d = order == 1;  // g': beta lambda
     double fmin, fmax;
-    fast_range(beta, fast[k].lambda, lo, hi, fmin, fmax);
+    fast_range(d ? f.amplitude * f.rate : f.amplitude, d ? f.phase + f.angle : f.phase, d ? f.beta * f.lambda : f.beta,
+               f.lambda, lo, hi, fmin, fmax);
     gmin += fmin;
     gmax += fmax;
-    fast_rate = std::max(fast_rate, std::abs(fast[k].lambda));
+    fast_rate = std::max(fast_rate, f.rate);
   }
-  if (nfast == 0 || fast_rate * w > kTaylorModelReach) return;
+  if (nfast == 0 || fast_rate * w > kTaylorModelReach || gmin > conclusive || gmax < -conclusive) return;
   // (b) one Taylor polynomial of all of g about lo, the fast terms' Lagrange
   // remainders added: it keeps the cancellations between the slow and fast
   // parts (g leaving a root with g' = 0 while both parts move), which (a)
   // cannot see on short intervals. Both enclose g: keep their intersection.
   double rest = 0.0;
   for (int k = 0; k < nfast; ++k) {
-    const std::complex<double> beta = order == 1 ? fast[k].beta * fast[k].lambda : fast[k].beta;
-    std::complex<double> term = beta * std::exp(fast[k].lambda * lo);
-    const double r = std::abs(fast[k].lambda) * w;
-    double bound = std::abs(term) * std::max(1.0, std::exp(fast[k].lambda.real() * w));
+    const FastTerm& f = fast[k];
+    const std::complex<double> beta = order == 1 ? f.beta * f.lambda : f.beta;
+    const std::complex<double> growth = std::exp(f.lambda * lo);
+    std::complex<double> term = beta * growth;
+    const double r = f.rate * w;
+    double bound = (order == 1 ? f.amplitude * f.rate : f.amplitude) * std::exp(f.lambda.real() * lo) *
+                   std::max(1.0, std::exp(f.lambda.real() * w));
     for (int j = 0; j < kTaylorTerms; ++j) {
       if (j > 0) term *= fast[k].lambda / static_cast<double>(j);  // beta e^{lambda lo} lambda^j / j!
       c[static_cast<std::size_t>(j)] += term.real();
@@ -344,7 +360,8 @@ EventFunction event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eig
   p.h = data.h();
   const double cnorm = c.cwiseProduct(data.D().transpose()).lpNorm<1>();
   double factorial = 1.0, hk = 1.0, scale = 0.0;
-  for (int k = 0; k < kTaylorTerms; ++k) {
+  const int order = data.order();
+  for (int k = 0; k < order; ++k) {
     if (k > 0) {
       factorial *= k;
       hk *= data.h();
@@ -352,7 +369,7 @@ EventFunction event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eig
     p.a[static_cast<std::size_t>(k)] = c.dot(data.v(k)) / factorial;
     scale += c.cwiseAbs().dot(data.v(k).cwiseAbs()) * hk / factorial;
   }
-  p.remainder = cnorm * data.growth() * data.scaled_norm(kTaylorTerms) * hk * data.h() / (factorial * kTaylorTerms);
+  p.remainder = cnorm * data.growth() * data.scaled_norm(order) * hk * data.h() / (factorial * order);
   p.roundoff = 64.0 * kEps * scale;
   return p;
 }

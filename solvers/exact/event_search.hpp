@@ -45,6 +45,7 @@
 //     differs from the sign before) with s = h, and the next sub-step, which
 //     starts from the new sign, does not report it again.
 #include <array>
+#include <cmath>
 #include <complex>
 #include <optional>
 
@@ -87,6 +88,11 @@ class TaylorData {
   void build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
              const Eigen::Ref<const Eigen::VectorXd>& z0, double h);
   double h() const { return h_; }
+  // The order the series was carried to: v_0 .. v_order are built, the
+  // polynomial has the terms below it and Lagrange's remainder at it. The
+  // build stops where ||D^-1 v_k|| h^k / k! falls below 1e-20 of the largest
+  // term (at most kTaylorTerms).
+  int order() const { return order_; }
   auto v(int k) const { return V_.col(k).head(rows_); }
   auto V() const { return V_.topRows(rows_); }  // N x (kTaylorTerms + 1): the v_k as columns
   double scaled_norm(int k) const { return scaled_norm_[static_cast<std::size_t>(k)]; }  // ||D^-1 v_k||_inf
@@ -96,6 +102,7 @@ class TaylorData {
  private:
   Eigen::MatrixXd V_;
   Eigen::Index rows_ = 0;
+  int order_ = kTaylorTerms;
   std::array<double, kTaylorTerms + 1> scaled_norm_{};
   const Eigen::VectorXd* D_ = nullptr;
   double h_ = 0.0, growth_ = 1.0;
@@ -105,7 +112,12 @@ class TaylorData {
 // modal_split.hpp: one per fast eigenvalue, real or the representative of a
 // conjugate pair; for a real one beta and lambda are real).
 struct FastTerm {
+  FastTerm() = default;
+  FastTerm(std::complex<double> b, std::complex<double> l)
+      : beta(b), lambda(l), amplitude(std::abs(b)), phase(std::arg(b)), rate(std::abs(l)), angle(std::arg(l)) {}
   std::complex<double> beta, lambda;
+  double amplitude = 0.0, phase = 0.0;  // |beta|, arg beta
+  double rate = 0.0, angle = 0.0;       // |lambda|, arg lambda
 };
 
 // One event function on the sub-step [0, h]:
@@ -127,8 +139,9 @@ struct EventFunction {
   // d_k = g^(k)(s) / k!, k < kTaylorTerms.
   void derivatives(double s, std::array<double, kTaylorTerms>& d) const;
   // Lower and upper bounds of g (order 0) or of g' (order 1) on [lo, hi],
-  // its tolerance aside.
-  void enclose(double lo, double hi, double& gmin, double& gmax, int order = 0) const;
+  // its tolerance aside; the tighter Taylor model is skipped when the first
+  // bounds are already beyond `conclusive` (gmin > it or gmax < -it).
+  void enclose(double lo, double hi, double& gmin, double& gmax, int order = 0, double conclusive = INFINITY) const;
 };
 // The slow polynomial of g = c . z on [0, data.h()] (no fast terms).
 EventFunction event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& c,

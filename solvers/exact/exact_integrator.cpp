@@ -15,6 +15,11 @@ namespace luztar::exact {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
+// The finest step of the propagator ladder: ||D^-1 Abar D|| h_f <= this. Its
+// series (and the Taylor rest of a partial step, shorter still) then need ~9
+// terms instead of ~17 at 1/2; each halving adds one doubling (5 products),
+// cheaper than the terms it saves.
+constexpr double kFinestNormStep = 1.0 / 16.0;
 // The cheap bound of first_crossing_on: exact Taylor terms of the slow part
 // below this order, Lagrange's remainder at it.
 constexpr int kBoundOrder = 4;
@@ -84,6 +89,7 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   inert_ = Eigen::VectorXd::Zero(N);
   xi_ = Eigen::VectorXcd::Zero(N);
   gz_ = Eigen::VectorXd::Zero(roots_ + exo_.kinks().rows());
+  fast_change_ = Eigen::VectorXd::Zero(N);
   bound_terms_.resize(gz_.size(), kBoundOrder - 1);
 }
 
@@ -248,19 +254,25 @@ void ExactIntegrator::identify_split(Mode& m) {
   const Eigen::MatrixXd As = m.split.As;
   m.Ds = ms == static_cast<int>(m.A.rows()) ? m.D : balance(As);
   m.slow_norm = ms == static_cast<int>(m.A.rows()) ? m.norm : balanced_norm(As, m.Ds);
-  m.GT = m.G * m.split.T;
+  // the rows that can move in this mode (G A != 0; a constant row, such as a
+  // padded root slot, keeps its sign) are the ones watched
   const Eigen::MatrixXd rates = m.G * m.A;
-  m.constant.resize(static_cast<std::size_t>(m.G.rows()));
-  for (Eigen::Index j = 0; j < m.G.rows(); ++j) m.constant[static_cast<std::size_t>(j)] = rates.row(j).isZero(0.0);
+  m.watched.clear();
+  for (Eigen::Index j = 0; j < m.G.rows(); ++j)
+    if (!rates.row(j).isZero(0.0)) m.watched.push_back(static_cast<int>(j));
+  const auto nw = static_cast<Eigen::Index>(m.watched.size());
+  m.Gw.resize(nw, m.A.cols());
+  for (Eigen::Index w = 0; w < nw; ++w) m.Gw.row(w) = m.G.row(m.watched[static_cast<std::size_t>(w)]);
+  m.GT = m.Gw * m.split.T;
   m.cs_norm = (m.GT.leftCols(ms) * m.Ds.asDiagonal()).cwiseAbs().rowwise().sum();
   const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
-  m.fast_c.resize(m.G.rows(), nf);
+  m.fast_c.resize(nw, nf);
   for (Eigen::Index k = 0; k < nf; ++k) {
     const FastMode& f = m.split.fast[static_cast<std::size_t>(k)];
     // pair: 2 Re((G v) xi) = Re((c1 - i c2) xi), c1, c2 the columns (2 Re v, -2 Im v) in G T
-    for (Eigen::Index j = 0; j < m.G.rows(); ++j)
-      m.fast_c(j, k) = f.pair() ? std::complex<double>(m.GT(j, f.index), -m.GT(j, f.index + 1))
-                                : std::complex<double>(m.GT(j, f.index), 0.0);
+    for (Eigen::Index w = 0; w < nw; ++w)
+      m.fast_c(w, k) = f.pair() ? std::complex<double>(m.GT(w, f.index), -m.GT(w, f.index + 1))
+                                : std::complex<double>(m.GT(w, f.index), 0.0);
   }
   // h divides the aim, short enough for the slow block's Taylor series: its
   // remainder e^{norm h} ||As^K|| h^K / K! (in the balanced norm) below 1e-20
@@ -268,7 +280,7 @@ void ExactIntegrator::identify_split(Mode& m) {
   m.slow_growth.set(As, m.Ds);
   m.h = aim / taylor_pieces(m.slow_growth, aim);
   m.K = inert_directions(system_, m.A, m.Q);
-  m.ladder = propagator_ladder(m.A, m.D, m.Q, m.h, m.norm, kMaxNormStep);
+  m.ladder = propagator_ladder(m.A, m.D, m.Q, m.h, m.norm, kFinestNormStep);
 }
 
 void ExactIntegrator::check_identified(const Mode& m) {
@@ -315,7 +327,7 @@ void ExactIntegrator::check_identified(const Mode& m) {
 void ExactIntegrator::modal_state() {
   const Mode& m = *mode_;
   x_.noalias() = m.split.Tinv * z_;
-  gz_.noalias() = m.G * z_;
+  gz_.head(m.Gw.rows()).noalias() = m.Gw.lazyProduct(z_);
   const auto nf = m.split.fast.size();  // (xi_ holds N: no allocation per mode)
   for (std::size_t k = 0; k < nf; ++k) {
     const FastMode& f = m.split.fast[k];
@@ -323,24 +335,23 @@ void ExactIntegrator::modal_state() {
   }
 }
 
-const EventFunction& ExactIntegrator::event_function(std::size_t j, double step) {
+const EventFunction& ExactIntegrator::event_function(std::size_t w, double step) {
   const Mode& m = *mode_;
   const int ms = m.split.slow;
   if (!slow_built_) {
     slow_taylor_.build(m.split.As, m.Ds, m.slow_growth.over(step), x_.head(ms), step);
     slow_built_ = true;
   }
-  EventFunction& f = polys_[j];
-  const auto row = static_cast<Eigen::Index>(j);
+  const auto row = static_cast<Eigen::Index>(w);
+  EventFunction& f = polys_[static_cast<std::size_t>(m.watched[w])];
   f = event_polynomial(m.GT.row(row).head(ms), slow_taylor_);
   const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
-  FastTerm* terms = fast_terms_.data() + j * static_cast<std::size_t>(nf);
+  FastTerm* terms = fast_terms_.data() + static_cast<std::size_t>(m.watched[w]) * static_cast<std::size_t>(nf);
   double fast_sum = 0.0, fast_scale = 0.0;
   for (Eigen::Index k = 0; k < nf; ++k) {
-    const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
-    terms[k] = {m.fast_c(row, k) * xi_(k), lambda};
+    terms[k] = FastTerm(m.fast_c(row, k) * xi_(k), m.split.fast[static_cast<std::size_t>(k)].lambda);
     fast_sum += terms[k].beta.real();
-    fast_scale += std::abs(terms[k].beta) * std::exp(std::max(lambda.real(), 0.0) * step);
+    fast_scale += terms[k].amplitude * std::exp(std::max(terms[k].lambda.real(), 0.0) * step);
   }
   f.fast = terms;
   f.nfast = static_cast<int>(nf);
@@ -351,22 +362,22 @@ const EventFunction& ExactIntegrator::event_function(std::size_t j, double step)
 }
 
 void ExactIntegrator::restart_signs() {
-  const auto F = static_cast<std::size_t>(mode_->G.rows());
-  signs_.assign(F, 0);
+  const Mode& m = *mode_;
+  const auto F = static_cast<std::size_t>(m.G.rows());
   polys_.resize(F);
-  fast_terms_.resize(F * mode_->split.fast.size());
-  if (F == 0) return;
+  fast_terms_.resize(F * m.split.fast.size());
+  signs_.resize(F);
+  // constant rows: their sign
+  for (std::size_t j = 0; j < F; ++j) signs_[j] = sign_of(m.G.row(static_cast<Eigen::Index>(j)).dot(z_));
+  if (m.watched.empty()) return;
   modal_state();
   slow_built_ = false;
-  for (std::size_t j = 0; j < F; ++j) {
-    const auto row = static_cast<Eigen::Index>(j);
+  for (std::size_t w = 0; w < m.watched.size(); ++w) {
+    const auto row = static_cast<Eigen::Index>(w);
     const double g = gz_(row);
     // far from zero: its sign (the tolerance is ~1e-13 of the row's scale at most)
-    if (std::abs(g) > 1e-6 * mode_->G.row(row).cwiseAbs().dot(z_.cwiseAbs())) {
-      signs_[j] = sign_of(g);
-      continue;
-    }
-    signs_[j] = leaving_sign(event_function(j, mode_->h));
+    if (std::abs(g) > 1e-6 * m.Gw.row(row).cwiseAbs().dot(z_.cwiseAbs())) continue;
+    signs_[static_cast<std::size_t>(m.watched[w])] = leaving_sign(event_function(w, m.h));
   }
 }
 
@@ -421,9 +432,9 @@ void ExactIntegrator::taylor_step(double s) {
   f[0] = 1.0;
   for (int k = 1; k <= kTaylorTerms; ++k) f[static_cast<std::size_t>(k)] = f[static_cast<std::size_t>(k - 1)] * s / k;
   // the terms that matter: f_k ||D^-1 v_k|| above 1e-18 of the largest
-  int terms = kTaylorTerms + 1;
+  int terms = taylor_.order() + 1;
   double largest = 0.0;
-  for (int k = 0; k <= kTaylorTerms; ++k) largest = std::max(largest, f[static_cast<std::size_t>(k)] * taylor_.scaled_norm(k));
+  for (int k = 0; k < terms; ++k) largest = std::max(largest, f[static_cast<std::size_t>(k)] * taylor_.scaled_norm(k));
   while (terms > 1 && f[static_cast<std::size_t>(terms - 1)] * taylor_.scaled_norm(terms - 1) <= 1e-18 * largest) --terms;
   const auto V = taylor_.V().leftCols(terms);
   // Scratch at its largest size, used in blocks: `terms` varies from step to
@@ -433,8 +444,8 @@ void ExactIntegrator::taylor_step(double s) {
     gram_.resize(kTaylorTerms + 1, kTaylorTerms + 1);
   }
   for (int j = 0; j < quads_; ++j) {
-    qv_.leftCols(terms).noalias() = mode_->Q[static_cast<std::size_t>(j)] * V;
-    gram_.topLeftCorner(terms, terms).noalias() = V.transpose() * qv_.leftCols(terms);
+    qv_.leftCols(terms).noalias() = mode_->Q[static_cast<std::size_t>(j)].lazyProduct(V);
+    gram_.topLeftCorner(terms, terms).noalias() = V.transpose().lazyProduct(qv_.leftCols(terms));
     double sum = 0.0;
     for (int k = 0; k < terms; ++k)
       for (int i = 0; i < terms; ++i)
@@ -451,52 +462,48 @@ double ExactIntegrator::first_crossing_on(double step, double resolution) {
   const Mode& m = *mode_;
   const auto F = static_cast<std::size_t>(m.G.rows());
   double best = INFINITY;
-  if (F == 0) return best;
+  before_ = signs_;
+  searched_.assign(F, 0);  // capacity kept: no allocation after the first call
+  std::fill(cross_s_.begin(), cross_s_.end(), INFINITY);
+  if (m.watched.empty()) return best;
   modal_state();
   slow_built_ = false;
   const int ms = m.split.slow;
+  const auto nw = static_cast<Eigen::Index>(m.watched.size());
   // slow part: Taylor's formula to order kBoundOrder - 1 with exact terms
   // c v_k s^k / k! (v_k = As^k xs) and Lagrange's remainder in the balanced norm,
-  //   ||c Ds||_1 e^{norm s} ||Ds^-1 v_P||_inf s^P / P!
+  //   ||c Ds||_1 growth(s) ||Ds^-1 v_P||_inf s^P / P!
   auto V = bound_v_.topLeftCorner(ms, kBoundOrder + 1);
   V.col(0) = x_.head(ms);
-  for (int k = 1; k <= kBoundOrder; ++k) V.col(k).noalias() = m.split.As * V.col(k - 1);
-  bound_terms_.noalias() = m.GT.leftCols(ms) * V.middleCols(1, kBoundOrder - 1);
-  double factorial = 1.0;
+  for (int k = 1; k <= kBoundOrder; ++k) V.col(k).noalias() = m.split.As.lazyProduct(V.col(k - 1));
+  auto terms = bound_terms_.topRows(nw);
+  terms.noalias() = m.GT.leftCols(ms).lazyProduct(V.middleCols(1, kBoundOrder - 1));
   std::array<double, kBoundOrder> powers{};  // s^k / k!
   powers[0] = 1.0;
   for (int k = 1; k < kBoundOrder; ++k) powers[static_cast<std::size_t>(k)] = powers[static_cast<std::size_t>(k - 1)] * step / k;
-  for (int k = 2; k <= kBoundOrder; ++k) factorial *= k;
   const double rest = m.slow_growth.over(step) * V.col(kBoundOrder).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>() *
-                      std::pow(step, kBoundOrder) / factorial;
+                      powers[kBoundOrder - 1] * step / kBoundOrder;
   const double xs_scale = V.col(0).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>();
-  before_ = signs_;
-  searched_.assign(F, 0);  // capacity kept: no allocation after the first call
+  // fast part: |Re(beta (e^{lambda s} - 1))| <= |beta| (min(|lambda| s, 2) + roundoff) e^{max(sigma, 0) s}
   const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
-  for (std::size_t j = 0; j < F; ++j) {
-    cross_s_[j] = INFINITY;
-    const auto row = static_cast<Eigen::Index>(j);
-    const double g = gz_(row);
-    // fast part: |Re(beta (e^{lambda s} - 1))| <= |beta| min(|lambda| s, 2) e^{max(sigma, 0) s}
-    if (m.constant[j]) {  // constant in this mode (a padded slot): never crosses
-      signs_[j] = sign_of(g);
-      continue;
-    }
-    double bound = m.cs_norm(row) * (rest + 64.0 * kEps * xs_scale);
-    for (int k = 1; k < kBoundOrder; ++k) bound += std::abs(bound_terms_(row, k - 1)) * powers[static_cast<std::size_t>(k)];
-    for (Eigen::Index k = 0; k < nf; ++k) {
-      const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
-      const double grow = std::exp(std::max(lambda.real(), 0.0) * step);
-      const double amp = std::abs(m.fast_c(row, k)) * std::abs(xi_(k));
-      bound += amp * (std::min(std::abs(lambda) * step, 2.0) * grow + 64.0 * kEps * m.split.condition * grow);
-    }
+  for (Eigen::Index k = 0; k < nf; ++k) {
+    const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
+    const double grow = std::exp(std::max(lambda.real(), 0.0) * step);
+    fast_change_(k) = std::abs(xi_(k)) * grow * (std::min(std::abs(lambda) * step, 2.0) + 64.0 * kEps * m.split.condition);
+  }
+  for (Eigen::Index w = 0; w < nw; ++w) {
+    const auto j = static_cast<std::size_t>(m.watched[static_cast<std::size_t>(w)]);
+    const double g = gz_(w);
+    double bound = m.cs_norm(w) * (rest + 64.0 * kEps * xs_scale);
+    for (int k = 1; k < kBoundOrder; ++k) bound += std::abs(terms(w, k - 1)) * powers[static_cast<std::size_t>(k)];
+    for (Eigen::Index k = 0; k < nf; ++k) bound += std::abs(m.fast_c(w, k)) * fast_change_(k);
     if (std::abs(g) > bound && (signs_[j] == 0 || signs_[j] == sign_of(g))) {
       signs_[j] = sign_of(g);
       continue;
     }
     ++stats_.searches;
     searched_[j] = 1;
-    const EventFunction& f = event_function(j, step);
+    const EventFunction& f = event_function(static_cast<std::size_t>(w), step);
     if (auto c = first_crossing(f, directions_[j], signs_[j], resolution, &stats_.search)) {
       cross_s_[j] = c->s;
       cross_dir_[j] = c->direction;

@@ -23,7 +23,7 @@
 //
 // A sub-step is z <- exp(Abar h) z with the exponential of h and its Van Loan
 // integrals computed once per mode as a dyadic ladder h, h/2, ..., down to a
-// step with ||D^-1 Abar D|| h_f <= kMaxNormStep (matrix_exponential.hpp,
+// step with ||D^-1 Abar D|| h_f <= 1/16 (matrix_exponential.hpp,
 // propagator_ladder: doubling from the finest, stable for stiff damped modes);
 // the quadratures over a sub-step are z^T W z. A stop at tout, tstop, a
 // breakpoint or a root inside a sub-step is a shorter step s: the ladder's
@@ -134,13 +134,14 @@ class ExactIntegrator : public Integrator {
     Eigen::VectorXd D;              // balancing of A
     double norm = 0.0;              // ||D^-1 A D||_inf
     ModalSplit split;               // z = T x; the slow block and the fast eigenvalues
-    Eigen::MatrixXd GT;             // G T: the event rows in x
+    std::vector<int> watched;       // rows of G not constant in this mode (G A != 0): the ones searched
+    Eigen::MatrixXd Gw;             // those rows of G (watched x N)
+    Eigen::MatrixXd GT;             // Gw T: the watched rows in x
     Eigen::VectorXd Ds;             // balancing of the slow block
     double slow_norm = 0.0;         // ||Ds^-1 As Ds||_inf
     GrowthBound slow_growth;        // of ||Ds^-1 e^{As s} Ds||
-    Eigen::VectorXd cs_norm;        // per row: ||(G T)_slow Ds||_1
-    std::vector<char> constant;     // per row: constant in this mode (G A = 0), never crosses
-    Eigen::MatrixXcd fast_c;        // rows x fast: beta_jk = fast_c(j, k) xi_k
+    Eigen::VectorXd cs_norm;        // per watched row: ||(G T)_slow Ds||_1
+    Eigen::MatrixXcd fast_c;        // watched x fast: beta_wk = fast_c(w, k) xi_k
     double h = 0.0;                 // regular sub-step [s]
     std::vector<Propagator> ladder;  // exp(Abar h / 2^i) and the Van Loan integrals (propagator_ladder)
     Eigen::MatrixXd K;               // N x r orthonormal: inert directions (A K = 0, Q_j K = 0)
@@ -160,10 +161,10 @@ class ExactIntegrator : public Integrator {
   double first_crossing_on(double step, double resolution);
   bool stop_at_crossing(double best, double step, bool last, double end, double resolution);
   // The modal coordinates x = T^-1 z of the current state, the fast ones as
-  // complex xi_k (into x_, xi_), and the values g = G z (into gz_).
+  // complex xi_k (into x_, xi_), and the watched values Gw z (into gz_).
   void modal_state();
-  // Event function j on [0, step] (slow Taylor data built on first use per step).
-  const EventFunction& event_function(std::size_t j, double step);
+  // Watched function w on [0, step] (slow Taylor data built on first use per step).
+  const EventFunction& event_function(std::size_t w, double step);
   // Self-check of a fresh identification: the maps reproduce the system's rhs
   // and roots at the current state to kIdentificationTolerance relative (to
   // the sum of the magnitudes of each row's terms), else std::logic_error: a
@@ -180,7 +181,7 @@ class ExactIntegrator : public Integrator {
   // z -= K c, c = K^T z into inert_ (split), and back (join).
   void split_inert();
   void join_inert();
-  // The Taylor series of z at t over s (||D^-1 Abar D|| s <= kMaxNormStep: its
+  // The Taylor series of z at t over s (||D^-1 Abar D|| s <= 1/16: its
   // truncation is below 1e-18 relative with 16 terms).
   void taylor_step(double s);
 
@@ -206,7 +207,7 @@ class ExactIntegrator : public Integrator {
   TaylorData slow_taylor_;       // of the slow block (event functions)
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
   Eigen::MatrixXd qv_, gram_;    // scratch of taylor_step
-  Eigen::VectorXd gz_, zscratch_, x_, inert_;
+  Eigen::VectorXd gz_, zscratch_, x_, inert_, fast_change_;
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
   Eigen::VectorXcd xi_;           // fast coordinates of the current state

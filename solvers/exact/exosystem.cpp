@@ -26,6 +26,19 @@ Generator held(double value) {
   return g;
 }
 
+// A value that never changes: no state of its own, carried by the shared
+// constant xi[0] (every exosystem state costs the integrator N^2 per step and
+// N^3 per mode).
+Generator fixed(double value) {
+  Generator g;
+  g.S.resize(0, 0);
+  g.c.resize(0);
+  g.xi.resize(0);
+  g.kinks.resize(0, 0);
+  g.constant = value;
+  return g;
+}
+
 // Value at t0+ and slope of the piece of the linear interpolation in (tt, vv)
 // that starts at or contains t0 (held constant outside the knots).
 void table_piece(const std::vector<double>& tt, const std::vector<double>& vv, double t0, double& value,
@@ -71,7 +84,17 @@ Generator side_by_side(const Generator& a, const Generator& b) {
   g.kinks.bottomRightCorner(b.kinks.rows(), n) = b.kinks;
   g.kink_list = a.kink_list;
   g.kink_list.insert(g.kink_list.end(), b.kink_list.begin(), b.kink_list.end());
+  g.constant = a.constant + b.constant;
   return g;
+}
+
+// g with its constant part as a state of its own (products and blocks combine
+// states only).
+Generator materialized(const Generator& g) {
+  if (g.constant == 0.0 && g.S.rows() > 0) return g;
+  Generator own = g;
+  own.constant = 0.0;
+  return side_by_side(own, held(g.constant));
 }
 
 MatrixXd kron(const MatrixXd& a, const MatrixXd& b) {
@@ -84,7 +107,8 @@ MatrixXd kron(const MatrixXd& a, const MatrixXd& b) {
 // The product a * b: the Kronecker product of the generators. A factor with
 // kinks keeps a copy of its own state beside the product so that the kinks
 // stay linear in the state.
-Generator times(const Generator& a, const Generator& b) {
+Generator times(const Generator& fa, const Generator& fb) {
+  const Generator a = materialized(fa), b = materialized(fb);
   const Eigen::Index m = a.S.rows(), n = b.S.rows();
   Generator g;
   g.S = kron(a.S, MatrixXd::Identity(n, n)) + kron(MatrixXd::Identity(m, m), b.S);
@@ -122,7 +146,7 @@ struct Builder {
   Generator make(const Signal& s) {
     switch (s.kind) {
       case Signal::Kind::constant:
-        return held(s.value);
+        return fixed(s.value);
       case Signal::Kind::step:
         return held(evaluate(s, t0));
       case Signal::Kind::input:
@@ -146,25 +170,26 @@ struct Builder {
       case Signal::Kind::sine: {
         const double omega = 2.0 * std::numbers::pi * s.frequency;
         const double th = omega * t0 + s.phase;
-        Generator g;
-        g.S = MatrixXd::Zero(3, 3);
-        g.S(1, 2) = omega;
-        g.S(2, 1) = -omega;
-        g.c = RowVectorXd::Zero(3);
-        g.c << 1.0, 1.0, 0.0;
-        g.xi.resize(3);
-        g.xi << s.offset, s.amplitude * std::sin(th), s.amplitude * std::cos(th);
-        g.kinks.resize(0, 3);
+        Generator g;  // (A sin th, A cos th), the offset on xi[0]
+        g.S = MatrixXd::Zero(2, 2);
+        g.S(0, 1) = omega;
+        g.S(1, 0) = -omega;
+        g.c = RowVectorXd::Zero(2);
+        g.c << 1.0, 0.0;
+        g.xi.resize(2);
+        g.xi << s.amplitude * std::sin(th), s.amplitude * std::cos(th);
+        g.kinks.resize(0, 2);
+        g.constant = s.offset;
         return g;
       }
       case Signal::Kind::sum: {
-        if (s.terms.empty()) return held(0.0);
+        if (s.terms.empty()) return fixed(0.0);
         Generator g = make(s.terms[0]);
         for (std::size_t i = 1; i < s.terms.size(); ++i) g = side_by_side(g, make(s.terms[i]));
         return g;
       }
       case Signal::Kind::product: {
-        if (s.terms.empty()) return held(1.0);
+        if (s.terms.empty()) return fixed(1.0);
         Generator g = make(s.terms[0]);
         for (std::size_t i = 1; i < s.terms.size(); ++i) g = times(g, make(s.terms[i]));
         return g;
@@ -184,7 +209,7 @@ struct Builder {
   Generator block(const Signal& s) {
     const std::size_t id = next_block++;
     if (pieces.size() <= id) pieces.resize(id + 1, 0);
-    const Generator of = make(s.terms[0]);
+    const Generator of = materialized(make(s.terms[0]));
     const Eigen::Index m = of.S.rows();
     Generator g;
     g.S = MatrixXd::Zero(m + 1, m + 1);
@@ -251,7 +276,7 @@ bool fillable(const Signal& s) {
 // Allocates nothing.
 Eigen::Index fill(const Signal& s, double t0, const double* inputs, VectorXd& xi, Eigen::Index k) {
   switch (s.kind) {
-    case Signal::Kind::constant: xi(k) = s.value; return k + 1;
+    case Signal::Kind::constant: return k;  // on xi[0]
     case Signal::Kind::step: xi(k) = evaluate(s, t0); return k + 1;
     case Signal::Kind::input: xi(k) = inputs ? inputs[s.input] : s.value; return k + 1;
     case Signal::Kind::hold:
@@ -284,16 +309,12 @@ Eigen::Index fill(const Signal& s, double t0, const double* inputs, VectorXd& xi
     }
     case Signal::Kind::sine: {
       const double th = 2.0 * std::numbers::pi * s.frequency * t0 + s.phase;
-      xi(k) = s.offset;
-      xi(k + 1) = s.amplitude * std::sin(th);
-      xi(k + 2) = s.amplitude * std::cos(th);
-      return k + 3;
+      xi(k) = s.amplitude * std::sin(th);
+      xi(k + 1) = s.amplitude * std::cos(th);
+      return k + 2;
     }
     case Signal::Kind::sum: {
-      if (s.terms.empty()) {
-        xi(k) = 0.0;
-        return k + 1;
-      }
+      if (s.terms.empty()) return k;  // fixed(0.0): on xi[0]
       for (const Signal& t : s.terms) k = fill(t, t0, inputs, xi, k);
       return k;
     }
@@ -342,17 +363,23 @@ void Exosystem::build(double t0, const double* inputs, bool select_pieces, Eigen
   Generator all = held(1.0);  // xi[0]: the shared constant
   std::vector<Eigen::Index> offset, width;
   std::vector<RowVectorXd> outputs;
+  std::vector<double> constants;
   for (const Signal* s : slots_) {
     const Generator g = builder.make(*s);
     offset.push_back(all.S.rows());
     width.push_back(g.S.rows());
     outputs.push_back(g.c);
-    all = side_by_side(all, g);
+    constants.push_back(g.constant);
+    Generator own = g;
+    own.constant = 0.0;
+    all = side_by_side(all, own);
   }
   S_ = all.S;
   C_ = MatrixXd::Zero(static_cast<Eigen::Index>(slots_.size()), S_.rows());
-  for (std::size_t k = 0; k < slots_.size(); ++k)
+  for (std::size_t k = 0; k < slots_.size(); ++k) {
     C_.block(static_cast<Eigen::Index>(k), offset[k], 1, width[k]) = outputs[k];
+    C_(static_cast<Eigen::Index>(k), 0) += constants[k];
+  }
   K_ = all.kinks;
   kink_list_ = all.kink_list;
   if (xi) *xi = all.xi;

@@ -32,7 +32,7 @@ namespace {
 
 // The propagator of a step with ||A h|| <= 1/2 by its Taylor series (Phi) and
 // the series W = sum_n L^n(Q) h^(n+1) / (n+1)!, L(X) = A^T X + X A (the
-// derivative of e^{A^T s} Q e^{A s}), each to 1e-20 of its sum: no Pade
+// derivative of e^{A^T s} Q e^{A s}), each to 1e-18 of its sum: no Pade
 // approximant's truncation, whose error would be the same at every step and
 // add up linearly over a run (an energy balance drifting by ~u per step).
 Propagator propagator_series(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q, double h) {
@@ -40,16 +40,19 @@ Propagator propagator_series(const Eigen::MatrixXd& A, const std::vector<Eigen::
   Propagator p;
   p.h = h;
   const Eigen::MatrixXd Ah = A * h;
-  Eigen::MatrixXd term = Eigen::MatrixXd::Identity(n, n);
+  Eigen::MatrixXd term = Eigen::MatrixXd::Identity(n, n), next(n, n);
   p.Phi = term;
-  for (int k = 1; k < 60 && term.cwiseAbs().maxCoeff() > 1e-20 * p.Phi.cwiseAbs().maxCoeff(); ++k) {
-    term = term * Ah / k;
+  for (int k = 1; k < 60 && term.cwiseAbs().maxCoeff() > 1e-18 * p.Phi.cwiseAbs().maxCoeff(); ++k) {
+    next.noalias() = term * Ah;
+    term = next / k;
     p.Phi += term;
   }
   for (const Eigen::MatrixXd& q : Q) {
     Eigen::MatrixXd t = q * h, W = t;
-    for (int k = 1; k < 60 && t.cwiseAbs().maxCoeff() > 1e-20 * W.cwiseAbs().maxCoeff(); ++k) {
-      t = (Ah.transpose() * t + t * Ah) / (k + 1);
+    for (int k = 1; k < 60 && t.cwiseAbs().maxCoeff() > 1e-18 * W.cwiseAbs().maxCoeff(); ++k) {
+      next.noalias() = Ah.transpose() * t;
+      next.noalias() += t * Ah;
+      t = next / (k + 1);
       W += t;
     }
     p.W.push_back(0.5 * (W + W.transpose()));
