@@ -9,17 +9,14 @@
 #include <stdexcept>
 
 #include "core/times.hpp"
+#include <cstdio>
+#include <cstdlib>
 
 namespace luztar::exact {
 
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
-// The finest step of the propagator ladder: ||D^-1 Abar D|| h_f <= this. Its
-// series (and the Taylor rest of a partial step, shorter still) then need ~9
-// terms instead of ~17 at 1/2; each halving adds one doubling (5 products),
-// cheaper than the terms it saves.
-constexpr double kFinestNormStep = 1.0 / 16.0;
 // The cheap bound of first_crossing_on: exact Taylor terms of the slow part
 // below this order, Lagrange's remainder at it.
 constexpr int kBoundOrder = 4;
@@ -86,7 +83,6 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   q_ = Eigen::VectorXd::Zero(quads_);
   x_ = Eigen::VectorXd::Zero(N);
   bound_v_.resize(N, kBoundOrder + 1);
-  inert_ = Eigen::VectorXd::Zero(N);
   xi_ = Eigen::VectorXcd::Zero(N);
   gz_ = Eigen::VectorXd::Zero(roots_ + exo_.kinks().rows());
   fast_change_ = Eigen::VectorXd::Zero(N);
@@ -113,6 +109,10 @@ void ExactIntegrator::read_signals() {
   next_break_ = next_breakpoint();
 }
 
+void ExactIntegrator::enter_mode() { x_.noalias() = mode_->split.Tinv * z_; }
+
+void ExactIntegrator::sync_z() { z_.noalias() = mode_->split.T * x_; }
+
 double ExactIntegrator::next_breakpoint() {
   std::vector<double>& times = break_scratch_;
   times.clear();
@@ -129,6 +129,7 @@ void ExactIntegrator::select_mode() {
   if (auto it = mode_index_.find(key_); it != mode_index_.end()) {
     modes_.splice(modes_.begin(), modes_, it->second);
     mode_ = &modes_.front();
+    enter_mode();
     return;
   }
   modes_.emplace_front();
@@ -138,6 +139,7 @@ void ExactIntegrator::select_mode() {
   identify(modes_.front());
   mode_index_[key_] = modes_.begin();
   mode_ = &modes_.front();
+  enter_mode();
   while (modes_.size() > std::max<std::size_t>(options_.cache_modes, 1)) {
     for (auto it = mode_index_.begin(); it != mode_index_.end(); ++it)
       if (it->second == std::prev(modes_.end())) {
@@ -245,15 +247,13 @@ void ExactIntegrator::identify(Mode& m) {
 }
 
 void ExactIntegrator::identify_split(Mode& m) {
-  m.D = balance(m.A);
-  m.norm = balanced_norm(m.A, m.D);
   const double aim = options_.grid_step > 0.0 ? std::min(options_.grid_step, options_.max_substep) : options_.max_substep;
-  m.split = split_modes(m.A, kSlowRadius / aim);
+  const Eigen::MatrixXd K = inert_directions(system_, m.A, m.Q);
+  m.split = split_modes(m.A, kSlowRadius / aim, K);
+  if (!identify_slow(m, aim)) m.split = unsplit(m.A, K);  // a resolvent too ill-conditioned: nothing split off
   if (m.split.fast_dims() > 0) ++stats_.split;
-  const int ms = m.split.slow;
-  const Eigen::MatrixXd As = m.split.As;
-  m.Ds = ms == static_cast<int>(m.A.rows()) ? m.D : balance(As);
-  m.slow_norm = ms == static_cast<int>(m.A.rows()) ? m.norm : balanced_norm(As, m.Ds);
+  if (m.split.fast_dims() == 0 && !identify_slow(m, aim))
+    throw std::logic_error("exact integrator: internal error: the unsplit mode has no propagator");
   // the rows that can move in this mode (G A != 0; a constant row, such as a
   // padded root slot, keeps its sign) are the ones watched
   const Eigen::MatrixXd rates = m.G * m.A;
@@ -264,6 +264,8 @@ void ExactIntegrator::identify_split(Mode& m) {
   m.Gw.resize(nw, m.A.cols());
   for (Eigen::Index w = 0; w < nw; ++w) m.Gw.row(w) = m.G.row(m.watched[static_cast<std::size_t>(w)]);
   m.GT = m.Gw * m.split.T;
+  m.GT.leftCols(m.split.inert).setZero();  // roots read no absolute angle (G K = 0 to roundoff)
+  const int ms = m.split.slow;
   m.cs_norm = (m.GT.leftCols(ms) * m.Ds.asDiagonal()).cwiseAbs().rowwise().sum();
   const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
   m.fast_c.resize(nw, nf);
@@ -274,13 +276,19 @@ void ExactIntegrator::identify_split(Mode& m) {
       m.fast_c(w, k) = f.pair() ? std::complex<double>(m.GT(w, f.index), -m.GT(w, f.index + 1))
                                 : std::complex<double>(m.GT(w, f.index), 0.0);
   }
+}
+
+bool ExactIntegrator::identify_slow(Mode& m, double aim) {
+  const int ms = m.split.slow;
+  const Eigen::MatrixXd& As = m.split.As;
+  m.Ds = balance(As);
+  m.slow_norm = balanced_norm(As, m.Ds);
   // h divides the aim, short enough for the slow block's Taylor series: its
-  // remainder e^{norm h} ||As^K|| h^K / K! (in the balanced norm) below 1e-20
+  // remainder growth(h) ||As^K|| h^K / K! (in the balanced norm) below 1e-20
   // (the norm alone would be far too cautious for a non-normal slow block)
   m.slow_growth.set(As, m.Ds);
-  m.h = aim / taylor_pieces(m.slow_growth, aim);
-  m.K = inert_directions(system_, m.A, m.Q);
-  m.ladder = propagator_ladder(m.A, m.D, m.Q, m.h, m.norm, kFinestNormStep);
+  m.h = ms > 0 ? aim / taylor_pieces(m.slow_growth, aim) : aim;
+  return m.propagator.build(m.split, m.Q, m.h);
 }
 
 void ExactIntegrator::check_identified(const Mode& m) {
@@ -326,8 +334,7 @@ void ExactIntegrator::check_identified(const Mode& m) {
 
 void ExactIntegrator::modal_state() {
   const Mode& m = *mode_;
-  x_.noalias() = m.split.Tinv * z_;
-  gz_.head(m.Gw.rows()).noalias() = m.Gw.lazyProduct(z_);
+  gz_.head(m.GT.rows()).noalias() = m.GT.lazyProduct(x_);
   const auto nf = m.split.fast.size();  // (xi_ holds N: no allocation per mode)
   for (std::size_t k = 0; k < nf; ++k) {
     const FastMode& f = m.split.fast[k];
@@ -376,85 +383,41 @@ void ExactIntegrator::restart_signs() {
     const auto row = static_cast<Eigen::Index>(w);
     const double g = gz_(row);
     // far from zero: its sign (the tolerance is ~1e-13 of the row's scale at most)
-    if (std::abs(g) > 1e-6 * m.Gw.row(row).cwiseAbs().dot(z_.cwiseAbs())) continue;
+    if (std::abs(g) > 1e-6 * m.GT.row(row).cwiseAbs().dot(x_.cwiseAbs())) continue;
     signs_[static_cast<std::size_t>(m.watched[w])] = leaving_sign(event_function(w, m.h));
   }
-}
-
-// Steps apply to z less its inert part K c (c = K^T z): in exact arithmetic
-// nothing changes (A K = 0, Q K = 0), but the absolute angle of a turning
-// shaft (tens of radians after a few seconds) would otherwise enter z^T W z
-// and Phi z through entries that cancel only to roundoff (eps |W| |q|^2 per
-// step: the energy residual would grow with the angle).
-void ExactIntegrator::split_inert() {
-  const auto r = mode_->K.cols();
-  inert_.head(r).noalias() = mode_->K.transpose() * z_;
-  z_.noalias() -= mode_->K * inert_.head(r);
-}
-
-void ExactIntegrator::join_inert() { z_.noalias() += mode_->K * inert_.head(mode_->K.cols()); }
-
-void ExactIntegrator::apply(const Propagator& p) {
-  split_inert();
-  for (int j = 0; j < quads_; ++j) {
-    zscratch_.noalias() = p.W[static_cast<std::size_t>(j)] * z_;
-    q_(j) += z_.dot(zscratch_);
-  }
-  zscratch_.noalias() = p.Phi * z_;
-  z_.swap(zscratch_);
-  join_inert();
 }
 
 void ExactIntegrator::propagate(double s) {
   ++stats_.substeps;
   if (s <= 0.0) return;
-  const std::vector<Propagator>& ladder = mode_->ladder;
-  if (s == ladder.front().h) {
-    apply(ladder.front());
+  Mode& m = *mode_;
+  Eigen::VectorXd zb, qb;
+  if (std::getenv("DBGP")) { zb = m.split.T * x_; qb = q_; }
+  struct Check { ExactIntegrator* self; Eigen::VectorXd zb, qb; double s; Mode* m; ~Check() {
+    if (zb.size() == 0) return;
+    using ML = Eigen::Matrix<long double, -1, -1>; using VL = Eigen::Matrix<long double, -1, 1>;
+    ML AL = m->A.cast<long double>(); VL z = zb.cast<long double>(); long double qr[2] = {0, 0};
+    const int P = 4096; long double hs = (long double)s / P;
+    for (int i = 0; i < P; ++i) {
+      std::vector<VL> V{z}; for (int k = 1; k < 14; ++k) V.push_back(AL * V.back());
+      for (std::size_t j = 0; j < m->Q.size(); ++j) { ML Q = m->Q[j].cast<long double>(); long double acc = 0; for (int a = 0; a < 14; ++a) for (int b = 0; b < 14; ++b) { long double fa = std::pow(hs, (long double)a) / std::tgamma((long double)a + 1), fb = std::pow(hs, (long double)b) / std::tgamma((long double)b + 1); acc += V[a].dot(Q * V[b]) * fa * fb * hs / (a + b + 1); } qr[j] += acc; }
+      VL zn = VL::Zero(z.size()); for (int a = 13; a >= 0; --a) zn += V[a] * (std::pow(hs, (long double)a) / std::tgamma((long double)a + 1)); z = zn;
+    }
+    Eigen::VectorXd zn = m->split.T * self->x_;
+    double err = (zn - z.cast<double>()).norm() / (zb.norm());
+    if (err > 1e-13) std::fprintf(stderr, "P t=%.10g s=%g err %g ms=%d nf=%d inert=%d cond=%g q0 %g q1 %g\n", self->t_, s, err, m->split.slow, m->split.fast_dims(), m->split.inert, m->split.condition, (double)((self->q_(0)-qb(0)) - (double)qr[0]), (double)((self->q_(1)-qb(1)) - (double)qr[1]));
+  } } check{this, zb, qb, s, &m};
+  if (s == m.h) {
+    m.propagator.step(x_, q_);
   } else {
-    double rest = s;
-    for (std::size_t i = 1; i < ladder.size(); ++i)
-      if (rest >= ladder[i].h) {
-        apply(ladder[i]);
-        rest -= ladder[i].h;
-      }
-    taylor_step(rest);
+    // the slow Taylor data of this state over at least s (the event search's, when it built one)
+    if (!slow_built_ || slow_taylor_.h() < s)
+      slow_taylor_.build(m.split.As, m.Ds, m.slow_growth.over(s), x_.head(m.split.slow), s);
+    m.propagator.partial(x_, q_, s, slow_taylor_);
   }
+  slow_built_ = false;
   t_ += s;
-}
-
-void ExactIntegrator::taylor_step(double s) {
-  if (s <= 0.0) return;
-  split_inert();
-  taylor_.build(mode_->A, mode_->D, std::exp(mode_->norm * s), z_, s);
-  // z(s) = sum_k v_k s^k / k! and int_0^s z^T Q z = sum_{i,k} v_i^T Q v_k s^(i+k+1) / (i! k! (i+k+1))
-  std::array<double, kTaylorTerms + 1> f{};  // s^k / k!
-  f[0] = 1.0;
-  for (int k = 1; k <= kTaylorTerms; ++k) f[static_cast<std::size_t>(k)] = f[static_cast<std::size_t>(k - 1)] * s / k;
-  // the terms that matter: f_k ||D^-1 v_k|| above 1e-18 of the largest
-  int terms = taylor_.order() + 1;
-  double largest = 0.0;
-  for (int k = 0; k < terms; ++k) largest = std::max(largest, f[static_cast<std::size_t>(k)] * taylor_.scaled_norm(k));
-  while (terms > 1 && f[static_cast<std::size_t>(terms - 1)] * taylor_.scaled_norm(terms - 1) <= 1e-18 * largest) --terms;
-  const auto V = taylor_.V().leftCols(terms);
-  // Scratch at its largest size, used in blocks: `terms` varies from step to
-  // step, and resizing would allocate.
-  if (qv_.rows() != V.rows() || qv_.cols() < kTaylorTerms + 1) {
-    qv_.resize(V.rows(), kTaylorTerms + 1);
-    gram_.resize(kTaylorTerms + 1, kTaylorTerms + 1);
-  }
-  for (int j = 0; j < quads_; ++j) {
-    qv_.leftCols(terms).noalias() = mode_->Q[static_cast<std::size_t>(j)].lazyProduct(V);
-    gram_.topLeftCorner(terms, terms).noalias() = V.transpose().lazyProduct(qv_.leftCols(terms));
-    double sum = 0.0;
-    for (int k = 0; k < terms; ++k)
-      for (int i = 0; i < terms; ++i)
-        sum += gram_(i, k) * f[static_cast<std::size_t>(i)] * f[static_cast<std::size_t>(k)] / (i + k + 1);
-    q_(j) += sum * s;
-  }
-  z_ = V.col(terms - 1) * f[static_cast<std::size_t>(terms - 1)];
-  for (int k = terms - 2; k >= 0; --k) z_ += V.col(k) * f[static_cast<std::size_t>(k)];
-  join_inert();
 }
 
 // Event search: a cheap bound first, the full search for the rest.
@@ -543,6 +506,7 @@ bool ExactIntegrator::stop_at_crossing(double best, double step, bool last, doub
       switched = true;
     }
   if (switched) {
+    sync_z();
     select_mode();
     fast_terms_.resize(static_cast<std::size_t>(mode_->G.rows()) * mode_->split.fast.size());
   }
@@ -558,11 +522,12 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
   cross_dir_.resize(F);
   auto finish = [&](Outcome outcome) {
     t = t_;
+    sync_z();
     for (int i = 0; i < n_; ++i) y[i] = z_(i);
     return outcome;
   };
   for (;;) {
-    if (!z_.allFinite()) {
+    if (!x_.allFinite()) {
       last_error_ = "exact integrator: the state is not finite at t = " + std::to_string(t_) + " s";
       return finish(Outcome::failure);
     }
@@ -572,6 +537,7 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
     }
     if (at_or_before(next_break_, t_)) {  // a breakpoint the pipeline did not stop at
       t_ = std::max(t_, next_break_);
+      sync_z();
       read_signals();
       continue;
     }

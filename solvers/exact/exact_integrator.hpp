@@ -73,6 +73,7 @@
 #include "solvers/exact/event_search.hpp"
 #include "solvers/exact/exosystem.hpp"
 #include "solvers/exact/matrix_exponential.hpp"
+#include "solvers/exact/modal_propagator.hpp"
 #include "solvers/exact/modal_split.hpp"
 #include "solvers/integrator.hpp"
 
@@ -131,9 +132,8 @@ class ExactIntegrator : public Integrator {
     Eigen::MatrixXd A;              // Abar, N x N
     Eigen::MatrixXd G;              // root rows then kink rows, x N
     std::vector<Eigen::MatrixXd> Q;  // per quadrature, N x N symmetric
-    Eigen::VectorXd D;              // balancing of A
-    double norm = 0.0;              // ||D^-1 A D||_inf
     ModalSplit split;               // z = T x; the slow block and the fast eigenvalues
+    ModalPropagator propagator;     // the closed-form step of x
     std::vector<int> watched;       // rows of G not constant in this mode (G A != 0): the ones searched
     Eigen::MatrixXd Gw;             // those rows of G (watched x N)
     Eigen::MatrixXd GT;             // Gw T: the watched rows in x
@@ -143,8 +143,6 @@ class ExactIntegrator : public Integrator {
     Eigen::VectorXd cs_norm;        // per watched row: ||(G T)_slow Ds||_1
     Eigen::MatrixXcd fast_c;        // watched x fast: beta_wk = fast_c(w, k) xi_k
     double h = 0.0;                 // regular sub-step [s]
-    std::vector<Propagator> ladder;  // exp(Abar h / 2^i) and the Van Loan integrals (propagator_ladder)
-    Eigen::MatrixXd K;               // N x r orthonormal: inert directions (A K = 0, Q_j K = 0)
   };
   void select_mode();
   void identify(Mode& mode);
@@ -154,6 +152,12 @@ class ExactIntegrator : public Integrator {
   void identify_affine(Mode& mode);
   void identify_quadratures(Mode& mode);
   void identify_split(Mode& mode);
+  // The slow block's balancing, growth bound and sub-step, and the propagator
+  // (false when the propagator refuses the split).
+  bool identify_slow(Mode& mode, double aim);
+  // x from z on entering a mode, z from x when it is read.
+  void enter_mode();
+  void sync_z();
   // advance()'s parts on one sub-step of length `step` from t_: the first
   // crossing of any watched function (INFINITY when none; cross_s_, cross_dir_
   // per function, signs_ updated for those ruled out), and the stop there
@@ -173,17 +177,9 @@ class ExactIntegrator : public Integrator {
   void restart_signs();
   void read_signals();
   double next_breakpoint();  // (uses break_scratch_)
-  // Moves z, q and t by s <= h inside the current mode: the regular sub-step
-  // (s == h) by the ladder's top; a shorter one by the ladder's steps that sum
-  // to s and the rest by taylor_step.
+  // Moves x, q and t by s <= h inside the current mode (the propagator's
+  // step, or its partial step from the slow Taylor data).
   void propagate(double s);
-  void apply(const Propagator& p);
-  // z -= K c, c = K^T z into inert_ (split), and back (join).
-  void split_inert();
-  void join_inert();
-  // The Taylor series of z at t over s (||D^-1 Abar D|| s <= 1/16: its
-  // truncation is below 1e-18 relative with 16 terms).
-  void taylor_step(double s);
 
   AffineModeSystem& system_;
   Exosystem exo_;
@@ -203,11 +199,9 @@ class ExactIntegrator : public Integrator {
   std::vector<int> roots_found_;
   std::vector<std::int8_t> key_scratch_;
   std::string key_;
-  TaylorData taylor_;            // of the full Abar (taylor_step)
   TaylorData slow_taylor_;       // of the slow block (event functions)
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
-  Eigen::MatrixXd qv_, gram_;    // scratch of taylor_step
-  Eigen::VectorXd gz_, zscratch_, x_, inert_, fast_change_;
+  Eigen::VectorXd gz_, x_, fast_change_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
   Eigen::VectorXcd xi_;           // fast coordinates of the current state

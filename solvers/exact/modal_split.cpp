@@ -5,6 +5,8 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "solvers/exact/event_search.hpp"
+
 namespace luztar::exact {
 
 namespace {
@@ -16,12 +18,33 @@ constexpr double kBlockTolerance = 1e-10;    // max |T^-1 A T - diag|, relative 
 constexpr double kClusterTolerance = 1e-6;   // eigenvalues this close (relative): one cluster
 constexpr double kMinBiorthogonality = 1e-8;  // smallest singular value of U^T V in a cluster (relative)
 
-ModalSplit all_slow(const Eigen::MatrixXd& A) {
+// An orthonormal basis of range(S) (a subspace containing K) whose first
+// columns are K: K, then range(S) less K's components (rank `dims` in all).
+Eigen::MatrixXd basis_with(const Eigen::MatrixXd& K, const Eigen::MatrixXd& S, Eigen::Index dims) {
+  const Eigen::Index r = K.cols();
+  Eigen::MatrixXd Y(S.rows(), dims);
+  Y.leftCols(r) = K;
+  if (dims > r) {
+    const Eigen::MatrixXd rest = S - K * (K.transpose() * S);
+    const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(rest);
+    const Eigen::MatrixXd Q = qr.householderQ();
+    Y.rightCols(dims - r) = Q.leftCols(dims - r);
+  }
+  return Y;
+}
+
+// The inert columns of the slow block: exactly zero (A K = 0 to roundoff).
+void clear_inert(ModalSplit& s) { s.As.leftCols(s.inert).setZero(); }
+
+ModalSplit all_slow(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K) {
   ModalSplit s;
-  s.slow = static_cast<int>(A.rows());
-  s.T = Eigen::MatrixXd::Identity(A.rows(), A.rows());
-  s.Tinv = s.T;
-  s.As = A;
+  const Eigen::Index N = A.rows();
+  s.slow = static_cast<int>(N);
+  s.inert = static_cast<int>(K.cols());
+  s.T = basis_with(K, Eigen::MatrixXd::Identity(N, N), N);
+  s.Tinv = s.T.transpose();
+  s.As = s.Tinv * A * s.T;
+  clear_inert(s);
   return s;
 }
 
@@ -72,17 +95,16 @@ bool left_vectors(const Eigen::VectorXcd& lr, const Eigen::MatrixXcd& VR, const 
   return true;
 }
 
-}  // namespace
-
-ModalSplit split_modes(const Eigen::MatrixXd& A, double radius) {
+// The split of A (already balanced), see split_modes.
+ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::MatrixXd& K) {
   const Eigen::Index N = A.rows();
-  if (N == 0 || !A.allFinite()) return all_slow(A);
+  if (N == 0 || !A.allFinite()) return all_slow(A, K);
   const Eigen::EigenSolver<Eigen::MatrixXd> right(A, true), left(A.transpose(), true);
-  if (right.info() != Eigen::Success || left.info() != Eigen::Success) return all_slow(A);
+  if (right.info() != Eigen::Success || left.info() != Eigen::Success) return all_slow(A, K);
   const Eigen::VectorXcd lr = right.eigenvalues(), ll = left.eigenvalues();
   const Eigen::MatrixXcd VR = right.eigenvectors(), VL = left.eigenvectors();
   const std::vector<int> reps = fast_representatives(lr, radius);
-  if (reps.empty()) return all_slow(A);
+  if (reps.empty()) return all_slow(A, K);
 
   // Clusters of close eigenvalues, each bi-orthonormalised on its own.
   std::vector<FastMode> fast;
@@ -104,12 +126,12 @@ ModalSplit split_modes(const Eigen::MatrixXd& A, double radius) {
     }
     i = j;
   }
-  if (fast.empty()) return all_slow(A);
+  if (fast.empty()) return all_slow(A, K);
 
   // Real fast coordinates: xi (real) or (Re xi, Im xi); z_f = V x_f.
   Eigen::Index nf = 0;
   for (const FastMode& f : fast) nf += f.pair() ? 2 : 1;
-  if (nf >= N) return all_slow(A);
+  if (nf >= N) return all_slow(A, K);
   const Eigen::Index m = N - nf;
   Eigen::MatrixXd U(nf, N), V(N, nf);
   Eigen::Index k = 0;
@@ -127,14 +149,16 @@ ModalSplit split_modes(const Eigen::MatrixXd& A, double radius) {
       k += 1;
     }
   }
-  // The slow invariant subspace is the null space of U (an orthonormal basis).
+  // The slow invariant subspace is the null space of U (an orthonormal
+  // basis, beginning with K, which lies in it)
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(U.transpose());
-  if (qr.rank() != nf) return all_slow(A);
+  if (qr.rank() != nf || K.cols() > m) return all_slow(A, K);
   const Eigen::MatrixXd Q = qr.householderQ();
-  const Eigen::MatrixXd Ys = Q.rightCols(m);
+  const Eigen::MatrixXd Ys = basis_with(K, Q.rightCols(m), m);
 
   ModalSplit s;
   s.slow = static_cast<int>(m);
+  s.inert = static_cast<int>(K.cols());
   s.fast = std::move(fast);
   s.T.resize(N, N);
   s.T << Ys, V;
@@ -161,8 +185,37 @@ ModalSplit split_modes(const Eigen::MatrixXd& A, double radius) {
   const double block_error = (s.Tinv * A * s.T - D).cwiseAbs().maxCoeff();
   if (!(s.condition <= kMaxCondition) || !(inverse_error <= kInverseTolerance * s.condition) ||
       !(block_error <= kBlockTolerance * s.condition * anorm))
-    return all_slow(A);
+    return all_slow(A, K);
+  clear_inert(s);
   return s;
+}
+
+// The split of D^-1 A D, D the balancing of A (powers of two), taken back to
+// z: eigenvectors of a mode whose coordinates differ by orders of magnitude in
+// scale (angles and velocities of a 1 kHz mesh) are far better conditioned
+// there, and the condition that matters for roundoff is the balanced one.
+ModalSplit in_balanced_basis(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K,
+                             ModalSplit (*split)(const Eigen::MatrixXd&, double, const Eigen::MatrixXd&), double radius) {
+  const Eigen::VectorXd D = balance(A), Dinv = D.cwiseInverse();
+  const Eigen::MatrixXd Ab = Dinv.asDiagonal() * A * D.asDiagonal();
+  Eigen::MatrixXd Kb = Dinv.asDiagonal() * K;
+  if (Kb.cols() > 0) Kb = Eigen::HouseholderQR<Eigen::MatrixXd>(Kb).householderQ() * Eigen::MatrixXd::Identity(Kb.rows(), Kb.cols());
+  ModalSplit s = split(Ab, radius, Kb);
+  s.T = D.asDiagonal() * s.T;
+  s.Tinv = s.Tinv * Dinv.asDiagonal();
+  return s;
+}
+
+ModalSplit all_slow_at(const Eigen::MatrixXd& A, double, const Eigen::MatrixXd& K) { return all_slow(A, K); }
+
+}  // namespace
+
+ModalSplit unsplit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K) {
+  return in_balanced_basis(A, K, all_slow_at, 0.0);
+}
+
+ModalSplit split_modes(const Eigen::MatrixXd& A, double radius, const Eigen::MatrixXd& K) {
+  return in_balanced_basis(A, K, split_balanced, radius);
 }
 
 }  // namespace luztar::exact

@@ -43,6 +43,7 @@ struct FastMode {
 
 struct ModalSplit {
   int slow = 0;                     // m, dimension of x_s (the first m coordinates of x)
+  int inert = 0;                    // r: the first r coordinates of x_s are the inert directions K
   Eigen::MatrixXd T, Tinv;          // z = T x, x = Tinv z (N x N)
   Eigen::MatrixXd As;               // m x m, the slow block
   std::vector<FastMode> fast;       // the fast eigenvalues, one per real one or conjugate pair
@@ -50,8 +51,14 @@ struct ModalSplit {
   int fast_dims() const { return static_cast<int>(T.rows()) - slow; }
 };
 
-// Splits off the eigenvalues of A beyond `radius` (see above). With nothing
-// to split, or when a check fails: slow = N, T = Tinv = I, As = A.
-ModalSplit split_modes(const Eigen::MatrixXd& A, double radius);
+// Splits off the eigenvalues of A beyond `radius` (see above). K (N x r,
+// orthonormal): directions with A K = 0 that nothing reads (the absolute
+// angles of freely turning groups); they lie in the slow subspace and become
+// its first r coordinates, with exactly zero columns in As, so that a large
+// angle never meets the others in a product. With nothing to split, or when a
+// check fails: slow = N, T an orthonormal basis beginning with K, As = T^T A T.
+ModalSplit split_modes(const Eigen::MatrixXd& A, double radius, const Eigen::MatrixXd& K);
+// The same without splitting anything off.
+ModalSplit unsplit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K);
 
 }  // namespace luztar::exact

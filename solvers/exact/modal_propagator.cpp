@@ -1,0 +1,222 @@
+#include "solvers/exact/modal_propagator.hpp"
+
+#include <array>
+#include <cmath>
+
+namespace luztar::exact {
+
+namespace {
+
+using cd = std::complex<double>;
+
+// exp(A h) and, per Q, int_0^h e^{A^T u} Q e^{A u} du by their series (A the
+// slow block: its norm times h is moderate by the choice of h), each summed
+// until its terms fall below 1e-18 of the sum.
+void slow_series(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q, double h, Eigen::MatrixXd& E,
+                 std::vector<Eigen::MatrixXd>& W) {
+  const Eigen::Index m = A.rows();
+  const Eigen::MatrixXd Ah = A * h;
+  Eigen::MatrixXd term = Eigen::MatrixXd::Identity(m, m), next(m, m);
+  E = term;
+  for (int k = 1; k < 200 && term.cwiseAbs().maxCoeff() > 1e-18 * E.cwiseAbs().maxCoeff(); ++k) {
+    next.noalias() = term * Ah;
+    term = next / k;
+    E += term;
+  }
+  W.clear();
+  for (const Eigen::MatrixXd& q : Q) {
+    // d/du e^{A^T u} Q e^{A u} = L(.), L(X) = A^T X + X A: W = sum_n L^n(Q) h^(n+1) / (n+1)!
+    Eigen::MatrixXd t = q * h, sum = t;
+    for (int k = 1; k < 400 && t.cwiseAbs().maxCoeff() > 1e-18 * sum.cwiseAbs().maxCoeff(); ++k) {
+      next.noalias() = Ah.transpose() * t;
+      next.noalias() += t * Ah;
+      t = next / (k + 1);
+      sum += t;
+    }
+    W.push_back(0.5 * (sum + sum.transpose()));
+  }
+}
+
+}  // namespace
+
+cd integral_of_exp(cd m, double s) {
+  const cd z = m * s;
+  if (std::abs(z) > 0.5) return (std::exp(z) - 1.0) / m;
+  // s (1 + z/2! + z^2/3! + ...)
+  cd term = 1.0, sum = 1.0;
+  for (int k = 2; k < 40 && std::abs(term) > 1e-18 * std::abs(sum); ++k) {
+    term *= z / static_cast<double>(k);
+    sum += term;
+  }
+  return s * sum;
+}
+
+bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::MatrixXd>& Q, double h) {
+  n_ = static_cast<int>(split.T.rows());
+  m_ = split.slow;
+  nf_ = n_ - m_;
+  quads_ = static_cast<int>(Q.size());
+  h_ = h;
+  fast_ = split.fast;
+  As_ = split.As;
+  // the fast eigenvalues over the real fast coordinates: a pair (lambda, conj lambda)
+  mu_.resize(nf_);
+  for (const FastMode& f : fast_) {
+    const int j = f.index - m_;
+    mu_(j) = f.lambda;
+    if (f.pair()) mu_(j + 1) = std::conj(f.lambda);
+  }
+  // x_f = B eta: a pair's (Re xi, Im xi) = [[1/2, 1/2], [-i/2, i/2]] (xi, conj xi)
+  Eigen::MatrixXcd B = Eigen::MatrixXcd::Zero(nf_, nf_);
+  for (const FastMode& f : fast_) {
+    const int j = f.index - m_;
+    if (f.pair()) {
+      B(j, j) = 0.5;
+      B(j, j + 1) = 0.5;
+      B(j + 1, j) = cd(0.0, -0.5);
+      B(j + 1, j + 1) = cd(0.0, 0.5);
+    } else {
+      B(j, j) = 1.0;
+    }
+  }
+  // Q' = T^T Q T in blocks, the inert coordinates' rows and columns zero
+  Qss_.clear();
+  H_.clear();
+  Fh_.clear();
+  G_.clear();
+  std::vector<Eigen::MatrixXd> Qsf;
+  for (const Eigen::MatrixXd& q : Q) {
+    Eigen::MatrixXd Qx = split.T.transpose() * q * split.T;
+    Qx = 0.5 * (Qx + Qx.transpose());
+    Qx.topRows(split.inert).setZero();
+    Qx.leftCols(split.inert).setZero();
+    Qss_.push_back(Qx.topLeftCorner(m_, m_));
+    Qsf.push_back(Qx.topRightCorner(m_, nf_));
+    H_.push_back(B.transpose() * Qx.bottomRightCorner(nf_, nf_).cast<cd>() * B);
+  }
+  slow_series(As_, Qss_, h, Es_, Wss_);
+  // g_j = (A_s + mu_j I)^-T (Q_sf B)_j, with the resolvent's conditioning checked
+  const Eigen::MatrixXcd Asc = As_.cast<cd>();
+  for (int j = 0; j < quads_; ++j) G_.emplace_back(m_, nf_);
+  for (int k = 0; k < nf_; ++k) {
+    const Eigen::MatrixXcd R = (Asc + mu_(k) * Eigen::MatrixXcd::Identity(m_, m_)).transpose();
+    const Eigen::FullPivLU<Eigen::MatrixXcd> lu(R);
+    if (m_ > 0 && !(lu.rcond() > 1e-10)) return false;
+    for (int j = 0; j < quads_; ++j) {
+      const Eigen::VectorXcd rhs = Qsf[static_cast<std::size_t>(j)].cast<cd>() * B.col(k);
+      G_[static_cast<std::size_t>(j)].col(k) = m_ > 0 ? Eigen::VectorXcd(lu.solve(rhs)) : Eigen::VectorXcd(0);
+    }
+  }
+  emu_h_.resize(nf_);
+  for (int k = 0; k < nf_; ++k) emu_h_(k) = std::exp(mu_(k) * h);
+  for (int j = 0; j < quads_; ++j) {
+    Eigen::MatrixXcd F(nf_, nf_);
+    for (int a = 0; a < nf_; ++a)
+      for (int b = 0; b < nf_; ++b) F(a, b) = H_[static_cast<std::size_t>(j)](a, b) * integral_of_exp(mu_(a) + mu_(b), h);
+    Fh_.push_back(F);
+  }
+  eta_.resize(nf_);
+  emu_.resize(nf_);
+  etas_.resize(nf_);
+  e1_.resize(nf_, nf_);
+  xs0_.resize(m_);
+  xs1_.resize(m_);
+  return true;
+}
+
+void ModalPropagator::amplitudes(const Eigen::Ref<const Eigen::VectorXd>& x) {
+  for (const FastMode& f : fast_) {
+    const int j = f.index - m_;
+    if (f.pair()) {
+      eta_(j) = cd(x(f.index), x(f.index + 1));
+      eta_(j + 1) = std::conj(eta_(j));
+    } else {
+      eta_(j) = x(f.index);
+    }
+  }
+}
+
+void ModalPropagator::store(Eigen::Ref<Eigen::VectorXd> x) const {
+  for (const FastMode& f : fast_) {
+    const int j = f.index - m_;
+    x(f.index) = etas_(j).real();
+    if (f.pair()) x(f.index + 1) = etas_(j).imag();
+  }
+}
+
+void ModalPropagator::cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0,
+                                  const Eigen::Ref<const Eigen::VectorXd>& xs1, double s, bool regular,
+                                  Eigen::Ref<Eigen::VectorXd> q) {
+  if (nf_ == 0) return;
+  if (!regular)
+    for (int a = 0; a < nf_; ++a)
+      for (int b = a; b < nf_; ++b) e1_(a, b) = e1_(b, a) = integral_of_exp(mu_(a) + mu_(b), s);
+  for (int j = 0; j < quads_; ++j) {
+    const auto uj = static_cast<std::size_t>(j);
+    // fast-fast: eta^T (H o E1) eta
+    cd ff = 0.0;
+    for (int a = 0; a < nf_; ++a) {
+      cd row = 0.0;
+      for (int b = 0; b < nf_; ++b) row += (regular ? Fh_[uj](a, b) : H_[uj](a, b) * e1_(a, b)) * eta_(b);
+      ff += eta_(a) * row;
+    }
+    // slow-fast: 2 sum_k eta_k g_k^T (e^{mu_k s} x_s(s) - x_s(0))
+    cd sf = 0.0;
+    for (int k = 0; k < nf_ && m_ > 0; ++k) {
+      const auto g = G_[uj].col(k);  // (bilinear g^T x: Eigen's dot would conjugate g)
+      sf += eta_(k) * (emu_(k) * g.cwiseProduct(xs1.cast<cd>()).sum() - g.cwiseProduct(xs0.cast<cd>()).sum());
+    }
+    q(j) += ff.real() + 2.0 * sf.real();
+  }
+}
+
+void ModalPropagator::step(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> q) {
+  auto xs = x.head(m_);
+  xs0_ = xs;
+  xs1_.noalias() = Es_ * xs0_;
+  for (int j = 0; j < quads_; ++j) q(j) += xs0_.dot(Wss_[static_cast<std::size_t>(j)] * xs0_);
+  amplitudes(x);
+  emu_ = emu_h_;
+  cross_terms(xs0_, xs1_, h_, true, q);
+  etas_ = eta_.cwiseProduct(emu_);
+  xs = xs1_;
+  store(x);
+}
+
+void ModalPropagator::partial(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> q, double s,
+                              const TaylorData& slow) {
+  if (s <= 0.0) return;
+  auto xs = x.head(m_);
+  xs0_ = xs;
+  // x_s(s) = sum_k v_k s^k / k!, and the slow-slow integral by the Gram sum
+  const int terms = slow.order() + 1;
+  std::array<double, kTaylorTerms + 1> f{};  // s^k / k!
+  f[0] = 1.0;
+  for (int k = 1; k < terms; ++k) f[static_cast<std::size_t>(k)] = f[static_cast<std::size_t>(k - 1)] * s / k;
+  xs1_.setZero();
+  for (int k = terms - 1; k >= 0; --k) xs1_ += slow.v(k) * f[static_cast<std::size_t>(k)];
+  if (m_ > 0) {
+    const auto V = slow.V().leftCols(terms);
+    if (qv_.rows() != m_ || qv_.cols() < kTaylorTerms + 1) {
+      qv_.resize(m_, kTaylorTerms + 1);
+      gram_.resize(kTaylorTerms + 1, kTaylorTerms + 1);
+    }
+    for (int j = 0; j < quads_; ++j) {
+      qv_.leftCols(terms).noalias() = Qss_[static_cast<std::size_t>(j)] * V;
+      gram_.topLeftCorner(terms, terms).noalias() = V.transpose() * qv_.leftCols(terms);
+      double sum = 0.0;
+      for (int k = 0; k < terms; ++k)
+        for (int i = 0; i < terms; ++i)
+          sum += gram_(i, k) * f[static_cast<std::size_t>(i)] * f[static_cast<std::size_t>(k)] / (i + k + 1);
+      q(j) += sum * s;
+    }
+  }
+  amplitudes(x);
+  for (int k = 0; k < nf_; ++k) emu_(k) = std::exp(mu_(k) * s);
+  cross_terms(xs0_, xs1_, s, false, q);
+  etas_ = eta_.cwiseProduct(emu_);
+  xs = xs1_;
+  store(x);
+}
+
+}  // namespace luztar::exact

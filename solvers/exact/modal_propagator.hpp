@@ -1,0 +1,87 @@
+#pragma once
+// The closed-form step of one mode in the coordinates of its modal split
+// (solvers/exact/modal_split.hpp): z = T x, x = [x_s; x_f], T^-1 A T =
+// diag(A_s, Lambda).
+//
+// The state. x_s moves by exp(A_s s), the slow block, whose norm keeps its
+// Taylor series short over a sub-step; each fast coordinate by its eigenvalue
+// in closed form: a real one x e^{lambda s}, a pair (Re xi, Im xi) as
+// xi e^{lambda s}. Nothing is squared or doubled, so a stiff mode (a massless
+// body on a viscous bearing, rate 1e6/s) costs no accuracy however long the
+// step, and a step of any length costs the same: the regular sub-step h uses
+// the cached exp(A_s h), a shorter one (to a root, an output time) the Taylor
+// series of x_s that the event search builds anyway.
+//
+// The quadratures int_0^s x^T Q' x (Q' = T^T Q T, one per quadrature) in three
+// parts, each exact:
+//   slow-slow  x_s^T W_ss(h) x_s, W_ss(h) = int_0^h e^{A_s^T u} Q_ss e^{A_s u} du
+//              (its series, cached); for a shorter step the Gram sum over the
+//              Taylor terms v_k of x_s;
+//   fast-fast  with x_f = B (eta o e^{mu u}), eta the fast amplitudes over all
+//              fast eigenvalues mu (a pair's xi and its conjugate):
+//              sum_jl H_jl eta_j eta_l E1(mu_j + mu_l, s), H = B^T Q_ff B,
+//              E1(m, s) = (e^{m s} - 1) / m;
+//   slow-fast  2 sum_j eta_j g_j^T (e^{mu_j s} x_s(s) - x_s(0)), since
+//              int_0^s e^{mu u} x_s(u) du = (A_s + mu I)^-1 (e^{mu s} x_s(s) - x_s(0)),
+//              g_j = (A_s + mu_j I)^-T (Q_sf B)_j (fast and slow eigenvalues
+//              apart: the resolvent is well conditioned, checked at build).
+//
+// Inert coordinates. The first `inert` slow coordinates are the absolute
+// angles of freely turning groups (ModalSplit::inert): nothing depends on them
+// (their columns of A_s and their rows and columns of Q' are zero), so the tens
+// of radians a shaft turns never enter a product.
+#include <complex>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "solvers/exact/event_search.hpp"
+#include "solvers/exact/modal_split.hpp"
+
+namespace luztar::exact {
+
+class ModalPropagator {
+ public:
+  // False when a resolvent (A_s + mu I) is too ill-conditioned to use (the
+  // caller then splits nothing off).
+  bool build(const ModalSplit& split, const std::vector<Eigen::MatrixXd>& Q, double h);
+  double h() const { return h_; }
+
+  // x (N) over the regular sub-step h; q (quadratures) += their integrals.
+  void step(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> q);
+  // x over s <= h, from the Taylor data of x_s at its start (built over at
+  // least s: TaylorData over A_s, as the event search builds it).
+  void partial(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> q, double s, const TaylorData& slow);
+
+ private:
+  // eta (the fast amplitudes) from x, and back.
+  void amplitudes(const Eigen::Ref<const Eigen::VectorXd>& x);
+  void store(Eigen::Ref<Eigen::VectorXd> x) const;
+  // The fast-fast and slow-fast integrals over s (with e^{mu s} in emu_,
+  // x_s at both ends given), added to q.
+  void cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0, const Eigen::Ref<const Eigen::VectorXd>& xs1,
+                   double s, bool regular, Eigen::Ref<Eigen::VectorXd> q);
+
+  int n_ = 0, m_ = 0, nf_ = 0, quads_ = 0;  // N, slow, fast real coordinates
+  double h_ = 0.0;
+  std::vector<FastMode> fast_;
+  Eigen::VectorXcd mu_;                 // (nf) fast eigenvalues, conjugates included
+  Eigen::MatrixXd Es_;                  // exp(A_s h)
+  Eigen::MatrixXd As_;
+  std::vector<Eigen::MatrixXd> Qss_;    // per quadrature, m x m
+  std::vector<Eigen::MatrixXd> Wss_;    // per quadrature, m x m
+  std::vector<Eigen::MatrixXcd> H_;     // per quadrature, nf x nf
+  std::vector<Eigen::MatrixXcd> Fh_;    // per quadrature, H o E1(mu_j + mu_l, h)
+  std::vector<Eigen::MatrixXcd> G_;     // per quadrature, m x nf: the g_j
+  Eigen::VectorXcd emu_h_;              // e^{mu h}
+  // scratch
+  Eigen::VectorXcd eta_, emu_, etas_;
+  Eigen::VectorXd xs0_, xs1_;
+  Eigen::MatrixXd qv_, gram_;
+  Eigen::MatrixXcd e1_;
+};
+
+// E1(m, s) = int_0^s e^{m u} du = (e^{m s} - 1) / m, accurate for small |m s|.
+std::complex<double> integral_of_exp(std::complex<double> m, double s);
+
+}  // namespace luztar::exact
