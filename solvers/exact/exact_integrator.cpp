@@ -9,8 +9,6 @@
 #include <stdexcept>
 
 #include "core/times.hpp"
-#include <cstdio>
-#include <cstdlib>
 
 namespace luztar::exact {
 
@@ -81,7 +79,7 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   const int N = n_ + exo_.size();
   z_ = Eigen::VectorXd::Zero(N);
   q_ = Eigen::VectorXd::Zero(quads_);
-  x_ = Eigen::VectorXd::Zero(N);
+  x_ = offset_ = zscratch_ = Eigen::VectorXd::Zero(N);
   bound_v_.resize(N, kBoundOrder + 1);
   xi_ = Eigen::VectorXcd::Zero(N);
   gz_ = Eigen::VectorXd::Zero(roots_ + exo_.kinks().rows());
@@ -109,9 +107,25 @@ void ExactIntegrator::read_signals() {
   next_break_ = next_breakpoint();
 }
 
-void ExactIntegrator::enter_mode() { x_.noalias() = mode_->split.Tinv * z_; }
+// The inert part K c0 of z (least squares over the inert columns of T) stays
+// out of x: the tens of radians a shaft has turned never pass through T^-1,
+// whose rows would otherwise cancel them only to cond(T) eps of their size,
+// a change of 1e-10 in a stiff spring's torque at every restart (enough for
+// a root to be found again at the instant it was left, an event storm).
+void ExactIntegrator::enter_mode() {
+  const Mode& m = *mode_;
+  const auto r = m.split.inert;
+  const auto Kz = m.split.T.leftCols(r);
+  offset_.head(r).noalias() = (Kz.transpose() * Kz).ldlt().solve(Kz.transpose() * z_);
+  zscratch_.noalias() = z_ - Kz * offset_.head(r);
+  x_.noalias() = m.split.Tinv * zscratch_;
+}
 
-void ExactIntegrator::sync_z() { z_.noalias() = mode_->split.T * x_; }
+void ExactIntegrator::sync_z() {
+  const Mode& m = *mode_;
+  z_.noalias() = m.split.T * x_;
+  z_.noalias() += m.split.T.leftCols(m.split.inert) * offset_.head(m.split.inert);
+}
 
 double ExactIntegrator::next_breakpoint() {
   std::vector<double>& times = break_scratch_;
@@ -392,22 +406,6 @@ void ExactIntegrator::propagate(double s) {
   ++stats_.substeps;
   if (s <= 0.0) return;
   Mode& m = *mode_;
-  Eigen::VectorXd zb, qb;
-  if (std::getenv("DBGP")) { zb = m.split.T * x_; qb = q_; }
-  struct Check { ExactIntegrator* self; Eigen::VectorXd zb, qb; double s; Mode* m; ~Check() {
-    if (zb.size() == 0) return;
-    using ML = Eigen::Matrix<long double, -1, -1>; using VL = Eigen::Matrix<long double, -1, 1>;
-    ML AL = m->A.cast<long double>(); VL z = zb.cast<long double>(); long double qr[2] = {0, 0};
-    const int P = 4096; long double hs = (long double)s / P;
-    for (int i = 0; i < P; ++i) {
-      std::vector<VL> V{z}; for (int k = 1; k < 14; ++k) V.push_back(AL * V.back());
-      for (std::size_t j = 0; j < m->Q.size(); ++j) { ML Q = m->Q[j].cast<long double>(); long double acc = 0; for (int a = 0; a < 14; ++a) for (int b = 0; b < 14; ++b) { long double fa = std::pow(hs, (long double)a) / std::tgamma((long double)a + 1), fb = std::pow(hs, (long double)b) / std::tgamma((long double)b + 1); acc += V[a].dot(Q * V[b]) * fa * fb * hs / (a + b + 1); } qr[j] += acc; }
-      VL zn = VL::Zero(z.size()); for (int a = 13; a >= 0; --a) zn += V[a] * (std::pow(hs, (long double)a) / std::tgamma((long double)a + 1)); z = zn;
-    }
-    Eigen::VectorXd zn = m->split.T * self->x_;
-    double err = (zn - z.cast<double>()).norm() / (zb.norm());
-    if (err > 1e-13) std::fprintf(stderr, "P t=%.10g s=%g err %g ms=%d nf=%d inert=%d cond=%g q0 %g q1 %g\n", self->t_, s, err, m->split.slow, m->split.fast_dims(), m->split.inert, m->split.condition, (double)((self->q_(0)-qb(0)) - (double)qr[0]), (double)((self->q_(1)-qb(1)) - (double)qr[1]));
-  } } check{this, zb, qb, s, &m};
   if (s == m.h) {
     m.propagator.step(x_, q_);
   } else {

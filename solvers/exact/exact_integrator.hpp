@@ -202,6 +202,7 @@ class ExactIntegrator : public Integrator {
   TaylorData slow_taylor_;       // of the slow block (event functions)
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
   Eigen::VectorXd gz_, x_, fast_change_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
+  Eigen::VectorXd offset_, zscratch_;      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
   Eigen::VectorXcd xi_;           // fast coordinates of the current state
