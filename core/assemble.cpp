@@ -151,6 +151,14 @@ Model build(const Reduction& reduction) {
       m.loads.push_back({body(t->body), add_signal(t->torque, "elements." + t->name + ".torque")});
     }
   }
+  for (std::size_t l = 0; l < m.loads.size(); ++l) {
+    m.loads[l].slot = static_cast<int>(m.slots.size());
+    m.slots.push_back({m.loads[l].signal, m.load_element[l], "torque"});
+  }
+  for (std::size_t i = 0; i < m.frictions.size(); ++i) {
+    m.frictions[i].slot = static_cast<int>(m.slots.size());
+    m.slots.push_back({m.frictions[i].coulomb, m.friction_element[i], "coulomb"});
+  }
   for (std::size_t i = 0; i < m.frictions.size(); ++i)
     m.links.push_back({LinkKind::friction, static_cast<int>(i), m.frictions[i].a, m.frictions[i].b, 1.0});
   m.spring_link.assign(m.springs.size(), -1);
