@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/model_spec.hpp"
 #include "core/signal.hpp"
 
 namespace luztar {
@@ -183,14 +184,11 @@ Dimension field_dimension(const std::string& path) {
     if (last == "angle") return Dimension::angle;
     if (last == "velocity") return Dimension::angular_velocity;
   }
-  if (p[0] == "elements" && p.size() >= 3) {
-    const std::string& key = p[2];
-    if (key == "torque" || key == "coulomb") return signal_part(p, 3, Dimension::torque);
-    if (p.size() != 3) return Dimension::plain;
-    if (key == "stiffness") return Dimension::stiffness;
-    if (key == "freeplay") return Dimension::angle;
-    if (key == "damping" || key == "viscous") return Dimension::damping;
-    if (key == "ratio" || key == "restitution" || key == "static_ratio") return Dimension::dimensionless;
+  FieldType type;
+  Dimension dim;
+  if (p[0] == "elements" && p.size() >= 3 && element_field(p[2], type, dim)) {  // the kinds' field tables
+    if (type == FieldType::signal) return signal_part(p, 3, dim);
+    if (type == FieldType::number && p.size() == 3) return dim;
   }
   if (p[0] == "signals" && p.size() >= 2) return signal_part(p, 2, Dimension::plain);
   return Dimension::plain;

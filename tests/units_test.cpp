@@ -8,6 +8,7 @@
 #include <numbers>
 #include <random>
 
+#include "core/model_spec.hpp"
 #include "core/number_text.hpp"
 #include "core/units.hpp"
 #include "io/yaml_model.hpp"
@@ -92,6 +93,33 @@ TEST(Units, EveryNumericFieldHasItsDimension) {
   EXPECT_EQ(field_dimension("simulation.event_storm.span"), Dimension::time);
   EXPECT_EQ(field_dimension("simulation.rtol"), Dimension::dimensionless);
   EXPECT_EQ(field_dimension("simulation.rest_velocity"), Dimension::angular_velocity);
+}
+
+// field_dimension reads an element's path without its type, by the kinds'
+// field tables (core/model_spec.hpp): a key must mean one quantity in every
+// kind that has it, and every number and signal field must take its units.
+TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
+  std::string types = element_types() + ", ";
+  EXPECT_EQ(types, "spring, friction, torque, ");
+  int fields = 0;
+  for (std::size_t start = 0, comma; (comma = types.find(", ", start)) != std::string::npos; start = comma + 2) {
+    ElementSpec kind;
+    ASSERT_TRUE(element_spec_of_type(types.substr(start, comma - start), kind));
+    std::visit([&](const auto& s) {
+      for (const auto& f : spec_fields(s)) {
+        ++fields;
+        FieldType type;
+        Dimension dim;
+        ASSERT_TRUE(element_field(f.key, type, dim)) << f.key;
+        EXPECT_EQ(type, f.type) << f.key;
+        EXPECT_EQ(dim, f.dimension) << f.key;
+        if (f.type == FieldType::number || f.type == FieldType::signal) {
+          EXPECT_EQ(field_dimension(std::string("elements.e.") + f.key), f.dimension) << f.key;
+        }
+      }
+    }, kind);
+  }
+  EXPECT_EQ(fields, 13);  // 7 of a spring, 4 of a friction element, 2 of a torque
 }
 
 TEST(Units, StoredSignalsHaveOneUnitEach) {
