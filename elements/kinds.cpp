@@ -20,6 +20,9 @@ const ElementKindInfo* const kElementKinds[kNumElementKinds] = {&kSpringKind, &k
 
 }  // namespace
 
+const ElementKind kSumOrder[kNumElementKinds] = {ElementKind::torque, ElementKind::spring, ElementKind::friction};
+const ElementKind kListOrder[kNumElementKinds] = {ElementKind::friction, ElementKind::spring, ElementKind::torque};
+
 // In the order of WitnessKind.
 const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
     {WitnessKind::slip_velocity, "slip_velocity", "a slipping friction element arrives at rest",

@@ -92,7 +92,9 @@ struct StepFrame {
 };
 
 // One row per element kind. i is the element's index among its kind
-// (Model::springs, ...); nullptr marks what a kind does not have.
+// (Model::springs, ...); nullptr marks what a kind does not have (output and
+// step_output are required; a kind without step_output is refused by the
+// time stepper, naming the element).
 struct ElementKindInfo {
   ElementKind kind = ElementKind::spring;  // (its name: core/model.hpp, to_string)
   // The event a change of the element's state from `before` to `after` is;
@@ -135,15 +137,13 @@ struct ElementKindInfo {
 };
 const ElementKindInfo& element_kind_info(ElementKind k);
 
-// The kinds in the order the solvers visit them. Sums of torques, tangents and
-// powers take loads first (kSumOrder); lists (witnesses, the event log at an
-// instant) take frictions first (kListOrder). Floating-point sums and the order
-// of events at one instant are part of the pinned results
+// The kinds in the order the solvers visit them (kinds.cpp). Sums of torques,
+// tangents and powers take loads first (kSumOrder); lists (witnesses, the
+// event log at an instant) take frictions first (kListOrder). Floating-point
+// sums and the order of events at one instant are part of the pinned results
 // (tests/pinned_models_test.cpp): a new kind goes last in both.
-inline constexpr ElementKind kSumOrder[kNumElementKinds] = {ElementKind::torque, ElementKind::spring,
-                                                            ElementKind::friction};
-inline constexpr ElementKind kListOrder[kNumElementKinds] = {ElementKind::friction, ElementKind::spring,
-                                                             ElementKind::torque};
+extern const ElementKind kSumOrder[kNumElementKinds];
+extern const ElementKind kListOrder[kNumElementKinds];
 // Calls f(row, i) for every element, kind by kind in `order`.
 template <class F>
 void for_each_element(const Model& m, const ElementKind (&order)[kNumElementKinds], F&& f) {

@@ -171,7 +171,9 @@ void applied_forces(const Model& m, const State& modes, Workspace& ws) {
   std::fill(ws.force.begin(), ws.force.end(), 0.0);
   const ModeFrame frame = mode_frame(&modes, ws);
   const ForceTargets out{ws.force.data(), ws.lambda.data(), ws.limit.data()};
-  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) { row.forces(m, i, frame, out); });
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.forces) row.forces(m, i, frame, out);
+  });
   if (ws.massless_bearings) massless_velocities(m, modes, ws);  // their bearings' law is the body's
 }
 

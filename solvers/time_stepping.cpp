@@ -61,6 +61,13 @@ class MoreauJean {
         throw ModelError("simulation.solver", "time_stepping needs every body to have inertia > 0; body '" +
                                                   m.body_names[j] +
                                                   "' is massless (use solver: event_driven for massless bodies)");
+    for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+      if (!row.step_output)
+        throw ModelError("simulation.solver", std::string("time_stepping cannot run ") + to_string(row.kind) +
+                                                  " elements such as '" +
+                                                  m.element_names[m.elements_of(row.kind)[i]] +
+                                                  "' (use solver: event_driven)");
+    });
     if (!(s.step > 0.0) || !std::isfinite(s.step))
       throw std::invalid_argument("time stepping: the step h must be > 0 (simulation.step)");
     if (!(s.theta >= 0.5 && s.theta <= 1.0))
