@@ -11,8 +11,8 @@
 // and the first-order law of a massless body on its bearings,
 // elements/massless_bearing.hpp (a law of bodies, which the solvers call).
 //
-// The solvers visit the kinds through for_each_element_kind / for_each_element
-// and call a row's functions; none of them names a kind. What stays with the
+// The solvers visit the elements through for_each_element and call their
+// rows' functions; none of them names a kind. What stays with the
 // solvers is the machinery of links (Model::links: locking, the S-S
 // selection, impacts, the time stepper's impulse rows), which reads an
 // element's link through Model::links, never its kind.
