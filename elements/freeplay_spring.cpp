@@ -158,6 +158,10 @@ void witnesses(const Model& m, int s, const WitnessContext& c, std::vector<Witne
                    clamp_of(m, s, modes));
 }
 
+double elastic_energy(const Model& m, int s, const double* q) {
+  return spring_elastic_energy(m.springs[s], spring_deflection(m.springs[s], q));
+}
+
 double dissipation(const Model& m, int s, const ModeFrame& f) {
   const Spring& sp = m.springs[s];
   if (sp.damping == 0.0) return 0.0;
@@ -238,6 +242,7 @@ const ElementKindInfo kSpringKind = {
     .forces = forces,
     .tangent = tangent,
     .witnesses = witnesses,
+    .elastic_energy = elastic_energy,
     .dissipation = dissipation,
     .output = output,
     .initial_mode = initial_mode,  // the contact law's clamp

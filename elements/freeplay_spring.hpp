@@ -66,6 +66,12 @@ double spring_torque(const Spring& s, const SpringRelation& r, std::int8_t side,
 inline double spring_elastic_torque(const Spring& s, double x) {
   return s.rigid() ? 0.0 : s.stiffness * luz(x, s.freeplay);
 }
+// Energy stored 1/2 k luz(x, a)^2 [J] (a rigid freeplay, a constraint: 0).
+inline double spring_elastic_energy(const Spring& s, double x) {
+  if (s.rigid()) return 0.0;
+  const double d = luz(x, s.freeplay);
+  return 0.5 * s.stiffness * d * d;
+}
 // Torque on the exact law k luz(x, a) + c x' (a rigid freeplay: c x'; the
 // contact law with the side and clamp read from (x, x')).
 double spring_torque_exact(const Spring& s, const SpringRelation& r);

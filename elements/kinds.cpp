@@ -53,6 +53,14 @@ const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
 
 const ElementKindInfo& element_kind_info(ElementKind k) { return *kElementKinds[static_cast<int>(k)]; }
 
+double elastic_energy(const Model& m, const std::vector<double>& q) {
+  double e = 0.0;
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.elastic_energy) e += row.elastic_energy(m, i, q.data());
+  });
+  return e;
+}
+
 int max_witness_count(const Model& m) {
   int n = kMaxMasslessWitnesses * m.num_bodies();
   for (ElementKind k : kSumOrder) n += element_kind_info(k).max_witnesses * static_cast<int>(m.elements_of(k).size());

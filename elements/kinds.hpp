@@ -116,6 +116,7 @@ struct ElementKindInfo {
   // Appends the witnesses it watches in the context's modes.
   void (*witnesses)(const Model& m, int i, const WitnessContext& c, std::vector<Witness>& out) = nullptr;
   double (*input_power)(const Model& m, int i, const ModeFrame& f) = nullptr;  // [W] work of external torques
+  double (*elastic_energy)(const Model& m, int i, const double* q) = nullptr;  // [J] stored at angles q (nb)
   double (*dissipation)(const Model& m, int i, const ModeFrame& f) = nullptr;  // [W]
   ElementOutput (*output)(const Model& m, int i, const ModeFrame& f) = nullptr;
   // Its mode of its own (State::element_mode): at the start (sides placed), and
@@ -170,6 +171,9 @@ inline bool structural(WitnessKind k) { return witness_kind_info(k).crossing != 
 inline double witness_value(const Model& m, const Witness& w, const WitnessInputs& in) {
   return witness_kind_info(w.kind).value(m, w, in);
 }
+
+// Elastic energy stored at angles q (nb), summed over the kinds that store it [J].
+double elastic_energy(const Model& m, const std::vector<double>& q);
 
 // Upper bound of the number of witnesses any variable structure of the model watches.
 int max_witness_count(const Model& m);
