@@ -172,7 +172,7 @@ def test_sweep_returns_the_metric_table(models_dir):
     assert len(s) == 3 and list(s.status) == ["ok"] * 3
     np.testing.assert_array_equal(s.parameters["elements.bearing.coulomb"], [0.5, 1.0, 1.5])
     np.testing.assert_array_equal(s.parameters["simulation.t_end"], [1.0] * 3)  # the model's own set
-    assert s.units == {"q_end": "rad", "stuck": "s"}
+    assert s.units == {"q_end": "rad", "stuck": "s", "elements.bearing.coulomb": "N m", "simulation.t_end": "s"}
     assert calls[-1] == (3, 3, 0)
     for i, mt0 in enumerate([0.5, 1.0, 1.5]):
         model["elements.bearing.coulomb"] = mt0
@@ -282,3 +282,118 @@ def test_an_exception_in_the_progress_callback_propagates(models_dir):
     with pytest.raises(RuntimeError, match="stop here"):
         model.sweep({"elements.bearing.coulomb": {"from": 0.1, "to": 1.0, "count": 50}}, threads=1, progress=progress)
     assert len(seen) == 1
+
+
+# -- Ctrl-C as a person presses it: a real SIGINT from outside, to a python3 process running a script
+_RUN_SCRIPT = """
+import sys
+import luztar
+model = luztar.load(sys.argv[1])
+print("running", flush=True)
+if sys.argv[2] == "catch":
+    try:
+        model.run(t_end=100.0)
+    except luztar.Interrupted as e:
+        r = e.result
+        print(r.status, len(r.time), repr(float(r.time[-1])), r.message, sep="|", flush=True)
+        sys.exit(0)
+else:
+    model.run(t_end=100.0)
+print("finished", flush=True)
+"""
+
+_SWEEP_SCRIPT = """
+import sys
+import luztar
+model = luztar.load(sys.argv[1])
+def progress(done, total, failed):
+    if done >= 1:
+        print("progress", done, flush=True)
+try:
+    model.sweep({"elements.bearing.coulomb": {"from": 0.1, "to": 1.0, "count": 200}},
+                {"q_end": {"final": "bodies.block.angle"}}, threads=1, progress=progress)
+except luztar.Interrupted as e:
+    s = e.result
+    print("interrupted", len(s), int((s.status == "ok").sum()), int((s.status == "pending").sum()), flush=True)
+    sys.exit(0)
+print("finished", flush=True)
+"""
+
+
+def _interrupt_when(proc, line_start, delay):
+    """Waits for a line of the child's stdout starting with `line_start`, then `delay` seconds, then SIGINT."""
+    for line in proc.stdout:
+        if line.startswith(line_start):
+            break
+    else:
+        pytest.fail(f"the child ended before printing {line_start!r}: {proc.stderr.read()}")
+    threading.Event().wait(delay)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    return out, err
+
+
+def _child(script, *args):
+    return subprocess.Popen(["/usr/bin/python3", "-c", script, *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+
+
+def test_sigint_from_outside_stops_a_run_with_the_samples_so_far(models_dir):
+    # 100 s of the gear train take about 10 s of wall time: the signal comes 0.5 s in
+    proc = _child(_RUN_SCRIPT, models_dir / "gear_train.yaml", "catch")
+    out, err = _interrupt_when(proc, "running", 0.5)
+    assert proc.returncode == 0, err
+    status, samples, t_stop, message = out.strip().split("|")
+    t_stop = float(t_stop)
+    assert status == "interrupted" and 0.0 < t_stop < 100.0
+    assert int(samples) == round(t_stop / 1e-3) + 1  # every sample up to where it stopped
+    assert message == f"stopped by the caller at t = {t_stop!r} s"
+
+
+def test_sigint_from_outside_ends_a_script_that_does_not_catch_it(models_dir):
+    proc = _child(_RUN_SCRIPT, models_dir / "gear_train.yaml", "leave")
+    out, err = _interrupt_when(proc, "running", 0.5)
+    # an uncaught exception: python3 ends with status 1 and the traceback (only a KeyboardInterrupt
+    # itself, not a subclass, makes python3 end by the signal)
+    assert proc.returncode == 1, (proc.returncode, err)
+    assert "luztar.Interrupted: stopped by the caller at t = " in err and "finished" not in out
+
+
+def test_sigint_from_outside_stops_a_sweep_with_the_runs_done(models_dir):
+    proc = _child(_SWEEP_SCRIPT, models_dir / "block.yaml")
+    out, err = _interrupt_when(proc, "progress", 0.0)
+    assert proc.returncode == 0, err
+    last = out.strip().splitlines()[-1].split()
+    assert last[0] == "interrupted", out
+    runs, ok, pending = map(int, last[1:])
+    assert runs == 200 and ok >= 1 and pending >= 1 and ok + pending == runs  # no run failed or was cut
+
+
+def test_fields_read_in_si_with_their_units(models_dir):
+    model = luztar.load(models_dir / "gear_train.yaml")
+    model["elements.mesh.freeplay"] = "0.5 deg"
+    assert model["elements.mesh.freeplay"] == 0.5 * math.pi / 180  # converted as the reader converts it
+    assert model.text_of("elements.mesh.freeplay") == "0.5 deg"
+    model["bodies.psi.velocity"] = "1500 rpm"
+    assert model["bodies.psi.velocity"] == 1500 * 2 * math.pi / 60
+    assert model["simulation.t_end"] == 10.0 and model["elements.mesh.ratio"] == 2.0
+    assert model["elements.drive_psi.torque"] == "drive"  # a name stays text
+    units = {"elements.mesh.freeplay": "rad", "elements.mesh.stiffness": "N m/rad", "bodies.psi.inertia": "kg m^2",
+             "bodies.psi.velocity": "rad/s", "elements.bearing_phi.viscous": "N m s/rad", "simulation.t_end": "s",
+             "elements.mesh.ratio": "1", "signals.drive.amplitude": "unit of the signal",
+             "elements.drive_psi.torque.sine.frequency": "Hz", "elements.bearing_phi.coulomb": "N m"}
+    assert {p: model.unit(p) for p in units} == units
+
+
+def test_advance_to_keeps_the_embedding_rules(models_dir):
+    # as the C++ facade: a time before now, past simulation.t_end or not finite is refused, nothing changes
+    model = luztar.load(models_dir / "steering.yaml")
+    sim = luztar.Simulator(model)
+    assert sim.advance_to(0.5) == "reached_time"
+    for t in (0.25, 20.5, math.inf, math.nan):
+        with pytest.raises(ValueError, match=r"must be a finite time in \[0.5, 20\]"):
+            sim.advance_to(t)
+        assert sim.time == 0.5
+    assert sim.advance_to(20.0) == "reached_time" and sim.time == 20.0
+    with pytest.raises(ValueError, match="aligning_moment = nan is not a number within"):
+        sim.set_input("aligning_moment", math.nan)

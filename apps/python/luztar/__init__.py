@@ -257,14 +257,31 @@ class Model:
 
     # -- fields
     def __getitem__(self, path: str):
-        """The value at ``path``: a number, a bool or text; a mapping or list as YAML flow text.
+        """The value at ``path``: a number in SI (a value written with a unit is converted:
+        ``"0.5 deg"`` reads as 0.008726646259971648 rad; :meth:`unit` names the unit), a bool,
+        or text (a name); a mapping or list as YAML flow text (:meth:`text_of` gives any
+        field as written).
 
         Only what the model says: a field left to its default raises KeyError.
         """
+        text = self.text_of(path)
+        si = _luztar.field_si(path, text)
+        return si if si is not None and not isinstance(_python_value(text), int) else _python_value(text)
+
+    def text_of(self, path: str) -> str:
+        """The field at ``path`` as written in the file or set (``"0.5 deg"``, ``"{sine: {...}}"``);
+        KeyError for a field left to its default."""
         try:
-            return _python_value(self._core.get(path))
+            return self._core.get(path)
         except ModelError as e:
             raise KeyError(str(e)) from None
+
+    @staticmethod
+    def unit(path: str) -> str:
+        """The SI unit of the field at ``path`` (``"rad"`` for ``"elements.mesh.freeplay"``,
+        ``"N m/rad"`` for a stiffness, ``"1"`` for ratios and tolerances); ``"unit of the signal"``
+        for a value whose unit depends on its use (a named signal's)."""
+        return _luztar.field_unit(path)
 
     def __setitem__(self, path: str, value) -> None:
         """Sets ``path`` to ``value`` (a number, bool, text, list or dict) and re-assembles."""
@@ -488,7 +505,8 @@ class SweepResult:
         parameters: dict path -> array of the run's values (float64 when every value is a
             number, else strings).
         metrics: dict name -> float64 array (NaN for a run that did not reach t_end).
-        units: dict metric name -> its SI unit.
+        units: dict metric name or parameter path -> its SI unit (a parameter that is a named
+            signal's value: "unit of the signal").
         status: array of "ok", "event_limit", "event_storm", "solver_failure", "error",
             "pending" (not run: the sweep was interrupted).
         message: list of why each run did not finish ("" when ok).
