@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 
 PACKAGES=(build-essential cmake pkgconf libeigen3-dev libsundials-dev libyaml-cpp-dev libhdf5-dev
           libgtest-dev libcli11-dev libopenmpi-dev openmpi-bin
-          python3 python3-h5py python3-matplotlib python3-numpy
+          python3 python3-h5py python3-matplotlib python3-numpy python3-yaml
           python3-dev python3-pybind11 python3-pytest python3-nbclient python3-ipykernel python3-venv)
 
 # Only for `fuzz`: Debian's clang and its libFuzzer / sanitizer runtimes.
