@@ -41,6 +41,22 @@ TEST_F(Cli, RunsEveryModel) {
   EXPECT_GE(models, 2);
 }
 
+// The summary's energy line is the balance over the run (changes of the stored
+// energies, which may be negative), and the time stuck is a column per name.
+TEST_F(Cli, SummaryPrintsTheBalanceOfChangesAndAlignsTheStuckTimes) {
+  const Outcome o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/gear_train.yaml --t-end 0.2 -o " + path("g.h5"));
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find(" J = kinetic change "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(" J + elastic change "), std::string::npos) << o.out;
+  const auto value_at = [&](const std::string& name) {  // the column where the time of `name` starts
+    const std::size_t at = o.out.find("\n    " + name + " ");
+    EXPECT_NE(at, std::string::npos) << name;
+    return o.out.find_first_not_of(' ', at + 5 + name.size()) - at;
+  };
+  EXPECT_EQ(value_at("bearing_psi"), value_at("bearing_delta")) << o.out;
+  EXPECT_EQ(value_at("bearing_phi"), value_at("bearing_gamma")) << o.out;
+}
+
 // Start-up: the commands that run no MPI sweep load neither MPI (only
 // luztar-mpi-sweep links it) nor, when HDF5 is linked from its static archive
 // (LUZTAR_HDF5_STATIC, when installed), HDF5's network libraries (libcurl). The dynamic loader lists
