@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/number_text.hpp"
 #include "io/hdf5_reader.hpp"
 #include "tests/cli_runner.hpp"
 #include "io/yaml_model.hpp"
@@ -222,6 +223,8 @@ TEST_F(Cli, ReduceWritesTheSimplification2Model) {
   EXPECT_NEAR(s.stiffness, 1.0 / (1.0 / 200 + 1.0 / 5000 + 4.0 / 400), 1e-12);
   EXPECT_NEAR(s.freeplay, 0.005 + 0.01 + 2 * 0.005, 1e-16);
   EXPECT_EQ(s.ratio, 2.0);
+  // The steps name the stiffness as written: its shortest round-trip text, not 10 digits
+  EXPECT_NE(o.out.find("scaled to " + shortest(s.stiffness) + " and freeplay 0.025"), std::string::npos) << o.out;
   const std::string a = path("a.h5"), b = path("b.h5");
   ASSERT_EQ(run("run -q " + model + " --t-end 2 -o " + a).code, 0);
   ASSERT_EQ(run("run -q " + reduced + " --t-end 2 -o " + b).code, 0);
