@@ -55,21 +55,26 @@ inline Handle storage(std::size_t n, bool compress) {
   return dcpl;
 }
 
-inline void dataset(hid_t parent, const std::string& name, const double* data, std::size_t n, hid_t dcpl = H5P_DEFAULT) {
+// A 1-D dataset of n values in the file type, written from memory of the native
+// type; returned open (for its attributes).
+inline Handle numeric_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type,
+                              const void* data, std::size_t n, hid_t dcpl) {
   const hsize_t dims[1] = {n};
   Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
-  Handle d(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
+  Handle d(H5Dcreate2(parent, name.c_str(), file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
            name.c_str());
-  if (n) check(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+  if (n) check(H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+  return d;
 }
 
-inline void dataset(hid_t parent, const std::string& name, const std::int8_t* data, std::size_t n,
-                    hid_t dcpl = H5P_DEFAULT) {
-  const hsize_t dims[1] = {n};
-  Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
-  Handle d(H5Dcreate2(parent, name.c_str(), H5T_STD_I8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
-           name.c_str());
-  if (n) check(H5Dwrite(d, H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+inline Handle dataset(hid_t parent, const std::string& name, const double* data, std::size_t n,
+                      hid_t dcpl = H5P_DEFAULT) {
+  return numeric_dataset(parent, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, n, dcpl);
+}
+
+inline Handle dataset(hid_t parent, const std::string& name, const std::int8_t* data, std::size_t n,
+                      hid_t dcpl = H5P_DEFAULT) {
+  return numeric_dataset(parent, name, H5T_STD_I8LE, H5T_NATIVE_INT8, data, n, dcpl);
 }
 
 // A numeric dataset with its `units` attribute (core/units.hpp), as every
@@ -138,9 +143,7 @@ inline void attribute(hid_t obj, const std::string& name, const std::string& val
 
 template <class T>
 void dataset(hid_t parent, const std::string& name, const T* data, std::size_t n, const char* units, hid_t dcpl) {
-  dataset(parent, name, data, n, dcpl);
-  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, name.c_str());
-  attribute(d, "units", std::string(units));
+  attribute(dataset(parent, name, data, n, dcpl), "units", std::string(units));
 }
 
 

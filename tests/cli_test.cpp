@@ -74,6 +74,10 @@ TEST_F(Cli, StartUpLoadsNoMpiAndNoNetworkLibraries) {
 #ifdef LUZTAR_HDF5_LINKED_STATIC  // else the shared HDF5 brings libcurl with it
     EXPECT_EQ(o.out.find("libcurl"), std::string::npos);
 #endif
+#ifdef LUZTAR_EXECUTABLES_LINKED_STATIC  // LUZTAR_STATIC_EXECUTABLES: only the C library is loaded
+    for (const char* lib : {"libstdc++", "libyaml-cpp", "libsundials", "libhdf5", "libsz", "libaec", "libz.so"})
+      EXPECT_EQ(o.out.find(lib), std::string::npos) << lib;
+#endif
   }
 }
 
