@@ -136,8 +136,9 @@ TEST_F(PlotGearTrain, DefaultsToBodiesAppliedTorquesAndEnergies) {
 // The servo's default picture also has its controller's sampled blocks.
 TEST_F(PlotServo, DefaultsIncludeTheSampledBlocks) {
   const std::string out = listing(h5_);
-  EXPECT_TRUE(contains(out, "  torque [N m]: elements.motor.torque, elements.load_phi.torque\n")) << out;
-  EXPECT_TRUE(contains(out, "  block output: blocks.command, blocks.integral\n")) << out;
+  // the command drives the motor: a torque, in the torque panel; the integral's unit is unknown
+  EXPECT_TRUE(contains(out, "  torque [N m]: elements.motor.torque, elements.load_phi.torque, blocks.command")) << out;
+  EXPECT_TRUE(contains(out, "  block output: blocks.integral\n")) << out;
   EXPECT_FALSE(contains(out, "inputs held")) << out;
 }
 

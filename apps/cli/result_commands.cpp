@@ -46,7 +46,7 @@ std::vector<NamedSignal> signals(const Result& r) {
                    column(r.element_state, r.num_elements(), e)});
   }
   for (int b = 0; b < r.num_blocks(); ++b)
-    out.push_back({"blocks." + r.block_names[b], unit::of_signal, column(r.block_output, r.num_blocks(), b)});
+    out.push_back({"blocks." + r.block_names[b], r.block_unit(b), column(r.block_output, r.num_blocks(), b)});
   out.push_back({"energy.input_work", unit::energy, r.input_work});
   out.push_back({"energy.kinetic", unit::energy, r.kinetic});
   out.push_back({"energy.elastic", unit::energy, r.elastic});

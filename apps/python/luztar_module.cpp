@@ -125,6 +125,9 @@ py::dict result_dict(const Result& r) {
   d["element_names"] = r.element_names;
   d["element_kinds"] = r.element_kinds;
   d["block_names"] = r.block_names;
+  std::vector<std::string> block_units;
+  for (int b = 0; b < r.num_blocks(); ++b) block_units.push_back(r.block_unit(b));
+  d["block_units"] = block_units;
   d["events"] = events_tuple(r.events, r.element_names);
   d["time_stuck"] = array(r.time_stuck);
   d["status"] = to_string(r.status);

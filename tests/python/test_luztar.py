@@ -397,3 +397,13 @@ def test_advance_to_keeps_the_embedding_rules(models_dir):
     assert sim.advance_to(20.0) == "reached_time" and sim.time == 20.0
     with pytest.raises(ValueError, match="aligning_moment = nan is not a number within"):
         sim.set_input("aligning_moment", math.nan)
+
+
+def test_a_block_that_drives_a_torque_is_in_n_m(models_dir, cli, tmp_path):
+    # servo_gear_train: the PID's command drives the motor; the integral feeds the command through a product
+    mem = luztar.load(models_dir / "servo_gear_train.yaml").run(t_end=0.1)
+    assert mem.units["blocks.command"] == "N m" and mem.units["blocks.integral"] == "unit of the signal"
+    out = tmp_path / "servo.h5"
+    subprocess.run([cli, "run", str(models_dir / "servo_gear_train.yaml"), "--t-end", "0.1", "-o", str(out)],
+                   check=True, capture_output=True)
+    assert luztar.read(out).units == mem.units

@@ -83,8 +83,9 @@ _UNITS = {"time": "s", "angle": "rad", "velocity": "rad/s", "torque": "N m", "st
 def units_of(signal: str) -> str:
     """The SI unit of a stored signal by its path, e.g. ``"bodies.psi.velocity"`` -> ``"rad/s"``.
 
-    Element states are ``"1"`` (a mode number); a sampled block's output carries the unit of
-    the quantity it shapes, which the file does not record: ``""``.
+    Element states are ``"1"`` (a mode number); a sampled block's output has the unit of the
+    quantity it shapes, which its path does not say: ``""`` (:attr:`Result.units` knows it:
+    ``"N m"`` for a block that drives a torque, else ``"unit of the signal"``).
     """
     if signal.startswith("blocks."):
         return ""
@@ -116,7 +117,8 @@ class Result:
     Attributes:
         time: (nt,) output instants [s].
         signals: dict path -> array, every stored signal.
-        units: dict path -> SI unit ("rad", "rad/s", "N m", "J", "1"; "s" for "time").
+        units: dict path -> SI unit ("rad", "rad/s", "N m", "J", "1"; "s" for "time"; a block's:
+            "N m" when its output drives a torque or a friction limit, else "unit of the signal").
         angle, velocity: (nt, nb) arrays [rad], [rad/s], columns in :attr:`body_names` order.
         element_torque, element_state: (nt, ne) arrays, columns in :attr:`element_names` order.
         energy: dict input_work / kinetic / elastic / dissipated -> (nt,) array [J].
@@ -145,7 +147,8 @@ class Result:
         self.message: str = d["message"]
         self.stats: dict = dict(d["stats"])
         self.model_text = d.get("model_text", model_text)
-        self.units: dict[str, str] = {"time": "s", **{k: units_of(k) for k in self.signals}}
+        self.units: dict[str, str] = {"time": "s", **{k: units_of(k) for k in self.signals},
+                                      **{"blocks." + b: u for b, u in zip(self.block_names, d["block_units"])}}
 
     def _matrix(self, names, quantity, dtype=float) -> np.ndarray:
         cols = [self.signals[f"{names[0]}.{n}.{quantity}"] for n in names[1]]
