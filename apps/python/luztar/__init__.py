@@ -335,7 +335,8 @@ class Model:
         """Runs the model and returns its :class:`Result`.
 
         Keyword arguments replace ``simulation.*`` fields for this run only and are checked
-        as the file's (a bad one raises :class:`ModelError`): ``t_end``, ``t_start``,
+        as the file's (a bad one raises :class:`ModelError`); a number is SI, a text may carry
+        a unit (``t_end="500 ms"``): ``t_end``, ``t_start``,
         ``output_step``, ``rtol``, ``atol``, ``max_step``, ``max_events``, ``solver``
         (``"event_driven"`` | ``"time_stepping"``), ``step``, ``theta``, ...
         E.g. ``model.run(t_end=2.0, output_step=1e-4)``.
@@ -391,10 +392,19 @@ def run(model: Model | str | os.PathLike, **simulation) -> Result:
     """Runs a model and returns its :class:`Result` (arrays of every signal, events, status).
 
     ``model`` is a :class:`Model` or the path of a model file. Keyword arguments replace
-    ``simulation.*`` fields for this run only, as :meth:`Model.run`:
-    ``luztar.run("models/block.yaml", t_end=2.0, output_step=1e-4)``.
-    Raises :class:`ModelError` (located) for a model or a setting that breaks a rule, and
-    :class:`Interrupted` on Ctrl-C (``.result``: the samples so far).
+    ``simulation.*`` fields for this run only, as :meth:`Model.run`; a number is SI, a text
+    may carry a unit:
+
+    >>> r = luztar.run("models/block.yaml", t_end=2.0, output_step="0.1 ms")
+    >>> r["bodies.block.velocity"], r.units["bodies.block.velocity"]   # numpy array, "rad/s"
+    >>> r.events[r.events["kind"] == "stick"]["t"]                      # event log, structured array
+    >>> r.status, r.message, r.stats["steps"], r.time_stuck["bearing"]
+
+    A run that stops early (event limit, event storm, solver failure) returns normally with
+    that status and its message. Raises :class:`ModelError` (``path:line:col: field: text``,
+    with ``.path``, ``.line``, ``.column``, ``.field``) for a model or a setting that breaks a
+    rule, and :class:`Interrupted` on Ctrl-C (``.result``: the samples so far). The GIL is
+    released while it computes.
     """
     if not isinstance(model, Model):
         model = load(model)
@@ -454,7 +464,8 @@ class Simulator:
     def advance_to(self, t: float) -> str:
         """Integrates to time ``t`` handling every event in (now, t]; returns the status:
         ``"reached_time"``, ``"event_limit"``, ``"event_storm"`` or ``"solver_failure"``
-        (then :attr:`message` says why). ValueError for a ``t`` before now or not finite."""
+        (then :attr:`message` says why). ValueError (nothing changes) for a ``t`` that is not
+        finite, before :attr:`time` or past ``simulation.t_end``. The GIL is released meanwhile."""
         return self._core.advance_to(float(t))
 
     @property
