@@ -118,7 +118,8 @@ TEST_F(PlotBlock, UsesTheUnitsAttributeWhenPresent) {
 // (drive and load; not the springs' and bearings'), and the energies with the
 // residual of the balance (input - change of kinetic and elastic - dissipated).
 // A curve that lies on an earlier one of its panel (the first wheel's angle on
-// the input body's, within the freeplay) is dashed, so that both show.
+// the input body's, within the freeplay; the residual, about 0, on the elastic
+// energy) is dashed, so that both show.
 TEST_F(PlotGearTrain, DefaultsToBodiesAppliedTorquesAndEnergies) {
   const std::string out = listing(h5_);
   EXPECT_TRUE(contains(out,
@@ -129,7 +130,7 @@ TEST_F(PlotGearTrain, DefaultsToBodiesAppliedTorquesAndEnergies) {
                        "bodies.phi.velocity\n"
                        "  torque [N m]: elements.drive_psi.torque, elements.load_phi.torque\n"
                        "  energy [J]: energy.input_work, energy.kinetic, energy.elastic, energy.dissipated, "
-                       "energy.residual\n"))
+                       "energy.residual (dashed, on an earlier curve: energy.residual)\n"))
       << out;
 }
 

@@ -299,15 +299,16 @@ def relative(f, element, against):
 
 
 def covering(values):
-    """For each curve of a panel, whether it lies on an earlier one (everywhere
-    within 0.5 % of the panel's range), which would hide that one: the gear
-    train's input body and first wheel, a shaft's two ends."""
+    """For each curve of a panel, whether it lies on an earlier one (within 1 %
+    of the panel's range at 90 % of the samples or more), which would hide that
+    one: the gear train's input body and first wheel, a shaft's two ends, a
+    controller's command and the saturated torque it drives."""
     import numpy as np
     finite = [v[np.isfinite(v)] for v in values]
     span = max([np.ptp(v) for v in finite if len(v)] + [0.0])
     out = []
     for j, v in enumerate(values):
-        out.append(span > 0 and any(len(v) == len(w) and np.nanmax(np.abs(v - w)) <= 0.005 * span
+        out.append(span > 0 and any(len(v) == len(w) and len(v) and np.mean(np.abs(v - w) <= 0.01 * span) >= 0.9
                                     for w in values[:j]))
     return out
 
