@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -231,6 +232,32 @@ def test_release_the_gil_runs_in_parallel_threads(models_dir):
     for t in threads:
         t.join()
     np.testing.assert_array_equal(results[0]["bodies.block.angle"], results[1]["bodies.block.angle"])
+
+
+@pytest.mark.parametrize("call", ["run", "advance_to", "sweep", "read"])
+def test_python_goes_on_while_a_long_call_computes(models_dir, cli, tmp_path, call):
+    # A call that held the GIL would stop this thread for its whole duration (a C++ call is never
+    # preempted by Python's switch interval); released, this thread keeps counting meanwhile.
+    model = luztar.load(models_dir / "gear_train.yaml")  # 10 s of model time: about 1 s of wall time
+    if call == "read":
+        stored = tmp_path / "g.h5"
+        subprocess.run([cli, "run", str(models_dir / "gear_train.yaml"), "-o", str(stored), "-q"], check=True)
+    work = {"run": lambda: model.run(),
+            "advance_to": lambda: luztar.Simulator(model).advance_to(10.0),
+            "sweep": lambda: model.sweep({"elements.mesh.freeplay": [0.01, 0.02]}, threads=1),
+            "read": lambda: [luztar.read(stored) for _ in range(20)]}[call]
+    worker = threading.Thread(target=work)
+    counts = []
+    worker.start()
+    while worker.is_alive():
+        n = 0
+        stop = time.monotonic() + 0.05
+        while time.monotonic() < stop:
+            n += 1
+        counts.append(n)
+    worker.join()
+    # at least 5 slices of 50 ms, each with this thread running (a held GIL lets none through)
+    assert len(counts) >= 5 and sum(c > 100 for c in counts[:-1]) >= 4, counts
 
 
 def test_every_public_name_has_a_docstring_and_a_stub():
