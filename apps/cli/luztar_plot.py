@@ -591,13 +591,17 @@ def plot_weave(f, args, plt):
     ax[0, 1].set(xlabel="lateral acceleration [m/s^2]", ylabel="steering-wheel torque [N m]")
     ax[1, 0].set(xlabel="steering-wheel angle [deg]", ylabel="lateral acceleration [m/s^2]")
     ax[1, 1].set(xlabel="steering-wheel angle [deg]", ylabel="road-wheel angle x ratio [deg]")
-    ax[0, 0].legend(fontsize=7, loc="upper left")
+    # one legend for the four panels, below them: outside the data
+    handles, labels = ax[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8)
     for a in ax.flat:
         a.grid(alpha=0.3)
         a.axhline(0, color="k", lw=0.5)
         a.axvline(0, color="k", lw=0.5)
-    fig.suptitle("on-centre weave (dead band from the road-wheel plot, hysteresis from torque vs a_y at a_y = 0)")
-    fig.tight_layout()
+    fig.suptitle("on-centre weave (dead band from the road-wheel plot, hysteresis from torque vs a_y at a_y = 0)\n"
+                 "each case's dead band and hysteresis less the baseline's (vehicle phase lag, viscous damping)",
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     save(fig, args, os.path.splitext(args.output)[1][1:].lower() or "png")
 
 
