@@ -181,6 +181,21 @@ TEST_F(Cli, EventStormStopsWithStatusAndKeepsResults) {
   const io::StoredRun back = io::read_hdf5(h5);
   EXPECT_EQ(back.result.status, StepStatus::event_storm);
   EXPECT_LT(back.result.time.back(), 0.01);
+  // the message (stored in the file) names the instant in its shortest round-trip text: the last event's
+  EXPECT_NE(back.result.message.find("at t = " + shortest(back.result.events.back().t) + " s;"), std::string::npos)
+      << back.result.message;
+}
+
+// The event limit's message, as stored, names where it stopped exactly (the
+// last event's time, shortest round-trip text) and in seconds.
+TEST_F(Cli, EventLimitMessageNamesTheInstantExactly) {
+  const std::string h5 = path("limit.h5");
+  const Outcome o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/gear_train.yaml --set simulation.max_events=3 -o " + h5);
+  EXPECT_EQ(o.code, 3) << o.out;
+  const io::StoredRun back = io::read_hdf5(h5);
+  ASSERT_EQ(back.result.status, StepStatus::event_limit);
+  EXPECT_EQ(back.result.message, "more than 3 events (simulation.max_events) by t = " +
+                                     shortest(back.result.events.back().t) + " s");
 }
 
 // A run whose S-S selection fell back to Lemke (the ill-conditioned clutch of
