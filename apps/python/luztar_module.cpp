@@ -11,6 +11,7 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <sstream>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "apps/api/host_time.hpp"
+#include "apps/cli/summary.hpp"
 #include "apps/sweep/sweep_plan.hpp"
 #include "apps/sweep/sweep_schedule.hpp"
 #include "core/errors.hpp"
@@ -265,6 +267,9 @@ py::dict run(const PyModel& m, const std::vector<std::pair<std::string, std::str
     r = simulate(*model, model->simulation, [&](double) { return !check.interrupted(); });
   }
   py::dict d = result_dict(r);
+  std::ostringstream summary;
+  app::print_summary(summary, *model, model->simulation, r);
+  d["summary"] = summary.str();
   if (check.caught()) {
     d["status"] = "interrupted";
     raise_interrupted(check, r.message, d);
@@ -427,6 +432,9 @@ PYBIND11_MODULE(_luztar, m) {
       s = io::read_hdf5(path);
     }
     py::dict d = result_dict(s.result);
+    std::ostringstream summary;
+    app::print_summary(summary, app::SummarySource{s.model_name, s.source_path, s.reductions}, s.settings, s.result);
+    d["summary"] = summary.str();
     d["model_text"] = s.model_text;
     d["luztar_version"] = s.luztar_version;
     return d;

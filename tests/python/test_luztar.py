@@ -159,6 +159,12 @@ def test_hdf5_read_back_equals_the_run(models_dir, cli, tmp_path):
     for key in ("steps", "events", "impacts", "energy_residual"):
         assert stored.stats[key] == mem.stats[key], key
     assert stored.model_text == text
+    # the summary: `luztar info`'s from the file; the run's the same but for its wall time
+    info = subprocess.run([cli, "info", str(out)], check=True, capture_output=True, text=True).stdout
+    assert info.split("\n", 1)[1] == stored.summary
+    assert "= kinetic change " in stored.summary and "time stuck" in stored.summary
+    same = [line for line in mem.summary.splitlines() if "wall time" not in line]
+    assert same == [line for line in stored.summary.splitlines() if "wall time" not in line]
     with pytest.raises(RuntimeError, match="nope.h5: not a readable HDF5 file"):
         luztar.read(tmp_path / "nope.h5")
 

@@ -131,6 +131,8 @@ class Result:
         message: why the run stopped early ("" when it reached t_end).
         stats: dict of the solver's counters (steps, events, impacts, energy_residual,
             wall_time [s], ...; README "Output files").
+        summary: the text ``luztar run`` (and ``luztar info``) prints: events by kind, time
+            stuck, the energy balance with its residual, solver statistics, wall time.
         model_text: the model's YAML (from a file read by :func:`read`; else ``None``).
     """
 
@@ -147,6 +149,7 @@ class Result:
         self.message: str = d["message"]
         self.stats: dict = dict(d["stats"])
         self.model_text = d.get("model_text", model_text)
+        self.summary: str = d["summary"]
         self.units: dict[str, str] = {"time": "s", **{k: units_of(k) for k in self.signals},
                                       **{"blocks." + b: u for b, u in zip(self.block_names, d["block_units"])}}
 

@@ -45,6 +45,7 @@ class Result:
     message: str
     stats: dict[str, Any]
     model_text: str | None
+    summary: str
     def __init__(self, d: dict[str, Any], model_text: str | None = ...) -> None: ...
     @property
     def angle(self) -> npt.NDArray[np.float64]: ...
