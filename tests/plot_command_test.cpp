@@ -154,6 +154,19 @@ TEST_F(PlotSteering, SaysTheHostsInputsAreHeld) {
   EXPECT_TRUE(contains(out, "inputs held: driver_torque, aligning_moment\n")) << out;
 }
 
+// A run that stopped early says so (its samples end where it stopped), with
+// the status and message stored in the file; a complete run says nothing.
+TEST_F(Plot, SaysARunStoppedEarly) {
+  const std::string h5 = path("limit.h5");
+  ASSERT_EQ(run("run -q " + model("gear_train") + " --set simulation.max_events=3 -o " + h5).code, 3);
+  const Result r = io::read_hdf5(h5).result;
+  const std::string out = listing(h5);
+  EXPECT_TRUE(contains(out, "stopped early (event_limit): " + r.message + "\n")) << out;
+  const std::string whole = path("whole.h5");
+  ASSERT_EQ(run("run -q " + model("block") + " -o " + whole).code, 0);
+  EXPECT_FALSE(contains(listing(whole), "stopped early")) << listing(whole);
+}
+
 // The shaded stuck intervals run between the logged stick and break-away
 // instants, not between output samples: their total per element is the run's
 // own time stuck (accumulated by the simulator between those events), to the

@@ -313,6 +313,13 @@ def covering(values):
     return out
 
 
+def stopped_early(f):
+    """'stopped early (<status>): <message>' for a run that did not reach t_end (its
+    samples end where it stopped), else ''."""
+    status, message = text(f.attrs.get("status", "reached_time")), text(f.attrs.get("message", ""))
+    return f"stopped early ({status}): {message}" if status != "reached_time" else ""
+
+
 def legend_outside(ax, **kw):
     """The axis' legend to the right of its data area (nothing when it has no labels)."""
     handles, labels = ax.get_legend_handles_labels()
@@ -347,6 +354,7 @@ def plot_result(f, args, plt, fmt):
     counts = {k: kinds.count(k) for k in EVENT_COLOURS if k in kinds}
     tname, tfactor = shown_unit("s", units)
     title = text(f.attrs.get("model_name", ""))
+    stopped = stopped_early(f)
 
     if args.list:
         print(f"signals ({len(selected)}):")
@@ -364,6 +372,8 @@ def plot_result(f, args, plt, fmt):
                   + (" (the whole run: not shaded)" if n in throughout else ""))
         if held_inputs(f):
             print(f"inputs held: {', '.join(held_inputs(f))}")
+        if stopped:
+            print(stopped)
         return
 
     strip = bool(counts) or any(stuck.values())
@@ -424,6 +434,8 @@ def plot_result(f, args, plt, fmt):
     inputs = held_inputs(f)
     if inputs:  # a model for a host's loop (e.g. steering.yaml): nothing moves without its inputs
         note += f"\ninputs {', '.join(inputs)} held at their initial values (a host sets them through the API)"
+    if stopped:
+        note += f"\n{stopped}"
     axes[0].set_title(f"{title}{stuck_note}{note}", fontsize=10)
     save(fig, args, fmt)
 
@@ -468,7 +480,9 @@ def plot_xy(f, args, plt, fmt):
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
-    fig.suptitle(f"{text(f.attrs.get('model_name', ''))}: element characteristics", fontsize=10)
+    stopped = stopped_early(f)
+    fig.suptitle(f"{text(f.attrs.get('model_name', ''))}: element characteristics" + (f"\n{stopped}" if stopped else ""),
+                 fontsize=10)
     save(fig, args, fmt)
 
 
