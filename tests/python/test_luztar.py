@@ -240,18 +240,15 @@ def test_release_the_gil_runs_in_parallel_threads(models_dir):
     np.testing.assert_array_equal(results[0]["bodies.block.angle"], results[1]["bodies.block.angle"])
 
 
-@pytest.mark.parametrize("call", ["run", "advance_to", "sweep", "read"])
-def test_python_goes_on_while_a_long_call_computes(models_dir, cli, tmp_path, call):
+@pytest.mark.parametrize("call", ["run", "advance_to", "sweep"])
+def test_python_goes_on_while_a_long_call_computes(models_dir, call):
     # A call that held the GIL would stop this thread for its whole duration (a C++ call is never
     # preempted by Python's switch interval); released, this thread keeps counting meanwhile.
+    # (Each call here is one C++ call of about 1 s; reading a file is too short to tell.)
     model = luztar.load(models_dir / "gear_train.yaml")  # 10 s of model time: about 1 s of wall time
-    if call == "read":
-        stored = tmp_path / "g.h5"
-        subprocess.run([cli, "run", str(models_dir / "gear_train.yaml"), "-o", str(stored), "-q"], check=True)
     work = {"run": lambda: model.run(),
             "advance_to": lambda: luztar.Simulator(model).advance_to(10.0),
-            "sweep": lambda: model.sweep({"elements.mesh.freeplay": [0.01, 0.02]}, threads=1),
-            "read": lambda: [luztar.read(stored) for _ in range(20)]}[call]
+            "sweep": lambda: model.sweep({"elements.mesh.freeplay": [0.01, 0.02]}, threads=1)}[call]
     worker = threading.Thread(target=work)
     counts = []
     worker.start()
