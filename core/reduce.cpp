@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 
 namespace luztar {
 
@@ -18,12 +19,10 @@ struct Term {
   double c;
 };
 
-std::string show(double v) {
-  std::ostringstream os;
-  os.precision(10);
-  os << v;
-  return os.str();
-}
+// The steps' numbers go to files (/model/reductions, the comments of `luztar
+// reduce`): the shortest text that reads back to the same double, as the
+// reduced model's own values.
+std::string show(double v) { return shortest(v); }
 
 // Calls f(signal, field) on every signal of a model description: the named
 // ones and the elements' (friction limits, torques).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/model.hpp"
 #include "core/model_spec.hpp"
 #include "core/signal.hpp"
 
@@ -139,6 +140,25 @@ const char* signal_unit(const std::string& path) {
     return ends_with(path, ".torque") ? unit::torque : ends_with(path, ".state") ? unit::one : "";
   if (starts_with(path, "energy.")) return unit::energy;
   return "";  // inputs.<i>, blocks.<b>: the unit of the signal they carry
+}
+
+namespace {
+
+// Marks the blocks of `s` whose output reaches a torque (`torque`: s's own value is one).
+void mark_torque_blocks(const Model& m, const Signal& s, bool torque, std::vector<std::string>& units) {
+  if (torque && is_sampled_block(s.kind)) units.at(static_cast<std::size_t>(s.input) - m.inputs.size()) = unit::torque;
+  using K = Signal::Kind;
+  const bool keeps = s.kind == K::sum || s.kind == K::dead_zone || s.kind == K::saturation || s.kind == K::hold ||
+                     s.kind == K::play;  // their terms (a sum's, the `of` of the others) are in their unit
+  for (const Signal& term : s.terms) mark_torque_blocks(m, term, torque && keeps, units);
+}
+
+}  // namespace
+
+std::vector<std::string> block_units(const Model& m) {
+  std::vector<std::string> units(m.sampled.size(), unit::of_signal);
+  for (const Signal& s : m.signals) mark_torque_blocks(m, s, true, units);
+  return units;
 }
 
 const char* dimension_name(Dimension d) {

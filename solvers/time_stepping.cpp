@@ -11,6 +11,7 @@
 #include "core/energy.hpp"
 #include "core/times.hpp"
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 #include "core/projections.hpp"
 #include "core/run_frame.hpp"
 #include "elements/freeplay_spring.hpp"
@@ -470,7 +471,8 @@ class TimeSteppingRun {
 
   StepStatus short_of_end() {
     std::ostringstream os;
-    os << "time stepping: stopped at t = " << mj_.t() << " s short of t_end = " << settings_.t_end << " s ("
+    os << "time stepping: stopped at t = " << shortest(mj_.t()) << " s short of t_end = " << shortest(settings_.t_end)
+       << " s ("
        << r_.time.size() << " of " << grid_size_ << " output samples)";
     return stop(StepStatus::solver_failure, os.str());
   }
@@ -490,13 +492,13 @@ class TimeSteppingRun {
       mj_.step(t1 - t0_);
     } catch (const std::exception& e) {
       std::ostringstream os;
-      os << "time stepping: stopped by an error in the step from t = " << t0_ << " s: " << e.what();
+      os << "time stepping: stopped by an error in the step from t = " << shortest(t0_) << " s: " << e.what();
       return stop(StepStatus::solver_failure, os.str());
     }
     ++r_.stats.steps;
     if (!mj_.v().allFinite() || !mj_.q().allFinite()) {
       std::ostringstream os;
-      os << "time stepping: the state is not finite at t = " << mj_.t() << " s";
+      os << "time stepping: the state is not finite at t = " << shortest(mj_.t()) << " s";
       return stop(StepStatus::solver_failure, os.str());
     }
     bool changed = false;
