@@ -98,6 +98,27 @@ Reduction unlocated_validate_and_reduce(const ModelSpec& full) {
   return reduction;
 }
 
+// The signal slots (each load's torque, then each friction element's MT0) and
+// the links (each friction element, then each rigid freeplay) of the elements.
+void number_slots_and_links(Model& m) {
+  for (std::size_t l = 0; l < m.loads.size(); ++l) {
+    m.loads[l].slot = static_cast<int>(m.slots.size());
+    m.slots.push_back({m.loads[l].signal, m.load_element[l], "torque"});
+  }
+  for (std::size_t i = 0; i < m.frictions.size(); ++i) {
+    m.frictions[i].slot = static_cast<int>(m.slots.size());
+    m.slots.push_back({m.frictions[i].coulomb, m.friction_element[i], "coulomb"});
+  }
+  for (std::size_t i = 0; i < m.frictions.size(); ++i)
+    m.links.push_back({LinkKind::friction, static_cast<int>(i), m.frictions[i].a, m.frictions[i].b, 1.0});
+  m.spring_link.assign(m.springs.size(), -1);
+  for (std::size_t s = 0; s < m.springs.size(); ++s) {
+    if (!m.springs[s].rigid()) continue;
+    m.spring_link[s] = static_cast<int>(m.links.size());
+    m.links.push_back({LinkKind::contact, static_cast<int>(s), m.springs[s].a, m.springs[s].b, m.springs[s].ratio});
+  }
+}
+
 Model build(const Reduction& reduction) {
   const ModelSpec& spec = reduction.spec;
   Model m;
@@ -151,14 +172,7 @@ Model build(const Reduction& reduction) {
       m.loads.push_back({body(t->body), add_signal(t->torque, "elements." + t->name + ".torque")});
     }
   }
-  for (std::size_t i = 0; i < m.frictions.size(); ++i)
-    m.links.push_back({LinkKind::friction, static_cast<int>(i), m.frictions[i].a, m.frictions[i].b, 1.0});
-  m.spring_link.assign(m.springs.size(), -1);
-  for (std::size_t s = 0; s < m.springs.size(); ++s) {
-    if (!m.springs[s].rigid()) continue;
-    m.spring_link[s] = static_cast<int>(m.links.size());
-    m.links.push_back({LinkKind::contact, static_cast<int>(s), m.springs[s].a, m.springs[s].b, m.springs[s].ratio});
-  }
+  number_slots_and_links(m);
   m.massless_viscous.assign(m.inertia.size(), 0.0);
   std::vector<bool> has_bearing(m.inertia.size(), false);
   for (const Friction& f : m.frictions) {

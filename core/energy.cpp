@@ -1,7 +1,5 @@
 #include "core/energy.hpp"
 
-#include "core/projections.hpp"
-
 #include <algorithm>
 #include <cmath>
 
@@ -18,16 +16,6 @@ double slip_velocity(const Friction& f, const double* w) {
 double kinetic_energy(const Model& m, const std::vector<double>& w) {
   double e = 0.0;
   for (int j = 0; j < m.num_bodies(); ++j) e += 0.5 * m.inertia[j] * w[j] * w[j];
-  return e;
-}
-
-double elastic_energy(const Model& m, const std::vector<double>& q) {
-  double e = 0.0;
-  for (const Spring& s : m.springs) {
-    if (s.rigid()) continue;  // a constraint stores no energy
-    const double d = luz(spring_deflection(s, q), s.freeplay);
-    e += 0.5 * s.stiffness * d * d;
-  }
   return e;
 }
 

@@ -8,8 +8,7 @@ namespace luztar {
 
 // Kinetic energy 1/2 sum I_j w_j^2 [J].
 double kinetic_energy(const Model& m, const std::vector<double>& w);
-// Elastic energy 1/2 sum k luz(x, a)^2 over springs [J] (rigid freeplay: 0).
-double elastic_energy(const Model& m, const std::vector<double>& q);
+// (The elastic energy is the element kinds': elements/kinds.hpp, elastic_energy.)
 // Relative angle x = q_a - p q_b of a spring (q_b = 0 for the base); given
 // velocities instead of angles, its rate x'.
 double spring_deflection(const Spring& s, const double* q);

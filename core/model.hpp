@@ -36,14 +36,28 @@ struct Friction {
   double viscous = 0.0;          // mu [N m s/rad]
   double static_ratio = 1.0;     // break-away limit = static_ratio * MT0
   int coulomb = -1;              // index into Model::signals of MT0(t) [N m]
+  int slot = -1;                 // its signal slot (Model::slots): MT0(t)
 };
 
 struct Load {
   int body = kGround;  // body index
   int signal = -1;     // index into Model::signals [N m]
+  int slot = -1;       // its signal slot (Model::slots): tau(t)
 };
 
+// A time signal that the laws read at every evaluation. assemble() numbers
+// them once (each load's torque, then each friction element's MT0); the
+// event-driven solver holds their values as sigma (solvers/dynamics.hpp) and
+// the exact integrator as the output of its exosystem.
+struct SignalSlot {
+  int signal = -1;         // index into Model::signals
+  int element = -1;        // element id of the element that reads it (named in errors)
+  const char* field = "";  // its field ("torque", "coulomb")
+};
+
+// The element kinds (elements/kinds.hpp: the table the solvers iterate).
 enum class ElementKind { spring, friction, torque };
+inline constexpr int kNumElementKinds = 3;
 // Its name in results and files: "spring", "friction", "torque".
 inline const char* to_string(ElementKind k) {
   return k == ElementKind::spring ? "spring" : k == ElementKind::friction ? "friction" : "torque";
@@ -94,6 +108,7 @@ struct Model {
   std::vector<ModelLink> links;     // (nf + rigid springs) the links of the variable structure (ModelLink)
   std::vector<int> spring_link;     // (ns x 1) link id of each rigid freeplay spring, -1 for the others
   std::vector<Signal> signals;      // resolved (no references)
+  std::vector<SignalSlot> slots;    // (slots) the signals the laws read, in slot order (SignalSlot)
   // Named inputs (signals of kind input), in name order: values set from
   // outside while running (Simulator::set_input); Signal::input indexes these.
   std::vector<std::string> input_names;
@@ -121,6 +136,10 @@ struct Model {
   int num_bodies() const { return static_cast<int>(inertia.size()); }
   int num_elements() const { return static_cast<int>(element_names.size()); }
   int num_links() const { return static_cast<int>(links.size()); }
+  // Element ids of the elements of kind k, in model order (spring_element, ...).
+  const std::vector<int>& elements_of(ElementKind k) const {
+    return k == ElementKind::spring ? spring_element : k == ElementKind::friction ? friction_element : load_element;
+  }
   bool is_contact_link(int link) const { return links[link].kind == LinkKind::contact; }
   // Length of the input values array: named inputs, then held block outputs.
   int num_input_values() const { return static_cast<int>(inputs.size() + sampled.size()); }

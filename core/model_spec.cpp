@@ -42,4 +42,72 @@ const std::string& element_name(const ElementSpec& e) {
   return std::visit([](const auto& x) -> const std::string& { return x.name; }, e);
 }
 
+namespace {
+
+// A default description of every kind, in the order of ElementSpec's alternatives.
+template <std::size_t I = 0>
+void add_kinds(std::vector<ElementSpec>& out) {
+  if constexpr (I < std::variant_size_v<ElementSpec>) {
+    out.emplace_back(std::in_place_index<I>);
+    add_kinds<I + 1>(out);
+  }
+}
+
+const std::vector<ElementSpec>& kinds() {
+  static const std::vector<ElementSpec> all = [] {
+    std::vector<ElementSpec> v;
+    add_kinds(v);
+    return v;
+  }();
+  return all;
+}
+
+const char* type_of(const ElementSpec& e) {
+  return std::visit([](const auto& s) { return std::decay_t<decltype(s)>::kType; }, e);
+}
+
+}  // namespace
+
+std::string element_types() {
+  std::string list;
+  for (const ElementSpec& k : kinds()) list += (list.empty() ? "" : ", ") + std::string(type_of(k));
+  return list;
+}
+
+bool element_spec_of_type(const std::string& type, ElementSpec& out) {
+  for (const ElementSpec& k : kinds())
+    if (type == type_of(k)) {
+      out = k;
+      return true;
+    }
+  return false;
+}
+
+bool element_field(const std::string& key, FieldType& type, Dimension& dimension) {
+  for (const ElementSpec& k : kinds()) {
+    const bool found = std::visit([&](const auto& s) {
+      for (const auto& f : spec_fields(s))
+        if (key == f.key) {
+          type = f.type;
+          dimension = f.dimension;
+          return true;
+        }
+      return false;
+    }, k);
+    if (found) return true;
+  }
+  return false;
+}
+
+std::pair<std::string, std::string> element_bodies(const ElementSpec& e) {
+  return std::visit([](const auto& s) {
+    std::pair<std::string, std::string> bodies;
+    for (const auto& f : spec_fields(s)) {
+      if (f.type == FieldType::attachment) bodies = {s.*f.text, s.*f.second};
+      if (f.type == FieldType::body) bodies.first = s.*f.text;
+    }
+    return bodies;
+  }, e);
+}
+
 }  // namespace luztar

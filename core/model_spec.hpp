@@ -3,13 +3,54 @@
 // what io::load_model produces from YAML and what a program may build in code;
 // assemble() validates it and turns it into a Model.
 #include <map>
+#include <span>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "core/signal.hpp"
+#include "core/units.hpp"
 
 namespace luztar {
+
+// One field of an element kind's description, declared once in the kind's
+// field table beside its struct (kSpringFields, ...). The YAML reader
+// (io/yaml_model.cpp: keys, types, units, locations), the writer
+// (io/yaml_writer.cpp, `luztar reduce`), the units of a path
+// (core/units.cpp, field_dimension) and validate() (the field's rule) walk
+// the table; none of them names a kind. A field's default is the struct's
+// member initialiser. A key means the same quantity in every kind
+// (field_dimension reads a path without its element's type).
+enum class FieldType {
+  number,      // a double; may carry a unit of `dimension`
+  text,        // a word; `choices` lists the values it may take
+  signal,      // a Signal (core/signal.hpp) whose values have `dimension`; required
+  body,        // the name of one body; required
+  attachment,  // `body: a` (to the fixed base) or `bodies: [a, b]`, into `text` and `second`; required
+};
+// The rule validate() checks on a number, reported at its field.
+enum class NumberRule {
+  finite,              // "must be a finite number"
+  nonzero,             // finite, "must not be 0"
+  nonnegative,         // finite, "must be >= 0"
+  nonnegative_or_inf,  // "must be >= 0 or .inf" (a rigid connection)
+  at_least_one,        // finite, "must be >= 1"
+};
+template <class S>
+struct SpecField {
+  const char* key = "";                // its YAML key (an attachment: "bodies", and "body")
+  FieldType type = FieldType::number;
+  double S::*number = nullptr;         // number
+  std::string S::*text = nullptr;      // text, body; attachment: body a
+  std::string S::*second = nullptr;    // attachment: body b ("" = the fixed base)
+  Signal S::*signal = nullptr;         // signal
+  Dimension dimension = Dimension::plain;  // number, signal: what it measures (core/units.hpp)
+  NumberRule rule = NumberRule::finite;    // number
+  bool required = false;               // number: must be given (else the struct's default)
+  const char* choices = nullptr;       // text: the values it may take, "a, b"
+  bool between_bodies = false;         // number: meaningful only between two bodies (written only then)
+};
 
 // A rotational rigid body. Angles in rad, velocities in rad/s.
 struct BodySpec {
@@ -23,6 +64,8 @@ struct BodySpec {
 // (Part 2, sections 2.2-2.3). Torque k*luz(x, freeplay) + damping*x' acts as
 // -T on body a and +ratio*T on body b. body_b empty: spring to the fixed base (x = q_a).
 struct SpringSpec {
+  static constexpr const char* kType = "spring";  // its `type` in YAML
+  static constexpr const char* kNoun = "a spring";  // in messages
   std::string name;
   std::string body_a, body_b;  // body_b empty = fixed base
   double ratio = 1.0;          // gear ratio p = r_b / r_a (> 0)
@@ -38,26 +81,78 @@ struct SpringSpec {
   // Tc = k luz(x, a): no jump as the teeth meet, no pull as they part).
   std::string damping_law = "everywhere";
 };
+inline constexpr SpecField<SpringSpec> kSpringFields[] = {
+    {.key = "bodies", .type = FieldType::attachment, .text = &SpringSpec::body_a, .second = &SpringSpec::body_b},
+    {.key = "ratio", .number = &SpringSpec::ratio, .dimension = Dimension::dimensionless,
+     .rule = NumberRule::nonzero, .between_bodies = true},
+    {.key = "stiffness", .number = &SpringSpec::stiffness, .dimension = Dimension::stiffness,
+     .rule = NumberRule::nonnegative_or_inf, .required = true},
+    {.key = "freeplay", .number = &SpringSpec::freeplay, .dimension = Dimension::angle,
+     .rule = NumberRule::nonnegative},
+    {.key = "damping", .number = &SpringSpec::damping, .dimension = Dimension::damping,
+     .rule = NumberRule::nonnegative},
+    {.key = "restitution", .number = &SpringSpec::restitution, .dimension = Dimension::dimensionless},
+    {.key = "damping_law", .type = FieldType::text, .text = &SpringSpec::damping_law, .choices = "everywhere, contact"},
+};
+inline std::span<const SpecField<SpringSpec>> spec_fields(const SpringSpec&) { return kSpringFields; }
 
 // Coulomb + viscous friction on the relative velocity v = q_a' - q_b' (Part 2,
 // section 3.2): torque mu*tar(v, MT0/mu) on body a (and its reaction on body b).
 // body_b empty: a bearing to the fixed base; otherwise a clutch or brake between bodies.
 struct FrictionSpec {
+  static constexpr const char* kType = "friction";
+  static constexpr const char* kNoun = "a friction element";
   std::string name;
   std::string body_a, body_b;  // body_b empty = fixed base
   double viscous = 0.0;        // mu [N m s/rad], >= 0 (0 = pure Coulomb)
   Signal coulomb;              // MT0(t) [N m], >= 0 at all times (0 = open)
   double static_ratio = 1.0;   // break-away torque / MT0, >= 1
 };
+inline constexpr SpecField<FrictionSpec> kFrictionFields[] = {
+    {.key = "bodies", .type = FieldType::attachment, .text = &FrictionSpec::body_a, .second = &FrictionSpec::body_b},
+    {.key = "viscous", .number = &FrictionSpec::viscous, .dimension = Dimension::damping,
+     .rule = NumberRule::nonnegative},
+    {.key = "coulomb", .type = FieldType::signal, .signal = &FrictionSpec::coulomb, .dimension = Dimension::torque},
+    {.key = "static_ratio", .number = &FrictionSpec::static_ratio, .dimension = Dimension::dimensionless,
+     .rule = NumberRule::at_least_one},
+};
+inline std::span<const SpecField<FrictionSpec>> spec_fields(const FrictionSpec&) { return kFrictionFields; }
 
 // External torque on a body [N m].
 struct TorqueSpec {
+  static constexpr const char* kType = "torque";
+  static constexpr const char* kNoun = "a torque";
   std::string name;
   std::string body;
   Signal torque;
 };
+inline constexpr SpecField<TorqueSpec> kTorqueFields[] = {
+    {.key = "body", .type = FieldType::body, .text = &TorqueSpec::body},
+    {.key = "torque", .type = FieldType::signal, .signal = &TorqueSpec::torque, .dimension = Dimension::torque},
+};
+inline std::span<const SpecField<TorqueSpec>> spec_fields(const TorqueSpec&) { return kTorqueFields; }
 
+// A new kind: its struct (with kType, kNoun), its field table and
+// spec_fields overload above, and its alternative here.
 using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec>;
+
+// The kinds' `type` names, "spring, friction, torque".
+std::string element_types();
+// A default description of the kind named `type` into `out`; false for no such kind.
+bool element_spec_of_type(const std::string& type, ElementSpec& out);
+// The field that `key` names in some kind's table, as its type and dimension;
+// false when no kind has it.
+bool element_field(const std::string& key, FieldType& type, Dimension& dimension);
+// The bodies an element is on (its attachment's, or its body; "" for none or the base).
+std::pair<std::string, std::string> element_bodies(const ElementSpec& e);
+// Calls f(signal, key) on each signal field of an element (E: ElementSpec, const or not).
+template <class E, class F>
+void for_each_element_signal(E& e, F&& f) {
+  std::visit([&](auto& s) {
+    for (const auto& field : spec_fields(s))
+      if (field.signal) f(s.*field.signal, std::string(field.key));
+  }, e);
+}
 
 // Integration settings (YAML section `simulation`).
 struct SimulationSettings {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 
 namespace luztar {
 
@@ -18,21 +19,19 @@ struct Term {
   double c;
 };
 
-std::string show(double v) {
-  std::ostringstream os;
-  os.precision(10);
-  os << v;
-  return os.str();
-}
+// The steps' numbers go to files (/model/reductions, the comments of `luztar
+// reduce`): the shortest text that reads back to the same double, as the
+// reduced model's own values.
+std::string show(double v) { return shortest(v); }
 
 // Calls f(signal, field) on every signal of a model description: the named
-// ones, the friction limits and the torques.
+// ones and the elements' (friction limits, torques).
 template <class Spec, class F>
 void for_each_signal(Spec& spec, F&& f) {
   for (auto& [name, sig] : spec.signals) f(sig, "signals." + name);
   for (auto& e : spec.elements) {
-    if (auto* fr = std::get_if<FrictionSpec>(&e)) f(fr->coulomb, "elements." + fr->name + ".coulomb");
-    if (auto* t = std::get_if<TorqueSpec>(&e)) f(t->torque, "elements." + t->name + ".torque");
+    const std::string p = "elements." + element_name(e) + ".";
+    for_each_element_signal(e, [&](auto& sig, const std::string& key) { f(sig, p + key); });
   }
 }
 
@@ -93,15 +92,19 @@ class Reducer {
   }
   // Spring with energy 1/2 k luz(sum c_i q_i, a)^2 in the standard form
   // x = q_a - ratio q_b (Theorem 3.2: luz(c x, a) = sgn(c) |c| luz(x, a/|c|)).
-  std::optional<SpringSpec> spring_from(const std::string& name, double k, double a, double damping,
-                                        std::vector<Term> terms) const {
+  // Its other fields (restitution, law, ...) are `base`'s: a substitution
+  // changes only the relation and what scales with it.
+  std::optional<SpringSpec> spring_from(const SpringSpec& base, const std::string& name, double k, double a,
+                                        double damping, std::vector<Term> terms) const {
     terms = substitute(terms, "", "", 0.0);  // merge terms on the same body, drop zeros and the base
     if (terms.empty()) return std::nullopt;
     if (terms.size() == 2 && body_index(terms[1].body) < body_index(terms[0].body)) std::swap(terms[0], terms[1]);
     const double c = terms[0].c;
-    SpringSpec s;
+    SpringSpec s = base;
     s.name = name;
     s.body_a = terms[0].body;
+    s.body_b.clear();
+    s.ratio = 1.0;
     s.stiffness = c * c * k;
     s.freeplay = a / std::abs(c);
     s.damping = c * c * damping;
@@ -115,14 +118,8 @@ class Reducer {
   std::vector<std::size_t> elements_on(const std::string& b) const {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < spec_.elements.size(); ++i) {
-      const bool on = std::visit(
-          [&](const auto& e) {
-            using T = std::decay_t<decltype(e)>;
-            if constexpr (std::is_same_v<T, TorqueSpec>) return e.body == b;
-            else return e.body_a == b || e.body_b == b;
-          },
-          spec_.elements[i]);
-      if (on) out.push_back(i);
+      const auto [first, second] = element_bodies(spec_.elements[i]);
+      if (first == b || second == b) out.push_back(i);
     }
     return out;
   }
@@ -196,15 +193,9 @@ class Reducer {
         redundant.push_back("rigid spring '" + s->name +
                             "' closes a loop of rigid connections whose ratios agree: redundant, dropped");
       } else if (s) {
-        const double restitution = s->restitution;
-        const std::string damping_law = s->damping_law;  // an odd law: unchanged by the substitution
-        const auto ns = spring_from(s->name, s->stiffness, s->freeplay, s->damping,
+        const auto ns = spring_from(*s, s->name, s->stiffness, s->freeplay, s->damping,
                                     substitute(spring_terms(*s), gone, kept, factor));
-        if (ns) {
-          *s = *ns;
-          s->restitution = restitution;
-          s->damping_law = damping_law;
-        }
+        if (ns) *s = *ns;
         else drop.push_back(i);
       } else if (auto* f = std::get_if<FrictionSpec>(&e)) {
         const std::vector<Term> t = substitute(friction_terms(*f), gone, kept, factor);
@@ -324,7 +315,7 @@ class Reducer {
       std::vector<Term> terms;  // the base contributes no term
       if (!b.other.empty()) terms.push_back({b.other, b.u});
       if (!a.other.empty()) terms.push_back({a.other, -a.u});
-      merged = spring_from(name, k, a.a + b.a, 0.0, terms);
+      merged = spring_from(SpringSpec{}, name, k, a.a + b.a, 0.0, terms);
     }
     if (merged) {
       step << "massless frictionless body " << node << " between springs '" << s1.name << "' and '" << s2.name

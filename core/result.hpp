@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/units.hpp"
+
 namespace luztar {
 
 // How a run (or an advance_to call) ended. Not an exception: a run that stops
@@ -89,7 +91,8 @@ struct Result {
   std::vector<double> dissipated;  // (nt) [J] includes velocity projection losses
   // Sampled blocks of the control path (Model::sampled): their held outputs.
   std::vector<std::string> block_names;  // (nsb) Model::sampled_names
-  std::vector<double> block_output;      // (nt x nsb) [unit of the block's signal]
+  std::vector<std::string> block_units;  // (nsb) their SI units (core/units.hpp block_units)
+  std::vector<double> block_output;      // (nt x nsb) [block_units]
 
   std::vector<EventRecord> events;
   std::vector<double> time_stuck;  // (ne) seconds each friction element spent stuck (0 for others)
@@ -106,6 +109,10 @@ struct Result {
   int num_bodies() const { return static_cast<int>(body_names.size()); }
   int num_elements() const { return static_cast<int>(element_names.size()); }
   int num_blocks() const { return static_cast<int>(block_names.size()); }
+  // The unit of block b's output; unit::of_signal when not known (a Result made by hand).
+  const char* block_unit(int b) const {
+    return b < static_cast<int>(block_units.size()) ? block_units[b].c_str() : unit::of_signal;
+  }
 };
 
 }  // namespace luztar

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/times.hpp"
+#include "core/units.hpp"
 
 namespace luztar {
 
@@ -40,6 +41,7 @@ Result labelled_result(const Model& m) {
   r.body_names = m.body_names;
   r.element_names = m.element_names;
   r.block_names = m.sampled_names;
+  r.block_units = block_units(m);
   for (ElementKind k : m.element_kind) r.element_kinds.push_back(to_string(k));
   return r;
 }

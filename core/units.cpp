@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/model.hpp"
+#include "core/model_spec.hpp"
 #include "core/signal.hpp"
 
 namespace luztar {
@@ -140,6 +142,25 @@ const char* signal_unit(const std::string& path) {
   return "";  // inputs.<i>, blocks.<b>: the unit of the signal they carry
 }
 
+namespace {
+
+// Marks the blocks of `s` whose output reaches a torque (`torque`: s's own value is one).
+void mark_torque_blocks(const Model& m, const Signal& s, bool torque, std::vector<std::string>& units) {
+  if (torque && is_sampled_block(s.kind)) units.at(static_cast<std::size_t>(s.input) - m.inputs.size()) = unit::torque;
+  using K = Signal::Kind;
+  const bool keeps = s.kind == K::sum || s.kind == K::dead_zone || s.kind == K::saturation || s.kind == K::hold ||
+                     s.kind == K::play;  // their terms (a sum's, the `of` of the others) are in their unit
+  for (const Signal& term : s.terms) mark_torque_blocks(m, term, torque && keeps, units);
+}
+
+}  // namespace
+
+std::vector<std::string> block_units(const Model& m) {
+  std::vector<std::string> units(m.sampled.size(), unit::of_signal);
+  for (const Signal& s : m.signals) mark_torque_blocks(m, s, true, units);
+  return units;
+}
+
 const char* dimension_name(Dimension d) {
   switch (d) {
     case Dimension::plain: return "a value whose unit depends on its use";
@@ -183,14 +204,11 @@ Dimension field_dimension(const std::string& path) {
     if (last == "angle") return Dimension::angle;
     if (last == "velocity") return Dimension::angular_velocity;
   }
-  if (p[0] == "elements" && p.size() >= 3) {
-    const std::string& key = p[2];
-    if (key == "torque" || key == "coulomb") return signal_part(p, 3, Dimension::torque);
-    if (p.size() != 3) return Dimension::plain;
-    if (key == "stiffness") return Dimension::stiffness;
-    if (key == "freeplay") return Dimension::angle;
-    if (key == "damping" || key == "viscous") return Dimension::damping;
-    if (key == "ratio" || key == "restitution" || key == "static_ratio") return Dimension::dimensionless;
+  FieldType type;
+  Dimension dim;
+  if (p[0] == "elements" && p.size() >= 3 && element_field(p[2], type, dim)) {  // the kinds' field tables
+    if (type == FieldType::signal) return signal_part(p, 3, dim);
+    if (type == FieldType::number && p.size() == 3) return dim;
   }
   if (p[0] == "signals" && p.size() >= 2) return signal_part(p, 2, Dimension::plain);
   return Dimension::plain;

@@ -31,6 +31,16 @@ inline constexpr const char* of_signal = "unit of the signal";
 // elements.<e>.torque|state, energy.<kind>, time; "" for any other path.
 const char* signal_unit(const std::string& path);
 
+struct Model;
+// The unit of each sampled block's held output (Model::sampled order). A block
+// whose output reaches an applied torque or a friction limit (the signals of
+// Model::signals, [N m]) through sums and the blocks that keep their input's
+// unit (dead zone, saturation, hold, play) holds a torque, whatever its own
+// kind (a relay's value and an integrator's bounds are then torques too); any
+// other (inside a product, or the input of a relay or an integrator) carries
+// a unit the model does not declare: unit::of_signal.
+std::vector<std::string> block_units(const Model& m);
+
 // What a numeric model field measures.
 enum class Dimension {
   plain,             // unit depends on use (a named signal, a controller input): plain numbers only

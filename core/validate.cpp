@@ -373,8 +373,7 @@ void require_inlined_within_limits(const ModelSpec& spec) {
   };
   for (const ElementSpec& e : spec.elements) {
     const std::string p = "elements." + element_name(e);
-    if (const auto* f = std::get_if<FrictionSpec>(&e)) add(f->coulomb, p + ".coulomb");
-    else if (const auto* t = std::get_if<TorqueSpec>(&e)) add(t->torque, p + ".torque");
+    for_each_element_signal(e, [&](const Signal& s, const std::string& key) { add(s, p + "." + key); });
   }
   for (const auto& entry : spec.signals) size.named(entry.first);
 }
@@ -391,8 +390,6 @@ const BodySpec* find_body(const ModelSpec& spec, const std::string& name) {
 // combined and solved with the law everywhere).
 void contact_damping_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p) {
   const std::string f = p + ".damping_law";
-  if (s.damping_law != "contact")
-    throw ModelError(f, "must be one of everywhere, contact (got '" + s.damping_law + "')");
   if (s.freeplay == 0.0) throw ModelError(f, "contact needs a freeplay > 0 (a spring without a gap is always in contact)");
   if (std::isinf(s.stiffness) || s.stiffness == 0.0)
     throw ModelError(f, "contact needs a finite stiffness > 0 (got " + show(s.stiffness) + ")");
@@ -415,6 +412,87 @@ void rigid_freeplay_rules(const ModelSpec& spec, const SpringSpec& s, const std:
     throw ModelError(p + ".freeplay", "the initial relative angle " + show(x) +
                                           " rad lies outside the rigid freeplay [-" + show(s.freeplay) + ", " +
                                           show(s.freeplay) + "]");
+}
+
+// --- the rules of an element kind: its field table's, then its own -----------
+
+// The rule of a number field (core/model_spec.hpp, NumberRule).
+void number_rule(double v, NumberRule rule, const std::string& field) {
+  switch (rule) {
+    case NumberRule::finite:
+      require_finite(v, field);
+      break;
+    case NumberRule::nonzero:
+      require_finite(v, field);
+      if (v == 0.0) throw ModelError(field, "must not be 0");
+      break;
+    case NumberRule::nonnegative:
+      require_nonnegative(v, field);
+      break;
+    case NumberRule::nonnegative_or_inf:
+      if (std::isnan(v) || v < 0.0) throw ModelError(field, "must be >= 0 or .inf (got " + show(v) + ")");
+      break;
+    case NumberRule::at_least_one:
+      require_finite(v, field);
+      if (v < 1.0) throw ModelError(field, "must be >= 1 (got " + show(v) + ")");
+      break;
+  }
+}
+
+// True when `value` is one of "a, b, c".
+bool one_of(const std::string& value, const std::string& choices) {
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = choices.find(", ", start);
+    if (choices.compare(start, comma == std::string::npos ? std::string::npos : comma - start, value) == 0) return true;
+    if (comma == std::string::npos) return false;
+    start = comma + 2;
+  }
+}
+
+// The rules of a kind's field table at p (elements.<name>): its bodies, then
+// its numbers, its words, its signals (read in continuous time).
+template <class S>
+void field_rules(const ModelSpec& spec, const S& s, const std::string& p, const std::set<std::string>& bodies) {
+  auto require_body = [&](const std::string& name, const std::string& field) {
+    if (!bodies.count(name)) throw ModelError(field, "no body named '" + name + "'");
+  };
+  for (const auto& f : spec_fields(s)) {
+    const std::string field = p + "." + f.key;
+    if (f.type == FieldType::body) require_body(s.*f.text, field);
+    if (f.type != FieldType::attachment) continue;
+    require_body(s.*f.text, field);
+    if (!(s.*f.second).empty()) require_body(s.*f.second, field);
+    if (s.*f.text == s.*f.second) throw ModelError(field, std::string(S::kNoun) + " needs two different bodies");
+  }
+  for (const auto& f : spec_fields(s))
+    if (f.type == FieldType::number) number_rule(s.*f.number, f.rule, p + "." + f.key);
+  for (const auto& f : spec_fields(s))
+    if (f.type == FieldType::text && f.choices && !one_of(s.*f.text, f.choices))
+      throw ModelError(p + "." + f.key, std::string("must be one of ") + f.choices + " (got '" + s.*f.text + "')");
+  for (const auto& f : spec_fields(s))
+    if (f.type == FieldType::signal) validate_signal(s.*f.signal, p + "." + f.key, spec.signals, bodies);
+}
+
+// A kind's rules beyond its table (none unless it has an overload below).
+template <class S>
+void kind_rules(const ModelSpec&, const S&, const std::string&) {}
+
+void kind_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p) {
+  const bool rigid_freeplay = std::isinf(s.stiffness) && s.freeplay > 0.0;
+  if (s.restitution != 0.0 && !rigid_freeplay)
+    throw ModelError(p + ".restitution",
+                     "applies to rigid freeplay only (stiffness .inf with freeplay > 0): an elastic "
+                     "spring's impacts follow from its stiffness and damping");
+  if (s.restitution < 0.0 || s.restitution > 1.0)
+    throw ModelError(p + ".restitution", "must be in [0, 1] (got " + show(s.restitution) + ")");
+  if (rigid_freeplay) rigid_freeplay_rules(spec, s, p);
+  if (s.damping_law == "contact") contact_damping_rules(spec, s, p);
+}
+
+void kind_rules(const ModelSpec& spec, const FrictionSpec& f, const std::string& p) {
+  const Range r = signal_range(f.coulomb, spec.signals, 0);
+  if (r.lo < 0.0)
+    throw ModelError(p + ".coulomb", "the friction torque limit must stay >= 0 (it can reach " + show(r.lo) + ")");
 }
 
 }  // namespace
@@ -464,11 +542,7 @@ void validate(const ModelSpec& spec) {
     require_finite(b.angle, p + ".angle");
     require_finite(b.velocity, p + ".velocity");
   }
-  std::set<std::string> body_names = names;
-  auto require_body = [&](const std::string& name, const std::string& field) {
-    if (!body_names.count(name)) throw ModelError(field, "no body named '" + name + "'");
-  };
-
+  const std::set<std::string> body_names = names;
   require_inlined_within_limits(spec);
   for (const ElementSpec& e : spec.elements) {
     const std::string& name = element_name(e);
@@ -476,44 +550,10 @@ void validate(const ModelSpec& spec) {
     if (name.empty()) throw ModelError("elements", "an element has an empty name");
     if (const std::string problem = name_problem(name, false); !problem.empty()) throw ModelError(p, problem);
     if (!names.insert(name).second) throw ModelError(p, "the name '" + name + "' is used twice");
-    if (const auto* s = std::get_if<SpringSpec>(&e)) {
-      require_body(s->body_a, p + ".bodies");
-      if (!s->body_b.empty()) require_body(s->body_b, p + ".bodies");
-      if (s->body_a == s->body_b) throw ModelError(p + ".bodies", "a spring needs two different bodies");
-      require_finite(s->ratio, p + ".ratio");
-      if (s->ratio == 0.0) throw ModelError(p + ".ratio", "must not be 0");
-      // .inf: a rigid connection (merged by reduce()), or with freeplay an impact pair
-      if (std::isnan(s->stiffness) || s->stiffness < 0.0)
-        throw ModelError(p + ".stiffness", "must be >= 0 or .inf (got " + show(s->stiffness) + ")");
-      require_nonnegative(s->freeplay, p + ".freeplay");
-      require_nonnegative(s->damping, p + ".damping");
-      require_finite(s->restitution, p + ".restitution");
-      const bool rigid_freeplay = std::isinf(s->stiffness) && s->freeplay > 0.0;
-      if (s->restitution != 0.0 && !rigid_freeplay)
-        throw ModelError(p + ".restitution",
-                         "applies to rigid freeplay only (stiffness .inf with freeplay > 0): an elastic "
-                         "spring's impacts follow from its stiffness and damping");
-      if (s->restitution < 0.0 || s->restitution > 1.0)
-        throw ModelError(p + ".restitution", "must be in [0, 1] (got " + show(s->restitution) + ")");
-      if (rigid_freeplay) rigid_freeplay_rules(spec, *s, p);
-      if (s->damping_law != "everywhere") contact_damping_rules(spec, *s, p);
-    } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
-      require_body(f->body_a, p + ".bodies");
-      if (!f->body_b.empty()) require_body(f->body_b, p + ".bodies");
-      if (f->body_a == f->body_b) throw ModelError(p + ".bodies", "a friction element needs two different bodies");
-      require_nonnegative(f->viscous, p + ".viscous");
-      require_finite(f->static_ratio, p + ".static_ratio");
-      if (f->static_ratio < 1.0)
-        throw ModelError(p + ".static_ratio", "must be >= 1 (got " + show(f->static_ratio) + ")");
-      validate_signal(f->coulomb, p + ".coulomb", spec.signals, body_names);
-      const Range r = signal_range(f->coulomb, spec.signals, 0);
-      if (r.lo < 0.0)
-        throw ModelError(p + ".coulomb", "the friction torque limit must stay >= 0 (it can reach " +
-                                             show(r.lo) + ")");
-    } else if (const auto* t = std::get_if<TorqueSpec>(&e)) {
-      require_body(t->body, p + ".body");
-      validate_signal(t->torque, p + ".torque", spec.signals, body_names);
-    }
+    std::visit([&](const auto& s) {
+      field_rules(spec, s, p, body_names);
+      kind_rules(spec, s, p);
+    }, e);
   }
   for (const auto& [name, s] : spec.signals) {
     if (const std::string problem = name_problem(name, true); !problem.empty())

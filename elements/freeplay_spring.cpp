@@ -1,5 +1,7 @@
 #include "elements/freeplay_spring.hpp"
 
+#include <cmath>
+
 namespace luztar {
 
 std::int8_t freeplay_side(double x, double a, double rate) {
@@ -99,5 +101,156 @@ double spring_witness(const Model& m, const Witness& w, const WitnessInputs& in)
     default: return 0.0;  // not a spring witness (kinds.cpp dispatches by kind)
   }
 }
+
+}  // namespace luztar
+
+// --- its row in the table of kinds (elements/kinds.hpp) ----------------------
+
+namespace luztar {
+
+namespace {
+
+std::int8_t clamp_of(const Model& m, int s, const State& modes) { return modes.element_mode[m.spring_element[s]]; }
+
+bool relation_of(const Model& m, int s, Relation& out) {
+  const Spring& sp = m.springs[s];
+  out = {sp.a, sp.b, sp.ratio};
+  return true;
+}
+
+std::int8_t side_of(const Model&, int s, const State& modes) { return modes.spring_side[s]; }
+
+// Springs at algebraic bodies follow their exact luz (the balance was solved
+// with it); a rigid freeplay's contact torque is its link's (solvers/static_friction).
+void forces(const Model& m, int s, const ModeFrame& f, const ForceTargets& out) {
+  const Spring& sp = m.springs[s];
+  const SpringRelation r = spring_relation(sp, f.q, f.w);
+  const double T = m.spring_algebraic[s] ? spring_torque_exact(sp, r)
+                                         : spring_torque(sp, r, f.modes->spring_side[s], clamp_of(m, s, *f.modes));
+  apply_spring_torque(sp, T, out.force);
+}
+
+bool tangent(const Model& m, int s, const State& modes, Tangent& out) {
+  if (m.spring_algebraic[s]) return false;  // through the group's Schur complement (solvers/algebraic_bodies)
+  const Spring& sp = m.springs[s];
+  const std::int8_t side = modes.spring_side[s], clamp = clamp_of(m, s, modes);
+  out = {spring_stiffness(sp, side, clamp), spring_damping(sp, side, clamp)};
+  return true;
+}
+
+// True when the structure holds a rigid freeplay's x' at 0 (both sides held, or
+// locked together at the mesh ratio): x' would be 0 throughout. Within one
+// cluster x' = (g_a - p g_b) v; gains are 0 on held bodies.
+bool rate_held(const Spring& sp, const WitnessContext& c) {
+  const double ga = c.gain[sp.a], pgb = sp.b == kGround ? 0.0 : sp.ratio * c.gain[sp.b];
+  return (ga == 0.0 && pgb == 0.0) ||
+         (sp.b != kGround && c.cluster_of[sp.a] == c.cluster_of[sp.b] && std::abs(ga - pgb) <= 1e-12 * std::abs(ga));
+}
+
+void witnesses(const Model& m, int s, const WitnessContext& c, std::vector<Witness>& out) {
+  const Spring& sp = m.springs[s];
+  if (!has_freeplay_events(sp) || m.spring_algebraic[s]) return;
+  const State& modes = *c.modes;
+  const std::int8_t side = modes.spring_side[s];
+  const bool contact_in_group = sp.rigid() && c.in_group[m.spring_link[s]];
+  const bool held = sp.rigid() && side == 0 && rate_held(sp, c);
+  spring_witnesses(sp, s, side, spring_deflection(sp, modes.q.data()), held, contact_in_group, c.slip_margin, out,
+                   clamp_of(m, s, modes));
+}
+
+double elastic_energy(const Model& m, int s, const double* q) {
+  return spring_elastic_energy(m.springs[s], spring_deflection(m.springs[s], q));
+}
+
+double dissipation(const Model& m, int s, const ModeFrame& f) {
+  const Spring& sp = m.springs[s];
+  if (sp.damping == 0.0) return 0.0;
+  const SpringRelation r = spring_relation(sp, f.q, f.w);
+  return spring_dissipation(sp, r, sp.contact_damping ? f.modes->spring_side[s] : 0, clamp_of(m, s, *f.modes), r.rate);
+}
+
+ElementOutput output(const Model& m, int s, const ModeFrame& f) {
+  const Spring& sp = m.springs[s];
+  const SpringRelation r = spring_relation(sp, f.q, f.w);
+  const std::int8_t side = f.modes->spring_side[s];
+  if (m.spring_algebraic[s])  // no events: the side read from x
+    return spring_output_exact(sp, r, sp.freeplay > 0.0 ? freeplay_side(r.x, sp.freeplay, 0.0) : 0, 0.0);
+  // a rigid freeplay's contact torque while the teeth touch
+  return spring_output(sp, r, side, sp.rigid() && side != 0 ? f.lambda[m.spring_link[s]] : 0.0,
+                       clamp_of(m, s, *f.modes));
+}
+
+// The contact law's clamp where the spring starts (0 for the others).
+std::int8_t initial_mode(const Model& m, int s, const State& st) {
+  const Spring& sp = m.springs[s];
+  if (!has_freeplay_events(sp) || m.spring_algebraic[s] || sp.rigid()) return 0;
+  return damping_clamp(sp, spring_relation(sp, st.q.data(), st.w.data()), st.spring_side[s]);
+}
+
+// The clamp after a crossing: teeth that meet start at the corner of their
+// approach (Tc = 0 < |c x'|), teeth that part keep none; a corner switches it
+// (unless the teeth parted at the same instant).
+std::int8_t mode_after(const Model& m, int s, const State& st, const Witness& w) {
+  const Spring& sp = m.springs[s];
+  const std::int8_t side = st.spring_side[s], clamp = clamp_of(m, s, st);
+  const WitnessKindInfo& info = witness_kind_info(w.kind);
+  switch (info.crossing) {
+    case Crossing::freeplay_flank: return sp.contact_damping && sp.damping > 0.0 ? side : 0;
+    case Crossing::own_mode: return side != 0 ? static_cast<std::int8_t>(clamp == 0 ? info.sign : 0) : clamp;
+    default: return clamp;
+  }
+}
+
+Tangent step_tangent(const Model& m, int s, const StepFrame& f) {
+  const Spring& sp = m.springs[s];
+  const std::int8_t side = freeplay_side(spring_deflection(sp, f.q), sp.freeplay, 0.0);
+  const std::int8_t clamp = damping_clamp(sp, spring_relation(sp, f.q, f.v), side);
+  return {spring_stiffness(sp, side, clamp), spring_damping(sp, side, clamp)};
+}
+
+void step_forces(const Model& m, int s, const StepFrame& f, double* rhs) {
+  const Spring& sp = m.springs[s];
+  const SpringRelation r = spring_relation(sp, f.q, f.v);
+  double T = spring_torque_exact(sp, r);                                // a rigid freeplay's contact is its row's
+  T += f.h_theta * f.tangent[m.spring_element[s]].stiffness * r.rate;  // - h theta K v_k
+  apply_spring_torque(sp, T, rhs);
+}
+
+double step_dissipation(const Model& m, int s, const double* q, const double* v_theta, const double* v_mid) {
+  const Spring& sp = m.springs[s];
+  return spring_dissipation_exact(sp, {spring_deflection(sp, q), spring_rate(sp, v_theta)}, spring_rate(sp, v_mid));
+}
+
+ElementOutput step_output(const Model& m, int s, const StepFrame& f) {
+  const Spring& sp = m.springs[s];
+  const SpringRelation r = spring_relation(sp, f.q, f.v);
+  if (sp.rigid()) {  // the contact torque of the step's impulses
+    const int l = m.spring_link[s];
+    return spring_output_exact(sp, r, f.link_held[l], f.link_impulse[l] / f.h);
+  }
+  return spring_output_exact(sp, r, has_freeplay_events(sp) ? freeplay_side(r.x, sp.freeplay, r.rate) : 0, 0.0);
+}
+
+}  // namespace
+
+const ElementKindInfo kSpringKind = {
+    .kind = ElementKind::spring,
+    .event = spring_event,
+    .max_witnesses = kMaxSpringWitnesses,
+    .relation = relation_of,
+    .state = side_of,
+    .forces = forces,
+    .tangent = tangent,
+    .witnesses = witnesses,
+    .elastic_energy = elastic_energy,
+    .dissipation = dissipation,
+    .output = output,
+    .initial_mode = initial_mode,  // the contact law's clamp
+    .mode_after = mode_after,
+    .step_tangent = step_tangent,
+    .step_forces = step_forces,
+    .step_dissipation = step_dissipation,
+    .step_output = step_output,
+};
 
 }  // namespace luztar

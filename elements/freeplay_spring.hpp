@@ -12,10 +12,12 @@
 // damping_law contact (Spring::contact_damping; 0 < k < inf, a > 0): the
 // torque is 0 in the gap and, in contact, T = Tc + clamp(c x', -|Tc|, +|Tc|)
 // with Tc = k luz(x, a) (Modelica's ElastoBacklash): no jump as the teeth meet,
-// no pull as they part. The clamp is a mode of its own, State::spring_clamp:
-// 0 linear (T = Tc + c x'), +1 at +|Tc|, -1 at -|Tc|; in side s != 0 a clamp
-// m gives T = (1 + m s) Tc, so the law stays linear in each mode. Its corners
-// c x' = +|Tc| and c x' = -|Tc| are witnesses (damping_upper/lower).
+// no pull as they part. The clamp is the spring's mode of its own
+// (State::element_mode): 0 linear (T = Tc + c x'), +1 at +|Tc|, -1 at -|Tc|;
+// in side s != 0 a clamp m gives T = (1 + m s) Tc, so the law stays linear in
+// each mode. Its corners c x' = +|Tc| and c x' = -|Tc| are witnesses
+// (damping_upper/lower). The teeth meet with Tc = 0 < |c x'|: the clamp
+// starts at the corner of their approach, and is 0 in the gap.
 #include <cstdint>
 #include <vector>
 
@@ -23,15 +25,13 @@
 #include "core/model.hpp"
 #include "core/projections.hpp"
 #include "core/result.hpp"
+#include "elements/kinds.hpp"
 #include "elements/witness.hpp"
 
 namespace luztar {
 
-// Torque and state of an element in a result (core/result.hpp conventions).
-struct ElementOutput {
-  double torque = 0.0;     // [N m]
-  std::int8_t state = 0;   // spring: side; friction: mode code; torque load: 0
-};
+// Its row in the table of kinds (elements/kinds.hpp).
+extern const ElementKindInfo kSpringKind;
 
 // --- relation -------------------------------------------------------------
 // Relative angle x = q_a - p q_b [rad] and its rate x' = w_a - p w_b [rad/s].
@@ -65,6 +65,12 @@ double spring_torque(const Spring& s, const SpringRelation& r, std::int8_t side,
 // Elastic part k luz(x, a) of the exact law (a rigid freeplay: 0).
 inline double spring_elastic_torque(const Spring& s, double x) {
   return s.rigid() ? 0.0 : s.stiffness * luz(x, s.freeplay);
+}
+// Energy stored 1/2 k luz(x, a)^2 [J] (a rigid freeplay, a constraint: 0).
+inline double spring_elastic_energy(const Spring& s, double x) {
+  if (s.rigid()) return 0.0;
+  const double d = luz(x, s.freeplay);
+  return 0.5 * s.stiffness * d * d;
 }
 // Torque on the exact law k luz(x, a) + c x' (a rigid freeplay: c x'; the
 // contact law with the side and clamp read from (x, x')).

@@ -18,10 +18,13 @@
 #include "core/result.hpp"
 #include "core/signal.hpp"
 #include "core/state.hpp"
-#include "elements/freeplay_spring.hpp"
+#include "elements/kinds.hpp"
 #include "elements/witness.hpp"
 
 namespace luztar {
+
+// Its row in the table of kinds (elements/kinds.hpp).
+extern const ElementKindInfo kFrictionKind;
 
 // --- relation -------------------------------------------------------------
 // Relative velocity v = w_a - w_b [rad/s] (w_b = 0 for the base).

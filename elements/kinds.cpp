@@ -3,6 +3,7 @@
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "elements/massless_bearing.hpp"
+#include "elements/torque_load.hpp"
 
 namespace luztar {
 
@@ -14,13 +15,13 @@ double group_witness(const Model&, const Witness& w, const WitnessInputs& in) {
   return 1.0 - in.group_utilisation[w.index];
 }
 
-const ElementKindInfo kElementKinds[] = {
-    {ElementKind::spring, spring_event},
-    {ElementKind::friction, friction_event},
-    {ElementKind::torque, nullptr},
-};
+// In the order of ElementKind; each row is defined beside its kind's functions.
+const ElementKindInfo* const kElementKinds[kNumElementKinds] = {&kSpringKind, &kFrictionKind, &kTorqueKind};
 
 }  // namespace
+
+const ElementKind kSumOrder[kNumElementKinds] = {ElementKind::torque, ElementKind::spring, ElementKind::friction};
+const ElementKind kListOrder[kNumElementKinds] = {ElementKind::friction, ElementKind::spring, ElementKind::torque};
 
 // In the order of WitnessKind.
 const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
@@ -45,16 +46,25 @@ const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
     {WitnessKind::gap_turnaround, "gap_turnaround", "x' turns back towards the nearer flank (no mode change)",
      Crossing::none, 0, spring_witness},
     {WitnessKind::damping_upper, "damping_upper", "c x' = +|Tc|: a contact-law spring's damping clamps at +|Tc|, or leaves it",
-     Crossing::damping_corner, +1, spring_witness},
+     Crossing::own_mode, +1, spring_witness},
     {WitnessKind::damping_lower, "damping_lower", "c x' = -|Tc|: a contact-law spring's damping clamps at -|Tc|, or leaves it",
-     Crossing::damping_corner, -1, spring_witness},
+     Crossing::own_mode, -1, spring_witness},
 };
 
-const ElementKindInfo& element_kind_info(ElementKind k) { return kElementKinds[static_cast<int>(k)]; }
+const ElementKindInfo& element_kind_info(ElementKind k) { return *kElementKinds[static_cast<int>(k)]; }
+
+double elastic_energy(const Model& m, const std::vector<double>& q) {
+  double e = 0.0;
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.elastic_energy) e += row.elastic_energy(m, i, q.data());
+  });
+  return e;
+}
 
 int max_witness_count(const Model& m) {
-  return static_cast<int>(kMaxFrictionWitnesses * m.frictions.size() + kMaxSpringWitnesses * m.springs.size()) +
-         kMaxMasslessWitnesses * m.num_bodies();
+  int n = kMaxMasslessWitnesses * m.num_bodies();
+  for (ElementKind k : kSumOrder) n += element_kind_info(k).max_witnesses * static_cast<int>(m.elements_of(k).size());
+  return n;
 }
 
 }  // namespace luztar

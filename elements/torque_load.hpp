@@ -4,9 +4,12 @@
 // power tau w of the energy balance.
 #include "core/model.hpp"
 #include "core/signal.hpp"
-#include "elements/freeplay_spring.hpp"
+#include "elements/kinds.hpp"
 
 namespace luztar {
+
+// Its row in the table of kinds (elements/kinds.hpp).
+extern const ElementKindInfo kTorqueKind;
 
 // tau(t) of load l [N m], finite (core/signal.hpp: require_finite_at, named
 // after its element: a NaN torque would end as a convergence failure).

@@ -30,8 +30,9 @@ enum class WitnessKind {
 inline constexpr int kNumWitnessKinds = 12;
 
 // What a crossing means for the variable structure; the event pipeline
-// (solvers/simulator.cpp) applies it, with the sign of the kind's table row
-// (elements/kinds.hpp).
+// (solvers/event_pipeline.cpp) applies it, with the sign of the kind's table
+// row (elements/kinds.hpp). After any crossing of an element's witness, the
+// element's kind updates its mode of its own (ElementKindInfo::mode_after).
 enum class Crossing {
   none,               // nothing changes (the integrator goes on with its history)
   freeplay_flank,     // the spring's side goes 0 -> sign, or back to 0 (a rigid freeplay's teeth strike)
@@ -40,7 +41,7 @@ enum class Crossing {
   reserve_exhausted,  // a stuck friction element breaks away in direction sign
   group_exhausted,    // a link of a stuck group with one loop reaches its limit
   massless_kink,      // a massless body's luz branch goes 0 -> sign, or back to 0
-  damping_corner      // a contact-law spring's clamp goes 0 -> sign, or back to 0
+  own_mode            // only the element's mode of its own changes (its kind's row: mode_after)
 };
 
 // One root function: what it watches, on which element, and the crossing
@@ -50,6 +51,7 @@ struct Witness {
   int index;           // friction (slip/stick), static split (group), spring (freeplay, contact, damping) or body (massless)
   int direction;
   double level = 0.0;  // the root is where the watched quantity crosses this value
+  int element = -1;    // element id of the element that watches it (set by the solver); -1: a group or a body
 };
 
 // What the solver evaluated at the state a witness is read at; sizes in

@@ -67,7 +67,7 @@ void write_csv(AtomicOutput& out, const Result& r) {
     row.column(e + ".torque", unit::torque);
     row.column(e + ".state", unit::one);
   }
-  for (const auto& b : r.block_names) row.column(b, unit::of_signal);
+  for (int b = 0; b < r.num_blocks(); ++b) row.column(r.block_names[b], r.block_unit(b));
   for (const char* e : {"input_work", "kinetic", "elastic", "dissipated"}) row.column(e, unit::energy);
   row.end();
   for (int k = 0; k < r.num_samples(); ++k) {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/units.hpp"
 #include "io/hdf5_result.hpp"
 #include "io/hdf5_util.hpp"
 
@@ -49,7 +50,9 @@ Result read_result_data(const h5::File& f, const std::string& prefix) {
     const int nsb = r.num_blocks();
     r.block_output.resize(nt * nsb);
     for (int b = 0; b < nsb; ++b) {
-      const auto held = f.doubles(p + "blocks/" + r.block_names[b]);
+      const std::string d = p + "blocks/" + r.block_names[b];
+      r.block_units.push_back(f.has_attribute(d, "units") ? f.string_attribute(d, "units") : unit::of_signal);
+      const auto held = f.doubles(d);
       for (std::size_t k = 0; k < nt; ++k) r.block_output[k * nsb + b] = held[k];
     }
   }

@@ -55,21 +55,26 @@ inline Handle storage(std::size_t n, bool compress) {
   return dcpl;
 }
 
-inline void dataset(hid_t parent, const std::string& name, const double* data, std::size_t n, hid_t dcpl = H5P_DEFAULT) {
+// A 1-D dataset of n values in the file type, written from memory of the native
+// type; returned open (for its attributes).
+inline Handle numeric_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type,
+                              const void* data, std::size_t n, hid_t dcpl) {
   const hsize_t dims[1] = {n};
   Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
-  Handle d(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
+  Handle d(H5Dcreate2(parent, name.c_str(), file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
            name.c_str());
-  if (n) check(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+  if (n) check(H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+  return d;
 }
 
-inline void dataset(hid_t parent, const std::string& name, const std::int8_t* data, std::size_t n,
-                    hid_t dcpl = H5P_DEFAULT) {
-  const hsize_t dims[1] = {n};
-  Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
-  Handle d(H5Dcreate2(parent, name.c_str(), H5T_STD_I8LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
-           name.c_str());
-  if (n) check(H5Dwrite(d, H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+inline Handle dataset(hid_t parent, const std::string& name, const double* data, std::size_t n,
+                      hid_t dcpl = H5P_DEFAULT) {
+  return numeric_dataset(parent, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, n, dcpl);
+}
+
+inline Handle dataset(hid_t parent, const std::string& name, const std::int8_t* data, std::size_t n,
+                      hid_t dcpl = H5P_DEFAULT) {
+  return numeric_dataset(parent, name, H5T_STD_I8LE, H5T_NATIVE_INT8, data, n, dcpl);
 }
 
 // A numeric dataset with its `units` attribute (core/units.hpp), as every
@@ -77,6 +82,18 @@ inline void dataset(hid_t parent, const std::string& name, const std::int8_t* da
 template <class T>
 void dataset(hid_t parent, const std::string& name, const T* data, std::size_t n, const char* units,
              hid_t dcpl = H5P_DEFAULT);
+
+// Transfer properties for a write or read that converts (variable-length
+// strings): HDF5's default conversion buffer is 1 MiB, allocated and zeroed at
+// each such call and unmapped after it, which made the page faults of the
+// string datasets a fifth of a small run's whole process. A buffer sized to the
+// data (at most the default) converts the same in one pass.
+inline Handle conversion_transfer(std::size_t elements) {
+  Handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "transfer properties");
+  const std::size_t bytes = std::clamp<std::size_t>(elements * 64, 1024, std::size_t{1} << 20);
+  check(H5Pset_buffer(dxpl, bytes, nullptr, nullptr), "transfer buffer");
+  return dxpl;
+}
 
 inline Handle string_type() {
   Handle t(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
@@ -92,7 +109,7 @@ inline void dataset(hid_t parent, const std::string& name, const std::vector<std
   Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
   Handle type = string_type();
   Handle d(H5Dcreate2(parent, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose, name.c_str());
-  if (!ptrs.empty()) check(H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), name);
+  if (!ptrs.empty()) check(H5Dwrite(d, type, H5S_ALL, H5S_ALL, conversion_transfer(ptrs.size()), ptrs.data()), name);
 }
 
 inline void scalar_string(hid_t parent, const std::string& name, const std::string& value) {
@@ -100,7 +117,7 @@ inline void scalar_string(hid_t parent, const std::string& name, const std::stri
   Handle type = string_type();
   Handle d(H5Dcreate2(parent, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose, name.c_str());
   const char* p = value.c_str();
-  check(H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), name);
+  check(H5Dwrite(d, type, H5S_ALL, H5S_ALL, conversion_transfer(1), &p), name);
 }
 
 inline void attribute(hid_t obj, const std::string& name, double value) {
@@ -126,9 +143,7 @@ inline void attribute(hid_t obj, const std::string& name, const std::string& val
 
 template <class T>
 void dataset(hid_t parent, const std::string& name, const T* data, std::size_t n, const char* units, hid_t dcpl) {
-  dataset(parent, name, data, n, dcpl);
-  Handle d(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, name.c_str());
-  attribute(d, "units", std::string(units));
+  attribute(dataset(parent, name, data, n, dcpl), "units", std::string(units));
 }
 
 
@@ -198,7 +213,7 @@ class File {
     const std::size_t n = H5Sget_simple_extent_ndims(space.id) == 0 ? 1 : length(d.id);
     std::vector<char*> raw(n, nullptr);
     std::vector<std::string> out;
-    if (n && H5Dread(d.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0)
+    if (n && H5Dread(d.id, type.id, H5S_ALL, H5S_ALL, conversion_transfer(n), raw.data()) < 0)
       throw std::runtime_error(path_ + ": cannot read " + name);
     for (char* p : raw) out.emplace_back(p ? p : "");
     if (n) H5Dvlen_reclaim(type.id, space.id, H5P_DEFAULT, raw.data());

@@ -63,7 +63,7 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
     Handle blocks = group(file, "blocks");
     for (int b = 0; b < r.num_blocks(); ++b) {
       const auto held = column(r.block_output, r.num_blocks(), b);
-      dataset(blocks, r.block_names[b], held.data(), held.size(), unit::of_signal, samples);
+      dataset(blocks, r.block_names[b], held.data(), held.size(), r.block_unit(b), samples);
     }
   }
   {

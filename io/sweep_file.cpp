@@ -55,7 +55,7 @@ void write_element(hid_t file, const std::string& name, std::size_t index, hid_t
   const hsize_t start[1] = {index}, count[1] = {1};
   check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr), name);
   Handle mem(H5Screate_simple(1, count, nullptr), H5Sclose, "dataspace");
-  check(H5Dwrite(d, mem_type, mem, space, H5P_DEFAULT, value), name);
+  check(H5Dwrite(d, mem_type, mem, space, conversion_transfer(1), value), name);
 }
 
 void set_attribute(hid_t obj, const std::string& name, long value) {

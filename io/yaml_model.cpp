@@ -44,7 +44,7 @@ class Reader {
     if (!n.IsMap()) fail(n, field, std::string("expected a mapping of keys to values, got ") + kind(n));
     return n;
   }
-  void check_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> allowed) const {
+  void check_keys(const YAML::Node& map, const std::string& field, const std::vector<const char*>& allowed) const {
     for_each_entry(map, field, origin_, [&](const std::string& key, const YAML::Node& k, const YAML::Node&) {
       bool ok = false;
       for (const char* a : allowed) ok = ok || key == a;
@@ -267,42 +267,49 @@ class Reader {
     remember(field + ".bodies", two);
   }
 
+  // An element: its kind by `type`, then its kind's field table
+  // (core/model_spec.hpp), keys checked against it.
   ElementSpec element(const std::string& name, const YAML::Node& e, const std::string& field) {
     require_map(e, field);
     const std::string type = text(required(e, "type", field), field + ".type");
-    if (type == "spring") {
-      check_keys(e, field, {"type", "body", "bodies", "ratio", "stiffness", "freeplay", "damping", "restitution",
-                            "damping_law"});
-      SpringSpec s;
+    ElementSpec spec;
+    if (!element_spec_of_type(type, spec))
+      fail(e["type"], field + ".type",
+           "unknown element type '" + type + "' (expected one of: " + element_types() + ")");
+    std::visit([&](auto& s) {
       s.name = name;
-      attachment(e, field, s.body_a, s.body_b);
-      s.ratio = number_or(e, "ratio", field, 1.0);
-      s.stiffness = number(required(e, "stiffness", field), field + ".stiffness");
-      s.freeplay = number_or(e, "freeplay", field, 0.0);
-      s.damping = number_or(e, "damping", field, 0.0);
-      s.restitution = number_or(e, "restitution", field, 0.0);
-      if (e["damping_law"]) s.damping_law = text(e["damping_law"], field + ".damping_law");
-      return s;
+      std::vector<const char*> keys = {"type"};
+      for (const auto& f : spec_fields(s)) {
+        if (f.type == FieldType::attachment) keys.push_back("body");
+        keys.push_back(f.key);
+      }
+      check_keys(e, field, keys);
+      for (const auto& f : spec_fields(s)) read_field(e, field, f, s);
+    }, spec);
+    return spec;
+  }
+
+  template <class S>
+  void read_field(const YAML::Node& e, const std::string& field, const SpecField<S>& f, S& s) {
+    const std::string at = field + "." + f.key;
+    switch (f.type) {
+      case FieldType::attachment:
+        attachment(e, field, s.*f.text, s.*f.second);
+        break;
+      case FieldType::body:
+        s.*f.text = text(required(e, f.key, field), at);
+        break;
+      case FieldType::signal:
+        s.*f.signal = signal(required(e, f.key, field), at);
+        break;
+      case FieldType::number:
+        if (f.required) s.*f.number = number(required(e, f.key, field), at, f.dimension);
+        else if (e[f.key]) s.*f.number = number(e[f.key], at, f.dimension);
+        break;
+      case FieldType::text:
+        if (e[f.key]) s.*f.text = text(e[f.key], at);
+        break;
     }
-    if (type == "friction") {
-      check_keys(e, field, {"type", "body", "bodies", "viscous", "coulomb", "static_ratio"});
-      FrictionSpec f;
-      f.name = name;
-      attachment(e, field, f.body_a, f.body_b);
-      f.viscous = number_or(e, "viscous", field, 0.0);
-      f.coulomb = signal(required(e, "coulomb", field), field + ".coulomb");
-      f.static_ratio = number_or(e, "static_ratio", field, 1.0);
-      return f;
-    }
-    if (type == "torque") {
-      check_keys(e, field, {"type", "body", "torque"});
-      TorqueSpec t;
-      t.name = name;
-      t.body = text(required(e, "body", field), field + ".body");
-      t.torque = signal(required(e, "torque", field), field + ".torque");
-      return t;
-    }
-    fail(e["type"], field + ".type", "unknown element type '" + type + "' (expected one of: spring, friction, torque)");
   }
 
   void simulation(const YAML::Node& n, SimulationSettings& s) {

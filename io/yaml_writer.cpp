@@ -140,6 +140,49 @@ void emit_bodies(YAML::Emitter& out, const std::string& key, const std::string& 
   }
 }
 
+// True when the element is between two bodies (its attachment has a second).
+template <class S>
+bool between_two_bodies(const S& s) {
+  for (const auto& f : spec_fields(s))
+    if (f.type == FieldType::attachment && !(s.*f.second).empty()) return true;
+  return false;
+}
+
+// One field of an element by its kind's table (core/model_spec.hpp); `d`: the
+// kind's defaults, which optional fields are left out at.
+template <class S>
+void emit_field(YAML::Emitter& out, const SpecField<S>& f, const S& s, const S& d) {
+  switch (f.type) {
+    case FieldType::attachment:
+      emit_bodies(out, f.key, s.*f.text, s.*f.second);
+      return;
+    case FieldType::body:
+      out << YAML::Key << f.key << YAML::Value << s.*f.text;
+      return;
+    case FieldType::signal:
+      out << YAML::Key << f.key << YAML::Value;
+      emit_signal(out, s.*f.signal);
+      return;
+    case FieldType::number:
+      if (f.between_bodies && !between_two_bodies(s)) return;
+      if (f.required) put(out, f.key, s.*f.number);
+      else put(out, f.key, s.*f.number, d.*f.number);
+      return;
+    case FieldType::text:
+      if (s.*f.text != d.*f.text) out << YAML::Key << f.key << YAML::Value << s.*f.text;
+      return;
+  }
+}
+
+void emit_element(YAML::Emitter& out, const ElementSpec& e) {
+  std::visit([&](const auto& s) {
+    using S = std::decay_t<decltype(s)>;
+    const S defaults;
+    out << YAML::Key << "type" << YAML::Value << S::kType;
+    for (const auto& f : spec_fields(s)) emit_field(out, f, s, defaults);
+  }, e);
+}
+
 }  // namespace
 
 std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comment) {
@@ -191,29 +234,7 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
     out << YAML::Key << "elements" << YAML::Value << YAML::BeginMap;
     for (const ElementSpec& e : spec.elements) {
       out << YAML::Key << element_name(e) << YAML::Value << YAML::BeginMap;
-      if (const auto* sp = std::get_if<SpringSpec>(&e)) {
-        const SpringSpec ds;
-        out << YAML::Key << "type" << YAML::Value << "spring";
-        emit_bodies(out, "bodies", sp->body_a, sp->body_b);
-        if (!sp->body_b.empty()) put(out, "ratio", sp->ratio, ds.ratio);
-        put(out, "stiffness", sp->stiffness);
-        put(out, "freeplay", sp->freeplay, ds.freeplay);
-        put(out, "damping", sp->damping, ds.damping);
-        put(out, "restitution", sp->restitution, ds.restitution);
-        if (sp->damping_law != ds.damping_law) out << YAML::Key << "damping_law" << YAML::Value << sp->damping_law;
-      } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
-        const FrictionSpec df;
-        out << YAML::Key << "type" << YAML::Value << "friction";
-        emit_bodies(out, "bodies", f->body_a, f->body_b);
-        put(out, "viscous", f->viscous, df.viscous);
-        out << YAML::Key << "coulomb" << YAML::Value;
-        emit_signal(out, f->coulomb);
-        put(out, "static_ratio", f->static_ratio, df.static_ratio);
-      } else if (const auto* t = std::get_if<TorqueSpec>(&e)) {
-        out << YAML::Key << "type" << YAML::Value << "torque" << YAML::Key << "body" << YAML::Value << t->body;
-        out << YAML::Key << "torque" << YAML::Value;
-        emit_signal(out, t->torque);
-      }
+      emit_element(out, e);
       out << YAML::EndMap;
     }
     out << YAML::EndMap;

@@ -6,18 +6,27 @@
 
 #include "core/energy.hpp"
 #include "core/projections.hpp"
-#include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "elements/kinds.hpp"
 #include "elements/massless_bearing.hpp"
-#include "elements/torque_load.hpp"
 #include "solvers/filed_entries.hpp"
 
 namespace luztar {
 
 Workspace::Workspace(const Model& m)
-    : q(m.num_bodies()), w(m.num_bodies()), sigma(signal_slot_count(m)), force(m.num_bodies()), mt0(m.frictions.size()),
-      limit(m.num_links()), lambda(m.num_links()), acc(m.num_bodies()), group_utilisation(m.num_links()), massless_mt0(m.num_bodies()) {}
+    : q(m.num_bodies()), w(m.num_bodies()), sigma(signal_slot_count(m)), force(m.num_bodies()), limit(m.num_links()),
+      lambda(m.num_links()), acc(m.num_bodies()), group_utilisation(m.num_links()), massless_mt0(m.num_bodies()),
+      massless_bearings(has_massless_bearings(m)) {}
+
+bool has_massless_bearings(const Model& m) {
+  for (int j = 0; j < m.num_bodies(); ++j)
+    if (m.massless(j) && !m.algebraic[j]) return true;
+  return false;
+}
+
+ModeFrame mode_frame(const State* modes, const Workspace& ws) {
+  return {modes, ws.q.data(), ws.w.data(), ws.sigma.data(), ws.lambda.data()};
+}
 
 namespace {
 
@@ -80,24 +89,9 @@ void static_splits(const Model& m, double t, const double* inputs, ModeStructure
   }
 }
 
-// True when the structure holds a rigid freeplay's x' at 0 (both sides held, or
-// locked together at the mesh ratio): x' would be 0 throughout. Within one
-// cluster x' = (g_a - p g_b) v; gains are 0 on held bodies.
-// The clamp of a contact-law spring in the modes (0 for the others, and for
-// modes built without clamps).
-std::int8_t clamp_of(const State& modes, std::size_t s) {
-  return s < modes.spring_clamp.size() ? modes.spring_clamp[s] : 0;
-}
-
-bool rate_held(const Spring& sp, const LockedClusters& c) {
-  const double ga = c.gain[sp.a], pgb = sp.b == kGround ? 0.0 : sp.ratio * c.gain[sp.b];
-  return (ga == 0.0 && pgb == 0.0) ||
-         (sp.b != kGround && c.cluster_of[sp.a] == c.cluster_of[sp.b] && std::abs(ga - pgb) <= 1e-12 * std::abs(ga));
-}
-
-// The witnesses of the structure (the elements' own, elements/kinds.hpp): a
-// static group with one loop is watched as a whole (its split is not unique),
-// its links not one by one.
+// The witnesses of the structure: a static group with one loop is watched as
+// a whole (its split is not unique), its links not one by one; then each
+// element's own (elements/kinds.hpp), then the kinks of massless bodies.
 void watch_witnesses(const Model& m, const State& modes, double slip_margin, ModeStructure& ms) {
   ms.roots.clear();
   ms.roots.reserve(max_witness_count(m));
@@ -107,21 +101,19 @@ void watch_witnesses(const Model& m, const State& modes, double slip_margin, Mod
     ms.roots.push_back({WitnessKind::group_reserve, s, -1});
     for (int l : ms.split(s).links) ms.in_group[l] = 1;
   }
-  for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i)  // friction i is link i
-    if (can_stick(m, m.frictions[i]) && !ms.in_group[i]) friction_witnesses(i, modes.friction_mode[i], slip_margin, ms.roots);
+  const WitnessContext context{&modes, ms.clusters.gain.data(), ms.clusters.cluster_of.data(), ms.in_group.data(),
+                               slip_margin};
+  for_each_element(m, kListOrder, [&](const ElementKindInfo& row, int i) {
+    if (!row.witnesses) return;
+    const std::size_t first = ms.roots.size();
+    row.witnesses(m, i, context, ms.roots);
+    for (std::size_t r = first; r < ms.roots.size(); ++r) ms.roots[r].element = m.elements_of(row.kind)[i];
+  });
   bool massless_roots = false;
   for (int j = 0; j < m.num_bodies(); ++j) {
     if (!m.massless(j) || !massless_has_kinks(m, j)) continue;
     massless_witnesses(j, modes.massless_side[j], ms.roots);
     massless_roots = true;
-  }
-  for (int s = 0; s < static_cast<int>(m.springs.size()); ++s) {
-    const Spring& sp = m.springs[s];
-    if (!has_freeplay_events(sp) || m.spring_algebraic[s]) continue;
-    const bool contact_in_group = sp.rigid() && ms.in_group[m.spring_link[s]];
-    const bool held = sp.rigid() && modes.spring_side[s] == 0 && rate_held(sp, ms.clusters);
-    spring_witnesses(sp, s, modes.spring_side[s], spring_deflection(sp, modes.q), held, contact_in_group, slip_margin,
-                     ms.roots, clamp_of(modes, s));
   }
   ms.roots_need_forces = !ms.stuck_links.empty() || massless_roots;
 }
@@ -152,20 +144,21 @@ void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vect
   }
 }
 
-int signal_slot_count(const Model& m) { return static_cast<int>(m.loads.size() + m.frictions.size()); }
+int signal_slot_count(const Model& m) { return static_cast<int>(m.slots.size()); }
 
 std::vector<const Signal*> slot_signals(const Model& m) {
   std::vector<const Signal*> s;
-  for (const Load& l : m.loads) s.push_back(&m.signals[l.signal]);
-  for (const Friction& f : m.frictions) s.push_back(&m.signals[f.coulomb]);
+  for (const SignalSlot& slot : m.slots) s.push_back(&m.signals[slot.signal]);
   return s;
 }
 
 void signal_values(const Model& m, double t, Workspace& ws) {
   const double* inputs = ws.inputs.data();
-  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) ws.sigma[load_slot(l)] = load_torque(m, l, t, inputs);
-  for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i)
-    ws.sigma[coulomb_slot(m, i)] = coulomb_limit(m, i, t, inputs);
+  for (std::size_t k = 0; k < m.slots.size(); ++k) {
+    const SignalSlot& slot = m.slots[k];
+    ws.sigma[k] = require_finite_at(evaluate(m.signals[slot.signal], t, inputs), t, "element",
+                                    m.element_names[slot.element], slot.field);
+  }
 }
 
 void applied_forces(const Model& m, const State& modes, double t, Workspace& ws) {
@@ -176,45 +169,27 @@ void applied_forces(const Model& m, const State& modes, double t, Workspace& ws)
 void applied_forces(const Model& m, const State& modes, Workspace& ws) {
   if (!m.algebraic_groups.empty()) solve_algebraic_bodies(m, ws);
   std::fill(ws.force.begin(), ws.force.end(), 0.0);
-  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) ws.force[m.loads[l].body] += ws.sigma[load_slot(l)];
-  for (std::size_t s = 0; s < m.springs.size(); ++s) {
-    const Spring& sp = m.springs[s];
-    const SpringRelation r = spring_relation(sp, ws.q.data(), ws.w.data());
-    // Springs at algebraic bodies follow their exact luz (the balance was solved
-    // with it); a rigid freeplay's contact torque is a link's (static_friction).
-    const double T = m.spring_algebraic[s] ? spring_torque_exact(sp, r)
-                                            : spring_torque(sp, r, modes.spring_side[s], clamp_of(modes, s));
-    apply_spring_torque(sp, T, ws.force.data());
-  }
-  bool any_massless = false;
-  for (int i = 0; i < static_cast<int>(m.frictions.size()); ++i) {  // friction i is link i
-    const Friction& f = m.frictions[i];
-    ws.mt0[i] = ws.sigma[coulomb_slot(m, i)];
-    ws.limit[i] = static_friction_limit(f, ws.mt0[i]);
-    if (m.massless(f.a)) {  // part of the body's first-order equation below
-      any_massless = true;
-      continue;
-    }
-    if (modes.friction_mode[i] == FrictionMode::stuck) continue;
-    ws.lambda[i] = kinetic_friction_torque(f, friction_rate(f, ws.w.data()), modes.friction_mode[i], ws.mt0[i]);
-    apply_friction_torque(f, ws.lambda[i], ws.force.data());
-  }
-  if (any_massless) massless_velocities(m, modes, ws);
+  const ModeFrame frame = mode_frame(&modes, ws);
+  const ForceTargets out{ws.force.data(), ws.lambda.data(), ws.limit.data()};
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.forces) row.forces(m, i, frame, out);
+  });
+  if (ws.massless_bearings) massless_velocities(m, modes, ws);  // their bearings' law is the body's
 }
 
 void massless_velocities(const Model& m, const State& modes, Workspace& ws) {
   for (std::size_t i = 0; i < m.frictions.size(); ++i)
     if (m.massless(m.frictions[i].a)) ws.massless_mt0[m.frictions[i].a] = 0.0;
   for (std::size_t i = 0; i < m.frictions.size(); ++i)
-    if (m.massless(m.frictions[i].a)) ws.massless_mt0[m.frictions[i].a] += ws.mt0[i];
+    if (m.massless(m.frictions[i].a)) ws.massless_mt0[m.frictions[i].a] += ws.sigma[m.frictions[i].slot];
   for (int j = 0; j < m.num_bodies(); ++j)
     if (m.massless(j))
       ws.w[j] = massless_velocity(ws.force[j], ws.massless_mt0[j], m.massless_viscous[j], modes.massless_side[j]);
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     const Friction& f = m.frictions[i];
     if (!m.massless(f.a)) continue;
-    ws.lambda[i] = massless_bearing_torque(f, ws.w[f.a], modes.massless_side[f.a], ws.mt0[i], ws.massless_mt0[f.a],
-                                           ws.force[f.a]);
+    ws.lambda[i] = massless_bearing_torque(f, ws.w[f.a], modes.massless_side[f.a], ws.sigma[f.slot],
+                                           ws.massless_mt0[f.a], ws.force[f.a]);
   }
 }
 
@@ -310,18 +285,13 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
   for (int j = 0; j < m.num_bodies(); ++j)
     if (c.rep[j] >= 0 && !m.massless(j)) jac.add(2 * j, 2 * c.rep[j] + 1, c.gain[j]);
   ForceJacobian dforce(m, modes, c, jac);
-  for (std::size_t s = 0; s < m.springs.size(); ++s) {
-    if (m.spring_algebraic[s]) continue;  // through the group's Schur complement below
-    const Spring& sp = m.springs[s];
-    const std::int8_t side = modes.spring_side[s], clamp = clamp_of(modes, s);
-    dforce.relation(sp.a, sp.b, sp.ratio, spring_stiffness(sp, side, clamp), spring_damping(sp, side, clamp));
-  }
-  for (std::size_t i = 0; i < m.frictions.size(); ++i) {
-    const Friction& f = m.frictions[i];
-    if (modes.friction_mode[i] == FrictionMode::stuck || m.massless(f.a)) continue;
-    dforce.relation(f.a, f.b, 1.0, 0.0, friction_damping(f));  // lambda = mu v + MT0 dir
-  }
-  if (!m.algebraic_groups.empty()) {
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    Tangent t;
+    Relation r;
+    if (row.tangent && row.tangent(m, i, modes, t) && row.relation(m, i, r))
+      dforce.relation(r.a, r.b, r.ratio, t.stiffness, t.damping);
+  });
+  if (!m.algebraic_groups.empty()) {  // springs at algebraic bodies: the group's Schur complement
     unpack(ms, y, ws);
     applied_forces(m, modes, t, ws);  // solves the groups at this state
     algebraic_stiffness(m, ws, ws.couplings);
@@ -355,61 +325,53 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
   for (std::size_t r = 0; r < ms.roots.size(); ++r) g[r] = witness_value(m, ms.roots[r], in);
 }
 
-double input_power(const Model& m, const Workspace& ws) {
+namespace {
+
+// The sum of `power` over the elements of the kinds that have it [W].
+double power_sum(const Model& m, const State* modes, const Workspace& ws,
+                 double (*ElementKindInfo::*power)(const Model&, int, const ModeFrame&)) {
+  const ModeFrame frame = mode_frame(modes, ws);
   double p = 0.0;
-  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) p += load_power(m, l, ws.sigma[load_slot(l)], ws.w.data());
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.*power) p += (row.*power)(m, i, frame);
+  });
   return p;
 }
 
+}  // namespace
+
+double input_power(const Model& m, const Workspace& ws) {
+  return power_sum(m, nullptr, ws, &ElementKindInfo::input_power);  // external torques depend on no mode
+}
+
 double dissipation_power(const Model& m, const State& modes, const Workspace& ws) {
-  double p = 0.0;
-  for (std::size_t i = 0; i < m.springs.size(); ++i) {
-    const Spring& s = m.springs[i];
-    if (s.damping == 0.0) continue;
-    const SpringRelation r = spring_relation(s, ws.q.data(), ws.w.data());
-    p += spring_dissipation(s, r, s.contact_damping ? modes.spring_side[i] : 0, clamp_of(modes, i), r.rate);
-  }
-  for (std::size_t i = 0; i < m.frictions.size(); ++i) {
-    if (modes.friction_mode[i] == FrictionMode::stuck) continue;  // v = 0: static friction does no work
-    const Friction& f = m.frictions[i];
-    p += friction_dissipation(f, friction_rate(f, ws.w.data()), modes.friction_mode[i], ws.mt0[i]);
-  }
-  return p;
+  return power_sum(m, &modes, ws, &ElementKindInfo::dissipation);
 }
 
 void element_outputs(const Model& m, const State& modes, const Workspace& ws, double* torque,
                      std::int8_t* state) {
-  auto put = [&](int e, ElementOutput o) {
+  const ModeFrame frame = mode_frame(&modes, ws);
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    const ElementOutput o = row.output(m, i, frame);
+    const int e = m.elements_of(row.kind)[i];
     torque[e] = o.torque;
     state[e] = o.state;
-  };
-  for (std::size_t s = 0; s < m.springs.size(); ++s) {
-    const Spring& sp = m.springs[s];
-    const SpringRelation r = spring_relation(sp, ws.q.data(), ws.w.data());
-    const std::int8_t side = modes.spring_side[s];
-    if (m.spring_algebraic[s])  // no events: the side read from x
-      put(m.spring_element[s], spring_output_exact(sp, r, sp.freeplay > 0.0 ? freeplay_side(r.x, sp.freeplay, 0.0) : 0, 0.0));
-    else  // a rigid freeplay's contact torque while the teeth touch
-      put(m.spring_element[s], spring_output(sp, r, side, sp.rigid() && side != 0 ? ws.lambda[m.spring_link[s]] : 0.0,
-                                             clamp_of(modes, s)));
-  }
-  for (std::size_t i = 0; i < m.frictions.size(); ++i)
-    put(m.friction_element[i], friction_output(ws.lambda[i], modes.friction_mode[i]));
-  for (int l = 0; l < static_cast<int>(m.loads.size()); ++l) put(m.load_element[l], load_output(ws.sigma[load_slot(l)]));
+  });
 }
 
 int jacobian_half_bandwidth(const Model& m) {
   const int nb = m.num_bodies();
   int reach = 0;  // largest index distance coupled by one element
-  for (const Spring& s : m.springs)
-    if (s.b != kGround) reach = std::max(reach, std::abs(s.a - s.b));
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    Relation r;
+    if (row.relation && row.relation(m, i, r) && r.b != kGround) reach = std::max(reach, std::abs(r.a - r.b));
+  });
   // Bodies that links (clutches, rigid freeplays in contact) may lock
   // together: their span bounds how far a representative sits from its members.
   std::vector<Link> clutches;
   for (int l = 0; l < m.num_links(); ++l) {
     if (m.links[l].b == kGround) continue;
     clutches.push_back(link_of(m, l));
-    if (!m.is_contact_link(l)) reach = std::max(reach, std::abs(m.links[l].a - m.links[l].b));
   }
   const LockedClusters c = lock_clusters(m.inertia, clutches);
   int span = 0;

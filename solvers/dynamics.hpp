@@ -66,7 +66,6 @@ struct Workspace {
   std::vector<double> sigma;     // (signal_slot_count) the signal slots sigma: each load's torque, then each
                                  // friction element's MT0 [N m] (signal_values, or set by the caller)
   std::vector<double> force;     // (nb) applied torques (without static friction)
-  std::vector<double> mt0;       // (nf) MT0 [N m], from sigma
   std::vector<double> limit;     // (num_links) static limit static_ratio * MT0(t) [N m] (frictions)
   std::vector<double> lambda;    // (num_links) friction torques (static for stuck elements), then
                                  // contact torques of rigid freeplays [N m] (Model::links)
@@ -78,8 +77,13 @@ struct Workspace {
   std::vector<struct Coupling> couplings; // Schur couplings through algebraic groups (Jacobian scratch)
   std::span<double> inputs;               // (Model::num_input_values) named inputs, then held block outputs:
                                           // the simulation's (SimData::inputs), bound by its owner
+  bool massless_bearings;                 // the model has massless bodies on bearings (massless_velocities)
   explicit Workspace(const Model& m);
 };
+// True when some body is massless on bearings (first-order, Theorem 5.3).
+bool has_massless_bearings(const Model& m);
+// The state in ws as the element kinds' rows read it (elements/kinds.hpp); modes may be null for laws that read none.
+ModeFrame mode_frame(const State* modes, const Workspace& ws);
 
 // Destination of Jacobian entries (dense or banded matrix).
 class JacobianSink {
@@ -107,21 +111,20 @@ void unpack(const ModeStructure& ms, const double* y, Workspace& ws);
 void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vector<double>& w, double* y);
 
 // The signal slots sigma: the values of the model's time signals that the laws
-// read, each load's torque (slot l), then each friction element's MT0 (slot
-// num_loads + i). Every law below reads them from ws.sigma, so a caller may set
-// them directly (the exact integrator: sigma = C xi of its exosystem).
+// read (Model::slots: each load's torque, then each friction element's MT0).
+// Every law below reads them from ws.sigma, so a caller may set them directly
+// (the exact integrator: sigma = C xi of its exosystem).
 int signal_slot_count(const Model& m);
-inline int load_slot(int l) { return l; }
-inline int coulomb_slot(const Model& m, int i) { return static_cast<int>(m.loads.size()) + i; }
 // The signal of each slot (slot order; they live in the model).
 std::vector<const Signal*> slot_signals(const Model& m);
 // sigma at t into ws.sigma, each finite (core/signal.hpp: require_finite_at,
 // named after its element: a NaN torque would end as a convergence failure).
 void signal_values(const Model& m, double t, Workspace& ws);
 
-// Applied torques on bodies from ws.q, ws.w and ws.sigma (loads, springs in their
-// side, slipping friction); stuck friction is left out. Fills ws.force, ws.mt0
-// and the static limits ws.limit. Then the velocities of massless bodies,
+// Applied torques on bodies from ws.q, ws.w and ws.sigma, each element's
+// through its kind's row (elements/kinds.hpp: loads, springs in their side,
+// slipping friction); stuck friction is left out. Fills ws.force and the static
+// limits ws.limit. Then the velocities of massless bodies,
 // mu q' = luz(M, MT0) on the branch in modes.massless_side (Theorem 5.3), into
 // ws.w, and their bearings' torques.
 void applied_forces(const Model& m, const State& modes, Workspace& ws);

@@ -37,26 +37,7 @@ void EventPipeline::start() {
   state.t = settings.t_start;
   state.q = model.angle0;
   state.w = model.velocity0;
-  state.spring_side.assign(model.springs.size(), 0);
-  state.spring_clamp.assign(model.springs.size(), 0);
-  struck.clear();
-  for (std::size_t s = 0; s < model.springs.size(); ++s) {
-    const Spring& sp = model.springs[s];
-    if (!has_freeplay_events(sp) || model.spring_algebraic[s]) continue;
-    const double x = spring_deflection(sp, state.q);
-    if (sp.rigid()) {  // teeth that start touching are in contact, and struck if they approach
-      if (std::abs(x) >= sp.freeplay * (1.0 - 1e-12)) {
-        state.spring_side[s] = x > 0.0 ? 1 : -1;
-        struck.push_back(static_cast<int>(s));
-      }
-      continue;
-    }
-    state.spring_side[s] = freeplay_side(x, sp.freeplay, spring_rate(sp, state.w.data()));
-    state.spring_clamp[s] = damping_clamp(sp, spring_relation(sp, state.q.data(), state.w.data()), state.spring_side[s]);
-  }
-  state.friction_mode.assign(model.frictions.size(), FrictionMode::slip_positive);
-  for (std::size_t i = 0; i < model.frictions.size(); ++i)
-    if (slip_velocity(model.frictions[i], state.w) < 0.0) state.friction_mode[i] = FrictionMode::slip_negative;
+  initial_modes();
   state.input_work = 0.0;
   state.dissipated = 0.0;
   state.massless_side.assign(nb, 0);
@@ -131,6 +112,34 @@ void EventPipeline::restart() {
   ++data.stats.reinits;
 }
 
+// The modes at t_start: freeplay sides from the angles (rigid teeth that
+// start touching are in contact, and struck if they approach), slip
+// directions from the velocities, then the elements' own modes (their rows).
+void EventPipeline::initial_modes() {
+  state.spring_side.assign(model.springs.size(), 0);
+  struck.clear();
+  for (std::size_t s = 0; s < model.springs.size(); ++s) {
+    const Spring& sp = model.springs[s];
+    if (!has_freeplay_events(sp) || model.spring_algebraic[s]) continue;
+    const double x = spring_deflection(sp, state.q);
+    if (sp.rigid()) {
+      if (std::abs(x) >= sp.freeplay * (1.0 - 1e-12)) {
+        state.spring_side[s] = x > 0.0 ? 1 : -1;
+        struck.push_back(static_cast<int>(s));
+      }
+      continue;
+    }
+    state.spring_side[s] = freeplay_side(x, sp.freeplay, spring_rate(sp, state.w.data()));
+  }
+  state.friction_mode.assign(model.frictions.size(), FrictionMode::slip_positive);
+  for (std::size_t i = 0; i < model.frictions.size(); ++i)
+    if (slip_velocity(model.frictions[i], state.w) < 0.0) state.friction_mode[i] = FrictionMode::slip_negative;
+  state.element_mode.assign(model.num_elements(), 0);
+  for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.initial_mode) state.element_mode[model.elements_of(row.kind)[i]] = row.initial_mode(model, i, state);
+  });
+}
+
 // ---- collect roots, apply crossings -----------------------------------------
 
 // Whether the roots found change anything: turnarounds in a gap alone (and
@@ -155,17 +164,11 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
     switch (info.crossing) {
       case Crossing::none:
         break;
-      case Crossing::freeplay_flank: {
-        const Spring& sp = model.springs[spec.index];
+      case Crossing::freeplay_flank:
         state.spring_side[spec.index] = state.spring_side[spec.index] == 0 ? info.sign : 0;
-        // The contact law's teeth meet with Tc = 0 < |c x'|: its clamp starts at the corner of their approach.
-        state.spring_clamp[spec.index] = sp.contact_damping && sp.damping > 0.0 ? state.spring_side[spec.index] : 0;
-        if (sp.rigid()) struck.push_back(spec.index);
+        if (model.springs[spec.index].rigid()) struck.push_back(spec.index);
         break;
-      }
-      case Crossing::damping_corner:  // (teeth that part at the same instant keep no clamp)
-        if (state.spring_side[spec.index] != 0)
-          state.spring_clamp[spec.index] = state.spring_clamp[spec.index] == 0 ? info.sign : 0;
+      case Crossing::own_mode:  // the element's row below
         break;
       case Crossing::contact_unloads:
         exhausted.push_back({model.spring_link[spec.index], FrictionMode::stuck});
@@ -187,8 +190,16 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
         set_massless_side(spec.index, state.massless_side[spec.index] == 0 ? info.sign : 0);
         break;
     }
+    if (spec.element >= 0) apply_own_mode(spec);
   }
   return friction_event;
+}
+
+// The mode of its own of the element that watches `w`, after its crossing
+// (its kind's row: elements/kinds.hpp, mode_after).
+void EventPipeline::apply_own_mode(const Witness& w) {
+  const ElementKindInfo& row = element_kind_info(model.element_kind[w.element]);
+  if (row.mode_after) state.element_mode[w.element] = row.mode_after(model, model.element_index[w.element], state, w);
 }
 
 // ---- the other stages and their helpers --------------------------------------
@@ -368,18 +379,13 @@ bool EventPipeline::stuck_consistent() {
   return true;
 }
 
+// Every element whose state (its kind's row: state) changed since `before`.
 void EventPipeline::log_changes() {
-  for (std::size_t i = 0; i < model.frictions.size(); ++i) {
-    const FrictionMode a = before.friction_mode[i], b = state.friction_mode[i];
-    if (a == b) continue;
-    const auto code_a = static_cast<std::int8_t>(mode_code(a)), code_b = static_cast<std::int8_t>(mode_code(b));
-    events.push_back({state.t, model.friction_element[i], friction_event(code_a, code_b), code_a, code_b});
-  }
-  for (std::size_t s = 0; s < model.springs.size(); ++s) {
-    const std::int8_t a = before.spring_side[s], b = state.spring_side[s];
-    if (a == b) continue;
-    events.push_back({state.t, model.spring_element[s], spring_event(a, b), a, b});
-  }
+  for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
+    if (!row.event) return;
+    const std::int8_t a = row.state(model, i, before), b = row.state(model, i, state);
+    if (a != b) events.push_back({state.t, model.elements_of(row.kind)[i], row.event(a, b), a, b});
+  });
 }
 
 void EventPipeline::record_event_time() {

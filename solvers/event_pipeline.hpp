@@ -72,8 +72,10 @@ class EventPipeline {
   bool has_massless() const { return has_massless_; }
 
  private:
+  void initial_modes();
   bool collect_roots(const std::vector<int>& found) const;
   bool apply_crossings(const std::vector<int>& found);
+  void apply_own_mode(const Witness& w);
   void set_massless_side(int body, int side);
   void place_massless_bodies();
   void exhausted_in_group(const StaticSplit& sp, std::vector<BreakAway>& out);

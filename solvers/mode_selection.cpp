@@ -70,8 +70,7 @@ bool group_bounds(const Model& m, const State& modes, ModeSelectionScratch::Grou
       finite = false;
       continue;
     }
-    const int f = m.links[i].element;
-    g.hi[r] = static_friction_limit(m.frictions[f], ws.mt0[f]);
+    g.hi[r] = ws.limit[i];  // static_ratio MT0(t) (applied_forces)
     g.lo[r] = -g.hi[r];
   }
   return finite;

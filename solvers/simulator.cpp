@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/energy.hpp"
+#include "core/number_text.hpp"
 #include "core/run_frame.hpp"
 #include "core/times.hpp"
 #include "solvers/algebraic_bodies.hpp"
@@ -141,7 +142,7 @@ class Simulator::Impl {
 
   StepStatus integrator_failed() {
     std::ostringstream os;
-    os << integrator->name() << " failed at t = " << data.state.t << ": " << integrator->last_error();
+    os << integrator->name() << " failed at t = " << shortest(data.state.t) << " s: " << integrator->last_error();
     message = os.str();
     return StepStatus::solver_failure;
   }
@@ -150,7 +151,8 @@ class Simulator::Impl {
   StepStatus limit_reached() {
     if (data.stats.events > settings.max_events) {
       std::ostringstream os;
-      os << "more than " << settings.max_events << " events (simulation.max_events) by t = " << data.state.t;
+      os << "more than " << settings.max_events << " events (simulation.max_events) by t = " << shortest(data.state.t)
+         << " s";
       message = os.str();
       return StepStatus::event_limit;
     }
@@ -180,7 +182,7 @@ class Simulator::Impl {
   // After a stage threw: the message, and no step until restore().
   void stop_on_error(const std::exception& e) {
     std::ostringstream os;
-    os << "stopped by an error at t = " << data.state.t << " s: " << e.what();
+    os << "stopped by an error at t = " << shortest(data.state.t) << " s: " << e.what();
     message = os.str();
     broken = true;
   }
@@ -251,9 +253,9 @@ class Simulator::Impl {
     if (static_cast<int>(recent.size()) < settings.storm_events) return false;
     if (recent.back() - recent.front() > settings.storm_span) return false;
     std::ostringstream os;
-    os << "event storm: " << settings.storm_events << " events within " << recent.back() - recent.front()
-       << " s (limit simulation.event_storm: " << settings.storm_events << " events in " << settings.storm_span
-       << " s) at t = " << data.state.t << "; last elements involved:";
+    os << "event storm: " << settings.storm_events << " events within " << shortest(recent.back() - recent.front())
+       << " s (limit simulation.event_storm: " << settings.storm_events << " events in "
+       << shortest(settings.storm_span) << " s) at t = " << shortest(data.state.t) << " s; last elements involved:";
     std::vector<int> seen;
     for (auto it = log.rbegin(); it != log.rend() && seen.size() < 4; ++it)
       if (std::find(seen.begin(), seen.end(), it->element) == seen.end()) {

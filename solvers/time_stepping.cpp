@@ -11,12 +11,12 @@
 #include "core/energy.hpp"
 #include "core/times.hpp"
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 #include "core/projections.hpp"
 #include "core/run_frame.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "elements/kinds.hpp"
-#include "elements/torque_load.hpp"
 #include "solvers/numerics/box_qp.hpp"
 #include "solvers/blocks/sampled_blocks.hpp"
 #include "solvers/sampling_loop.hpp"
@@ -27,22 +27,31 @@ namespace {
 
 // A constraint row e_a + cb e_b (b may be the base): dry friction (cb = -1)
 // or the +G_s direction of a rigid freeplay (cb = -p).
+// A constraint row e_a + cb e_b (b may be the base) of a link (Model::links):
+// dry friction (cb = -1) or the +G_s direction of a rigid freeplay (cb = -p).
 struct Row {
   int a = kGround, b = kGround;
   double cb = 0.0;
   int element = -1;  // friction index (friction rows) or spring index (rigid freeplay rows)
+  int link = -1;     // its link
   double dot(const Eigen::VectorXd& v) const { return v[a] + (b == kGround ? 0.0 : cb * v[b]); }
 };
 
 // W = M + h theta C + h^2 theta^2 K factorised, with W^-1 G^T and D = G W^-1 G^T
-// over all potential rows, for one set of springs outside their gap and one h.
+// over all potential rows, for one set of element tangents and one h.
 struct Iteration {
-  std::vector<double> tangent;  // (2 ns) tangent stiffness and damping of each spring
+  std::vector<Tangent> tangent;  // (ne) tangent stiffness and damping of each element
   double h = 0.0;
   Eigen::LDLT<Eigen::MatrixXd> W;
   Eigen::MatrixXd WinvGt;  // (nb x rows)
   Eigen::MatrixXd D;       // (rows x rows)
 };
+
+bool same_tangents(const std::vector<Tangent>& a, const std::vector<Tangent>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Tangent& x, const Tangent& y) {
+    return x.stiffness == y.stiffness && x.damping == y.damping;
+  });
+}
 
 class MoreauJean {
  public:
@@ -53,17 +62,25 @@ class MoreauJean {
         throw ModelError("simulation.solver", "time_stepping needs every body to have inertia > 0; body '" +
                                                   m.body_names[j] +
                                                   "' is massless (use solver: event_driven for massless bodies)");
+    for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+      if (!row.step_output)
+        throw ModelError("simulation.solver", std::string("time_stepping cannot run ") + to_string(row.kind) +
+                                                  " elements such as '" +
+                                                  m.element_names[m.elements_of(row.kind)[i]] +
+                                                  "' (use solver: event_driven)");
+    });
     if (!(s.step > 0.0) || !std::isfinite(s.step))
       throw std::invalid_argument("time stepping: the step h must be > 0 (simulation.step)");
     if (!(s.theta >= 0.5 && s.theta <= 1.0))
       throw std::invalid_argument("time stepping: theta must be in [0.5, 1] (simulation.theta)");
     // One row per link (Model::links: frictions first, always in the LCP, then
     // rigid freeplays); a friction element without dry friction has none.
-    for (const ModelLink& l : m.links) {
-      const bool contact = l.kind == LinkKind::contact;
-      if (!contact && !can_have_dry_friction(m, m.frictions[l.element])) continue;
-      (contact ? spring_row_ : friction_row_)[l.element] = static_cast<int>(rows_.size());
-      rows_.push_back({l.a, l.b, -l.ratio, l.element});
+    for (int l = 0; l < m.num_links(); ++l) {
+      const ModelLink& link = m.links[l];
+      const bool contact = link.kind == LinkKind::contact;
+      if (!contact && !can_have_dry_friction(m, m.frictions[link.element])) continue;
+      link_row_[l] = static_cast<int>(rows_.size());
+      rows_.push_back({link.a, link.b, -link.ratio, link.element, l});
       if (!contact) num_friction_rows_ = static_cast<int>(rows_.size());
     }
     q_ = Eigen::Map<const Eigen::VectorXd>(m.angle0.data(), nb);
@@ -75,11 +92,12 @@ class MoreauJean {
     v_free_.resize(nb);
     v_new_.resize(nb);
     impulse_.assign(rows_.size(), 0.0);
-    contact_upper_.assign(m.springs.size(), 0.0);
-    contact_lower_.assign(m.springs.size(), 0.0);
+    contact_upper_.assign(m.num_links(), 0.0);
+    contact_lower_.assign(m.num_links(), 0.0);
+    link_impulse_.assign(m.num_links(), 0.0);
+    link_held_.assign(m.num_links(), 0);
     v_mid_.resize(nb);
     v_theta_.resize(nb);
-    stuck_.assign(m.frictions.size(), 0);
     torque_.assign(m.num_elements(), 0.0);
     state_.assign(m.num_elements(), 0);
   }
@@ -114,10 +132,9 @@ class MoreauJean {
   double theta_;
   std::vector<Row> rows_;
   int num_friction_rows_ = 0;
-  std::vector<int> friction_row_ = std::vector<int>(m_.frictions.size(), -1);
-  std::vector<int> spring_row_ = std::vector<int>(m_.springs.size(), -1);
+  std::vector<int> link_row_ = std::vector<int>(m_.num_links(), -1);  // (links) row of each link, -1 for none
   std::vector<Iteration> iterations_;  // the patterns met so far
-  std::vector<double> tangent_;  // (2 ns) at q_k, v_k: stiffness, damping of spring i at 2 i, 2 i + 1
+  std::vector<Tangent> tangent_;       // (ne) at q_k, v_k (the kinds' step_tangent)
 
   double t_ = 0.0;
   // Input values: named inputs keep their declared values; then the held
@@ -125,7 +142,7 @@ class MoreauJean {
   std::vector<double> values_ = m_.initial_input_values();
   BlockSampler sampler_;
   Eigen::VectorXd q_, v_, force_, rhs_, v_free_, v_new_, v_mid_, v_theta_;
-  std::vector<double> contact_upper_, contact_lower_;  // (ns) rigid freeplay impulses of the step [N m s]
+  std::vector<double> contact_upper_, contact_lower_;  // (links) rigid freeplay impulses of the step [N m s]
   double input_work_ = 0.0, dissipated_ = 0.0;
 
   // The step's box-LCP: active rows (index into rows_, sign), bounds, data.
@@ -137,54 +154,38 @@ class MoreauJean {
   Eigen::VectorXd kinetic_x_;     // first solution, warm start after narrowing
   std::vector<char> widened_;     // (friction rows) given the static limit on arrival
   std::vector<double> impulse_;  // (rows) impulse of each row in the last step [N m s]
-  std::vector<char> stuck_;      // (nf) ended the last step stuck
+  // (links) each link's impulse over the last step [N m s] (a contact's: + flank minus - flank)
+  // and whether it held: a friction link stuck within its bound, a contact's pressed flank (StepFrame).
+  std::vector<double> link_impulse_;
+  std::vector<std::int8_t> link_held_;
   long lcp_not_converged_ = 0;
 
   std::vector<double> torque_;
   std::vector<std::int8_t> state_;
 
-  // The elements' relations (elements/) on Eigen vectors.
   static double deflection(const Spring& s, const Eigen::VectorXd& q) { return spring_deflection(s, q.data()); }
   static double deflection_rate(const Spring& s, const Eigen::VectorXd& v) { return spring_rate(s, v.data()); }
-  static double relative_velocity(const Friction& f, const Eigen::VectorXd& v) { return friction_rate(f, v.data()); }
-  // Tangent stiffness and damping of a spring at q_k, v_k: k on the stiff side
-  // of luz (a linear spring always), 0 in the gap and for a rigid freeplay; c
-  // (the contact law: per side and clamp, elements/freeplay_spring.hpp).
-  void tangent_at(const Spring& s, double& k, double& c) const {
-    const std::int8_t side = freeplay_side(deflection(s, q_), s.freeplay, 0.0);
-    const std::int8_t clamp = damping_clamp(s, spring_relation(s, q_.data(), v_.data()), side);
-    k = spring_stiffness(s, side, clamp);
-    c = spring_damping(s, side, clamp);
+
+  // The kinds' smooth laws (elements/kinds.hpp) at (q, v) and t.
+  StepFrame frame(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t, double h) const {
+    return {q.data(), v.data(), t, h, h * theta_, values_.data(), tangent_.data(), link_impulse_.data(),
+            link_held_.data()};
   }
 
   const Iteration& iteration(double h) {
-    const int ns = static_cast<int>(m_.springs.size());
-    tangent_.assign(2 * static_cast<std::size_t>(ns), 0.0);
-    for (int i = 0; i < ns; ++i) tangent_at(m_.springs[i], tangent_[2 * i], tangent_[2 * i + 1]);
+    tangent_.assign(m_.num_elements(), Tangent{});
+    const StepFrame f = frame(q_, v_, t_, h);
+    for_each_element(m_, kSumOrder, [&](const ElementKindInfo& row, int i) {
+      if (row.step_tangent) tangent_[m_.elements_of(row.kind)[i]] = row.step_tangent(m_, i, f);
+    });
     for (const Iteration& it : iterations_)
-      if (it.h == h && it.tangent == tangent_) return it;
-    const int nb = m_.num_bodies();
-    Eigen::MatrixXd W = Eigen::MatrixXd::Zero(nb, nb);
-    for (int j = 0; j < nb; ++j) W(j, j) = m_.inertia[j];
-    auto add_pair = [&](int a, int b, double cb, double value) {  // value * g^T g with g = e_a + cb e_b
-      W(a, a) += value;
-      if (b == kGround) return;
-      W(a, b) += cb * value;
-      W(b, a) += cb * value;
-      W(b, b) += cb * cb * value;
-    };
-    const double ht = h * theta_;
-    for (int i = 0; i < ns; ++i) {
-      const Spring& s = m_.springs[i];
-      add_pair(s.a, s.b, -s.ratio, ht * tangent_[2 * i + 1] + ht * ht * tangent_[2 * i]);
-    }
-    for (const Friction& f : m_.frictions) add_pair(f.a, f.b, -1.0, ht * friction_damping(f));
+      if (it.h == h && same_tangents(it.tangent, tangent_)) return it;
     if (iterations_.size() >= 32) iterations_.erase(iterations_.begin());  // keep the recent ones
     Iteration& it = iterations_.emplace_back();
     it.tangent = tangent_;
     it.h = h;
-    it.W.compute(W);
-    const int nr = static_cast<int>(rows_.size());
+    it.W.compute(iteration_matrix(h));
+    const int nb = m_.num_bodies(), nr = static_cast<int>(rows_.size());
     Eigen::MatrixXd Gt = Eigen::MatrixXd::Zero(nb, nr);
     for (int r = 0; r < nr; ++r) {
       Gt(rows_[r].a, r) = 1.0;
@@ -197,40 +198,58 @@ class MoreauJean {
     return it;
   }
 
+  // W = M + h theta C + h^2 theta^2 K over the elements' relations (tangent_).
+  Eigen::MatrixXd iteration_matrix(double h) const {
+    const int nb = m_.num_bodies();
+    Eigen::MatrixXd W = Eigen::MatrixXd::Zero(nb, nb);
+    for (int j = 0; j < nb; ++j) W(j, j) = m_.inertia[j];
+    auto add_pair = [&](int a, int b, double cb, double value) {  // value * g^T g with g = e_a + cb e_b
+      W(a, a) += value;
+      if (b == kGround) return;
+      W(a, b) += cb * value;
+      W(b, a) += cb * value;
+      W(b, b) += cb * cb * value;
+    };
+    const double ht = h * theta_;
+    for_each_element(m_, kSumOrder, [&](const ElementKindInfo& row, int i) {
+      Relation r;
+      if (!row.step_tangent || !row.relation(m_, i, r)) return;
+      const Tangent& t = tangent_[m_.elements_of(row.kind)[i]];
+      add_pair(r.a, r.b, -r.ratio, ht * t.damping + ht * ht * t.stiffness);
+    });
+    return W;
+  }
+
   // v_free = v_k + W^-1 h (F_theta + f(q_k, v_k) - h theta K v_k); F_theta stays in force_ for the work.
   void free_velocity(double h, double t1, const Iteration& it) {
     force_.setZero();
     const double* inputs = values_.data();
-    for (int l = 0; l < static_cast<int>(m_.loads.size()); ++l)
-      force_[m_.loads[l].body] +=
-          (1.0 - theta_) * load_torque(m_, l, t_, inputs) + theta_ * load_torque(m_, l, t1, inputs);
+    for_each_element(m_, kSumOrder, [&](const ElementKindInfo& row, int i) {
+      if (row.step_input) row.step_input(m_, i, t_, t1, theta_, inputs, force_.data());
+    });
     rhs_ = force_;
-    for (std::size_t i = 0; i < m_.springs.size(); ++i) {
-      const Spring& s = m_.springs[i];
-      const SpringRelation r = spring_relation(s, q_.data(), v_.data());
-      double T = spring_torque_exact(s, r);                     // a rigid freeplay's contact is its row's
-      T += h * theta_ * tangent_[2 * i] * r.rate;              // - h theta K v_k
-      apply_spring_torque(s, T, rhs_.data());
-    }
-    for (const Friction& f : m_.frictions)  // the dry part is the friction row's
-      apply_friction_torque(f, viscous_friction_torque(f, relative_velocity(f, v_)), rhs_.data());
+    const StepFrame f = frame(q_, v_, t_, h);
+    for_each_element(m_, kSumOrder, [&](const ElementKindInfo& row, int i) {
+      if (row.step_forces) row.step_forces(m_, i, f, rhs_.data());  // a link's impulse is its row's
+    });
     rhs_ *= h;
     v_free_ = v_ + it.W.solve(rhs_);
   }
 
-  // Box-LCP over the dry friction rows and the rigid freeplay sides in the index set.
-  void impulses(double h, double t1, const Iteration& it) {
+  // The rows of the step's LCP: every dry friction row, and each rigid freeplay
+  // side whose gap closes within the step (its index set).
+  void active_rows(double h) {
     active_.clear();
     sign_.clear();
-    for (std::size_t i = 0; i < m_.frictions.size(); ++i)
-      if (friction_row_[i] >= 0) {
-        active_.push_back(friction_row_[i]);
-        sign_.push_back(1);
-      }
-    for (std::size_t i = 0; i < m_.springs.size(); ++i) {
-      const int r = spring_row_[i];
+    for (int l = 0; l < m_.num_links(); ++l) {
+      const int r = link_row_[l];
       if (r < 0) continue;
-      const Spring& s = m_.springs[i];
+      if (!m_.is_contact_link(l)) {
+        active_.push_back(r);
+        sign_.push_back(1);
+        continue;
+      }
+      const Spring& s = m_.springs[m_.links[l].element];
       const double x = deflection(s, q_), rate = deflection_rate(s, v_);
       if (s.freeplay - x - 0.5 * h * rate <= 0.0) {  // g+ = a - x closing (row -G_s)
         active_.push_back(r);
@@ -241,6 +260,11 @@ class MoreauJean {
         sign_.push_back(1);
       }
     }
+  }
+
+  // Box-LCP over the dry friction rows and the rigid freeplay sides in the index set.
+  void impulses(double h, double t1, const Iteration& it) {
+    active_rows(h);
     const int n = static_cast<int>(active_.size());
     A_.resize(n, n);
     b_.resize(n);
@@ -255,7 +279,7 @@ class MoreauJean {
         const int f = rows_[r].element;
         const Friction& fr = m_.frictions[f];
         const double mt0 = coulomb_limit(m_, f, t1, values_.data());
-        const double L = stuck_[f] ? static_friction_limit(fr, mt0) : mt0;
+        const double L = link_held_[rows_[r].link] ? static_friction_limit(fr, mt0) : mt0;
         lo_[i] = -h * L;
         hi_[i] = h * L;
         b_[i] = -u_free;
@@ -282,9 +306,8 @@ class MoreauJean {
     bool any = false;
     widened_.assign(num_friction_rows_, 0);
     for (int i = 0; i < num_friction_rows_; ++i) {
-      const int f = rows_[i].element;
-      const Friction& fr = m_.frictions[f];
-      if (stuck_[f] || fr.static_ratio == 1.0 || hi_[i] == 0.0) continue;
+      const Friction& fr = m_.frictions[rows_[i].element];
+      if (link_held_[rows_[i].link] || fr.static_ratio == 1.0 || hi_[i] == 0.0) continue;
       const double u0 = rows_[i].dot(v_);
       const double u1 = rows_[i].dot(v_free_) + A_.row(i).dot(qp_.x);
       if (u0 * u1 > 0.0) continue;  // still slipping the same way
@@ -319,17 +342,16 @@ class MoreauJean {
       const double P = qp_.x[static_cast<int>(i)];
       v_new_ += (sign_[i] * P) * it.WinvGt.col(r);
       if (r < num_friction_rows_) impulse_[r] = P;
-      else (sign_[i] < 0 ? contact_upper_ : contact_lower_)[rows_[r].element] += P;
+      else (sign_[i] < 0 ? contact_upper_ : contact_lower_)[rows_[r].link] += P;
     }
     v_mid_ = 0.5 * (v_ + v_new_);
     v_theta_ = (1.0 - theta_) * v_ + theta_ * v_new_;
     // Energy booked with the mean velocity (see the header).
     input_work_ += h * force_.dot(v_mid_);
     double diss = 0.0;
-    for (const Spring& s : m_.springs)
-      diss += spring_dissipation_exact(s, {deflection(s, q_), deflection_rate(s, v_theta_)}, deflection_rate(s, v_mid_));
-    for (const Friction& f : m_.frictions)
-      diss += viscous_friction_dissipation(f, relative_velocity(f, v_theta_), relative_velocity(f, v_mid_));
+    for_each_element(m_, kSumOrder, [&](const ElementKindInfo& row, int i) {
+      if (row.step_dissipation) diss += row.step_dissipation(m_, i, q_.data(), v_theta_.data(), v_mid_.data());
+    });
     diss *= h;
     for (std::size_t i = 0; i < active_.size(); ++i)
       diss -= sign_[i] * qp_.x[static_cast<int>(i)] * rows_[active_[i]].dot(v_mid_);
@@ -338,41 +360,34 @@ class MoreauJean {
     q_ += h * v_theta_;
     v_.swap(v_new_);
     t_ = t1;
+    link_results();
     outputs(h);
   }
 
+  // Each link's impulse over the step and whether it held (StepFrame): a
+  // friction row stuck within its bound (friction rows lead the LCP in row
+  // order), a contact's pressed flank.
+  void link_results() {
+    for (int l = 0; l < m_.num_links(); ++l) {
+      if (m_.is_contact_link(l)) {
+        link_impulse_[l] = contact_upper_[l] - contact_lower_[l];
+        link_held_[l] = contact_upper_[l] > 0.0 ? 1 : contact_lower_[l] > 0.0 ? -1 : 0;
+        continue;
+      }
+      const int r = link_row_[l];
+      link_impulse_[l] = r >= 0 ? impulse_[r] : 0.0;
+      link_held_[l] = r >= 0 && hi_[r] > 0.0 && std::abs(link_impulse_[l]) < hi_[r] * (1.0 - 1e-9);
+    }
+  }
+
   void outputs(double h) {
-    auto put = [&](int e, ElementOutput o) {
+    const StepFrame f = frame(q_, v_, t_, h);
+    for_each_element(m_, kSumOrder, [&](const ElementKindInfo& row, int i) {
+      const ElementOutput o = row.step_output(m_, i, f);
+      const int e = m_.elements_of(row.kind)[i];
       torque_[e] = o.torque;
       state_[e] = o.state;
-    };
-    for (std::size_t i = 0; i < m_.springs.size(); ++i) {
-      const Spring& s = m_.springs[i];
-      const SpringRelation r = spring_relation(s, q_.data(), v_.data());
-      if (s.rigid())  // the contact torque of the step's impulses
-        put(m_.spring_element[i], spring_output_exact(s, r, contact_upper_[i] > 0.0   ? 1
-                                                            : contact_lower_[i] > 0.0 ? -1
-                                                                                      : 0,
-                                                      (contact_upper_[i] - contact_lower_[i]) / h));
-      else
-        put(m_.spring_element[i],
-            spring_output_exact(s, r, has_freeplay_events(s) ? freeplay_side(r.x, s.freeplay, r.rate) : 0, 0.0));
-    }
-    for (std::size_t i = 0; i < m_.frictions.size(); ++i) {
-      const Friction& f = m_.frictions[i];
-      const double u = relative_velocity(f, v_);
-      const int r = friction_row_[i];
-      const double P = r >= 0 ? impulse_[r] : 0.0;
-      bool stuck = false;
-      if (r >= 0) {
-        const double bound = hi_[r];  // friction rows lead the LCP in row order
-        stuck = bound > 0.0 && std::abs(P) < bound * (1.0 - 1e-9);
-      }
-      stuck_[i] = stuck;
-      put(m_.friction_element[i], {viscous_friction_torque(f, u) - P / h,
-                                   static_cast<std::int8_t>(stuck ? 0 : u > 0.0 ? 1 : u < 0.0 ? -1 : P > 0.0 ? -1 : 1)});
-    }
-    for (int l = 0; l < static_cast<int>(m_.loads.size()); ++l) put(m_.load_element[l], load_output(m_, l, t_, values_.data()));
+    });
   }
 };
 
@@ -456,7 +471,8 @@ class TimeSteppingRun {
 
   StepStatus short_of_end() {
     std::ostringstream os;
-    os << "time stepping: stopped at t = " << mj_.t() << " s short of t_end = " << settings_.t_end << " s ("
+    os << "time stepping: stopped at t = " << shortest(mj_.t()) << " s short of t_end = " << shortest(settings_.t_end)
+       << " s ("
        << r_.time.size() << " of " << grid_size_ << " output samples)";
     return stop(StepStatus::solver_failure, os.str());
   }
@@ -476,25 +492,26 @@ class TimeSteppingRun {
       mj_.step(t1 - t0_);
     } catch (const std::exception& e) {
       std::ostringstream os;
-      os << "time stepping: stopped by an error in the step from t = " << t0_ << " s: " << e.what();
+      os << "time stepping: stopped by an error in the step from t = " << shortest(t0_) << " s: " << e.what();
       return stop(StepStatus::solver_failure, os.str());
     }
     ++r_.stats.steps;
     if (!mj_.v().allFinite() || !mj_.q().allFinite()) {
       std::ostringstream os;
-      os << "time stepping: the state is not finite at t = " << mj_.t() << " s";
+      os << "time stepping: the state is not finite at t = " << shortest(mj_.t()) << " s";
       return stop(StepStatus::solver_failure, os.str());
     }
     bool changed = false;
     for (int e = 0; e < ne && k > 0; ++e) {
       const std::int8_t a = before_[e], b = mj_.state()[e];
-      if (a == b || model_.element_kind[e] == ElementKind::torque) continue;
-      r_.events.push_back({mj_.t(), e, element_kind_info(model_.element_kind[e]).event(a, b), a, b});
+      const ElementKindInfo& row = element_kind_info(model_.element_kind[e]);
+      if (a == b || !row.event) continue;
+      r_.events.push_back({mj_.t(), e, row.event(a, b), a, b});
       changed = true;
     }
     r_.stats.events += changed;
     for (int e = 0; e < ne; ++e)
-      if (model_.element_kind[e] == ElementKind::friction && mj_.state()[e] == 0) r_.time_stuck[e] += t1 - t0_;
+      if (element_kind_info(model_.element_kind[e]).sticks && mj_.state()[e] == 0) r_.time_stuck[e] += t1 - t0_;
     if (r_.stats.events > settings_.max_events) {
       pending_ = StepStatus::event_limit;  // after this step's samples
       message_ = "time stepping: more than simulation.max_events steps with mode changes";

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/number_text.hpp"
 #include "io/hdf5_reader.hpp"
 #include "tests/cli_runner.hpp"
 #include "io/yaml_model.hpp"
@@ -41,6 +42,22 @@ TEST_F(Cli, RunsEveryModel) {
   EXPECT_GE(models, 2);
 }
 
+// The summary's energy line is the balance over the run (changes of the stored
+// energies, which may be negative), and the time stuck is a column per name.
+TEST_F(Cli, SummaryPrintsTheBalanceOfChangesAndAlignsTheStuckTimes) {
+  const Outcome o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/gear_train.yaml --t-end 0.2 -o " + path("g.h5"));
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find(" J = kinetic change "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(" J + elastic change "), std::string::npos) << o.out;
+  const auto value_at = [&](const std::string& name) {  // the column where the time of `name` starts
+    const std::size_t at = o.out.find("\n    " + name + " ");
+    EXPECT_NE(at, std::string::npos) << name;
+    return o.out.find_first_not_of(' ', at + 5 + name.size()) - at;
+  };
+  EXPECT_EQ(value_at("bearing_psi"), value_at("bearing_delta")) << o.out;
+  EXPECT_EQ(value_at("bearing_phi"), value_at("bearing_gamma")) << o.out;
+}
+
 // Start-up: the commands that run no MPI sweep load neither MPI (only
 // luztar-mpi-sweep links it) nor, when HDF5 is linked from its static archive
 // (LUZTAR_HDF5_STATIC, when installed), HDF5's network libraries (libcurl). The dynamic loader lists
@@ -56,6 +73,10 @@ TEST_F(Cli, StartUpLoadsNoMpiAndNoNetworkLibraries) {
     EXPECT_EQ(o.out.find("libmpi"), std::string::npos);
 #ifdef LUZTAR_HDF5_LINKED_STATIC  // else the shared HDF5 brings libcurl with it
     EXPECT_EQ(o.out.find("libcurl"), std::string::npos);
+#endif
+#ifdef LUZTAR_EXECUTABLES_LINKED_STATIC  // LUZTAR_STATIC_EXECUTABLES: only the C library is loaded
+    for (const char* lib : {"libstdc++", "libyaml-cpp", "libsundials", "libhdf5", "libsz", "libaec", "libz.so"})
+      EXPECT_EQ(o.out.find(lib), std::string::npos) << lib;
 #endif
   }
 }
@@ -160,6 +181,21 @@ TEST_F(Cli, EventStormStopsWithStatusAndKeepsResults) {
   const io::StoredRun back = io::read_hdf5(h5);
   EXPECT_EQ(back.result.status, StepStatus::event_storm);
   EXPECT_LT(back.result.time.back(), 0.01);
+  // the message (stored in the file) names the instant in its shortest round-trip text: the last event's
+  EXPECT_NE(back.result.message.find("at t = " + shortest(back.result.events.back().t) + " s;"), std::string::npos)
+      << back.result.message;
+}
+
+// The event limit's message, as stored, names where it stopped exactly (the
+// last event's time, shortest round-trip text) and in seconds.
+TEST_F(Cli, EventLimitMessageNamesTheInstantExactly) {
+  const std::string h5 = path("limit.h5");
+  const Outcome o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/gear_train.yaml --set simulation.max_events=3 -o " + h5);
+  EXPECT_EQ(o.code, 3) << o.out;
+  const io::StoredRun back = io::read_hdf5(h5);
+  ASSERT_EQ(back.result.status, StepStatus::event_limit);
+  EXPECT_EQ(back.result.message, "more than 3 events (simulation.max_events) by t = " +
+                                     shortest(back.result.events.back().t) + " s");
 }
 
 // A run whose S-S selection fell back to Lemke (the ill-conditioned clutch of
@@ -206,6 +242,8 @@ TEST_F(Cli, ReduceWritesTheSimplification2Model) {
   EXPECT_NEAR(s.stiffness, 1.0 / (1.0 / 200 + 1.0 / 5000 + 4.0 / 400), 1e-12);
   EXPECT_NEAR(s.freeplay, 0.005 + 0.01 + 2 * 0.005, 1e-16);
   EXPECT_EQ(s.ratio, 2.0);
+  // The steps name the stiffness as written: its shortest round-trip text, not 10 digits
+  EXPECT_NE(o.out.find("scaled to " + shortest(s.stiffness) + " and freeplay 0.025"), std::string::npos) << o.out;
   const std::string a = path("a.h5"), b = path("b.h5");
   ASSERT_EQ(run("run -q " + model + " --t-end 2 -o " + a).code, 0);
   ASSERT_EQ(run("run -q " + reduced + " --t-end 2 -o " + b).code, 0);

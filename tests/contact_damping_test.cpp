@@ -112,7 +112,7 @@ TEST(ContactDamping, CornersAreWitnessesInContact) {
   in.spring_side = side;
   EXPECT_NEAR(witness_value(m, {WitnessKind::damping_upper, 0, +1}, in), 1.0 - 2.0, 1e-14);
   EXPECT_NEAR(witness_value(m, {WitnessKind::damping_lower, 0, -1}, in), 1.0 + 2.0, 1e-14);
-  EXPECT_EQ(witness_kind_info(WitnessKind::damping_upper).crossing, Crossing::damping_corner);
+  EXPECT_EQ(witness_kind_info(WitnessKind::damping_upper).crossing, Crossing::own_mode);
   EXPECT_EQ(witness_kind_info(WitnessKind::damping_lower).sign, -1);
 }
 

@@ -3,6 +3,7 @@
 // numbers (Model::links).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -206,13 +207,28 @@ TEST(KindsTable, OneRowPerWitnessKindInOrderNamedOnce) {
     EXPECT_EQ(structural(info.kind), info.kind != WitnessKind::gap_turnaround) << info.name;
     // A crossing that leads to a side or direction names it.
     const bool sided = info.crossing == Crossing::freeplay_flank || info.crossing == Crossing::massless_kink ||
-                       info.crossing == Crossing::reserve_exhausted || info.crossing == Crossing::damping_corner;
+                       info.crossing == Crossing::reserve_exhausted || info.crossing == Crossing::own_mode;
     EXPECT_EQ(std::abs(info.sign), sided ? 1 : 0) << info.name;
   }
   EXPECT_EQ(names.size(), static_cast<std::size_t>(kNumWitnessKinds));
   EXPECT_STREQ(witness_kind_info(WitnessKind::gap_turnaround).name, "gap_turnaround");
   EXPECT_EQ(witness_kind_info(WitnessKind::stick_lower).sign, -1);
   EXPECT_EQ(witness_kind_info(WitnessKind::freeplay_upper).crossing, Crossing::freeplay_flank);
+}
+
+// The solvers visit every kind once in each order through its row, which
+// names its kind and has what every solver needs of it (an output in both).
+TEST(KindsTable, EveryKindHasARowVisitedOnceInEachOrder) {
+  for (int k = 0; k < kNumElementKinds; ++k) {
+    const auto kind = static_cast<ElementKind>(k);
+    const ElementKindInfo& row = element_kind_info(kind);
+    EXPECT_EQ(row.kind, kind) << to_string(kind);
+    EXPECT_NE(row.output, nullptr) << to_string(kind);
+    EXPECT_NE(row.step_output, nullptr) << to_string(kind);
+    EXPECT_EQ(row.event == nullptr, row.state == nullptr) << to_string(kind);  // a state that changes is logged
+    EXPECT_EQ(std::count(std::begin(kSumOrder), std::end(kSumOrder), kind), 1) << to_string(kind);
+    EXPECT_EQ(std::count(std::begin(kListOrder), std::end(kListOrder), kind), 1) << to_string(kind);
+  }
 }
 
 TEST(KindsTable, EventOfAStateChange) {

@@ -117,22 +117,29 @@ TEST_F(PlotBlock, UsesTheUnitsAttributeWhenPresent) {
 // Without --signals: angles and velocities of the bodies, the applied torques
 // (drive and load; not the springs' and bearings'), and the energies with the
 // residual of the balance (input - change of kinetic and elastic - dissipated).
+// A curve that lies on an earlier one of its panel (the first wheel's angle on
+// the input body's, within the freeplay; the residual, about 0, on the elastic
+// energy) is dashed, so that both show.
 TEST_F(PlotGearTrain, DefaultsToBodiesAppliedTorquesAndEnergies) {
-  EXPECT_TRUE(contains(listing(h5_),
+  const std::string out = listing(h5_);
+  EXPECT_TRUE(contains(out,
                        "panels (4):\n"
-                       "  angle [rad]: bodies.psi.angle, bodies.delta.angle, bodies.gamma.angle, bodies.phi.angle\n"
+                       "  angle [rad]: bodies.psi.angle, bodies.delta.angle, bodies.gamma.angle, bodies.phi.angle "
+                       "(dashed, on an earlier curve: bodies.delta.angle, bodies.phi.angle)\n"
                        "  velocity [rad/s]: bodies.psi.velocity, bodies.delta.velocity, bodies.gamma.velocity, "
                        "bodies.phi.velocity\n"
                        "  torque [N m]: elements.drive_psi.torque, elements.load_phi.torque\n"
                        "  energy [J]: energy.input_work, energy.kinetic, energy.elastic, energy.dissipated, "
-                       "energy.residual\n"));
+                       "energy.residual (dashed, on an earlier curve: energy.residual)\n"))
+      << out;
 }
 
 // The servo's default picture also has its controller's sampled blocks.
 TEST_F(PlotServo, DefaultsIncludeTheSampledBlocks) {
   const std::string out = listing(h5_);
-  EXPECT_TRUE(contains(out, "  torque [N m]: elements.motor.torque, elements.load_phi.torque\n")) << out;
-  EXPECT_TRUE(contains(out, "  block output: blocks.command, blocks.integral\n")) << out;
+  // the command drives the motor: a torque, in the torque panel; the integral's unit is unknown
+  EXPECT_TRUE(contains(out, "  torque [N m]: elements.motor.torque, elements.load_phi.torque, blocks.command")) << out;
+  EXPECT_TRUE(contains(out, "  block output: blocks.integral\n")) << out;
   EXPECT_FALSE(contains(out, "inputs held")) << out;
 }
 
@@ -140,10 +147,24 @@ TEST_F(PlotServo, DefaultsIncludeTheSampledBlocks) {
 // `luztar run` holds at 0: the picture says so (nothing moves, all stuck).
 TEST_F(PlotSteering, SaysTheHostsInputsAreHeld) {
   const std::string out = listing(h5_);
+  // stuck over the whole run: the strip shows it, the panels are not tinted
   EXPECT_TRUE(contains(out, "events: none\n"
-                            "stuck: column_bearing 1 intervals, 1.000000000 s\n"))
+                            "stuck: column_bearing 1 intervals, 1.000000000 s (the whole run: not shaded)\n"))
       << out;
   EXPECT_TRUE(contains(out, "inputs held: driver_torque, aligning_moment\n")) << out;
+}
+
+// A run that stopped early says so (its samples end where it stopped), with
+// the status and message stored in the file; a complete run says nothing.
+TEST_F(Plot, SaysARunStoppedEarly) {
+  const std::string h5 = path("limit.h5");
+  ASSERT_EQ(run("run -q " + model("gear_train") + " --set simulation.max_events=3 -o " + h5).code, 3);
+  const Result r = io::read_hdf5(h5).result;
+  const std::string out = listing(h5);
+  EXPECT_TRUE(contains(out, "stopped early (event_limit): " + r.message + "\n")) << out;
+  const std::string whole = path("whole.h5");
+  ASSERT_EQ(run("run -q " + model("block") + " -o " + whole).code, 0);
+  EXPECT_FALSE(contains(listing(whole), "stopped early")) << listing(whole);
 }
 
 // The shaded stuck intervals run between the logged stick and break-away
@@ -294,7 +315,7 @@ TEST_F(Plot, SweepMapShowsFailedRuns) {
                 .code,
             3);
   EXPECT_EQ(listing(h5),
-            "map: dissipated [J] over simulation.max_events [1] and elements.bearing.coulomb [N m] (grid 2 x 3)\n"
+            "map: dissipated [J] over simulation.max_events and elements.bearing.coulomb [N m] (grid 2 x 3)\n"
             "runs: 6 (3 ok, 3 failed: 3 event_limit, 0 pending)\n"
             "failed cells: 3\n");
   const Outcome p = run("plot " + h5 + " -o " + png);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/energy.hpp"
+#include "elements/kinds.hpp"
 #include "io/yaml_model.hpp"
 #include "model_builder.hpp"
 #include "solvers/simulator.hpp"

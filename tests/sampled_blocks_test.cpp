@@ -109,6 +109,8 @@ TEST(SampledBlocks, PiControllerWithAntiWindupFollowsItsExactDiscretisation) {
   EXPECT_NEAR(test::angle(r, 600, 0), 1.0, 0.05);
   // The blocks' held outputs are part of the result (and of its files).
   ASSERT_EQ(r.block_names, (std::vector<std::string>{"integral", "command"}));
+  // the command drives the motor (through a saturation): a torque; the integral's unit is the model's secret
+  EXPECT_EQ(r.block_units, (std::vector<std::string>{"unit of the signal", "N m"}));
   ASSERT_EQ(r.block_output.size(), 2 * r.time.size());
   for (std::size_t i = 0; i < pi.held.size(); ++i) EXPECT_NEAR(r.block_output[i], pi.held[i], 1e-7) << i;
   const std::string h5 = testing::TempDir() + "/pi_loop.h5";
@@ -116,6 +118,7 @@ TEST(SampledBlocks, PiControllerWithAntiWindupFollowsItsExactDiscretisation) {
   const Result back = io::read_hdf5(h5).result;
   std::remove(h5.c_str());
   EXPECT_EQ(back.block_names, r.block_names);
+  EXPECT_EQ(back.block_units, r.block_units);  // the datasets' units attributes
   EXPECT_EQ(back.block_output, r.block_output);
   // Energy: the motor's work is the kinetic energy plus the bearing's dissipation.
   const std::size_t last = r.time.size() - 1;

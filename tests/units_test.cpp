@@ -5,11 +5,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <numbers>
 #include <random>
 
+#include "core/model_spec.hpp"
 #include "core/number_text.hpp"
 #include "core/units.hpp"
+#include "core/model.hpp"
 #include "io/yaml_model.hpp"
 
 namespace luztar {
@@ -94,6 +97,33 @@ TEST(Units, EveryNumericFieldHasItsDimension) {
   EXPECT_EQ(field_dimension("simulation.rest_velocity"), Dimension::angular_velocity);
 }
 
+// field_dimension reads an element's path without its type, by the kinds'
+// field tables (core/model_spec.hpp): a key must mean one quantity in every
+// kind that has it, and every number and signal field must take its units.
+TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
+  std::string types = element_types() + ", ";
+  EXPECT_EQ(types, "spring, friction, torque, ");
+  int fields = 0;
+  for (std::size_t start = 0, comma; (comma = types.find(", ", start)) != std::string::npos; start = comma + 2) {
+    ElementSpec kind;
+    ASSERT_TRUE(element_spec_of_type(types.substr(start, comma - start), kind));
+    std::visit([&](const auto& s) {
+      for (const auto& f : spec_fields(s)) {
+        ++fields;
+        FieldType type;
+        Dimension dim;
+        ASSERT_TRUE(element_field(f.key, type, dim)) << f.key;
+        EXPECT_EQ(type, f.type) << f.key;
+        EXPECT_EQ(dim, f.dimension) << f.key;
+        if (f.type == FieldType::number || f.type == FieldType::signal) {
+          EXPECT_EQ(field_dimension(std::string("elements.e.") + f.key), f.dimension) << f.key;
+        }
+      }
+    }, kind);
+  }
+  EXPECT_EQ(fields, 13);  // 7 of a spring, 4 of a friction element, 2 of a torque
+}
+
 TEST(Units, StoredSignalsHaveOneUnitEach) {
   EXPECT_STREQ(signal_unit("time"), "s");
   EXPECT_STREQ(signal_unit("bodies.disk.angle"), "rad");
@@ -101,6 +131,38 @@ TEST(Units, StoredSignalsHaveOneUnitEach) {
   EXPECT_STREQ(signal_unit("elements.mesh.torque"), "N m");
   EXPECT_STREQ(signal_unit("elements.mesh.state"), "1");
   EXPECT_STREQ(signal_unit("energy.dissipated"), "J");
+}
+
+// A sampled block's output is a torque where it reaches an applied torque or
+// a friction limit through sums and unit-keeping blocks, named or inline;
+// inside a product, or as the input of a relay or an integrator, its unit is
+// the model's secret.
+TEST(Units, BlocksThatDriveATorqueHoldATorque) {
+  const std::string text =
+      "simulation: {t_end: 1, output_step: 0.1}\n"
+      "signals:\n"
+      "  direct: {hold: {of: 1.0, period: 0.1}}\n"
+      "  relayed: {relay: {of: {angle: a}, threshold: 0.1, value: 2, period: 0.1}}\n"
+      "  scaled: {hold: {of: {velocity: a}, period: 0.1}}\n"
+      "  inner: {play: {of: {angle: a}, width: 0.1, period: 0.1}}\n"
+      "  outer: {relay: {of: inner, threshold: 0.1, value: 1, period: 0.1}}\n"
+      "  limit: {hold: {of: 0.5, period: 0.1}}\n"
+      "bodies:\n  a: {inertia: 1}\n"
+      "elements:\n"
+      "  m1: {type: torque, body: a, torque: direct}\n"
+      "  m2: {type: torque, body: a, torque: {sum: [relayed, {product: [2.0, scaled]}]}}\n"
+      "  m3: {type: torque, body: a, torque: {saturation: {of: outer, lower: -1, upper: 1}}}\n"
+      "  m4: {type: torque, body: a, torque: {hold: {of: 0.1, period: 0.2}}}\n"
+      "  f: {type: friction, body: a, coulomb: {dead_zone: {of: limit, lower: -0.1, upper: 0.1}}}\n";
+  const Model m = io::parse_model(text, "blocks.yaml", ".");
+  std::map<std::string, std::string> units;
+  const std::vector<std::string> found = block_units(m);
+  ASSERT_EQ(found.size(), m.sampled_names.size());
+  for (std::size_t k = 0; k < found.size(); ++k) units[m.sampled_names[k]] = found[k];
+  const std::map<std::string, std::string> expected = {
+      {"direct", "N m"}, {"relayed", "N m"}, {"scaled", "unit of the signal"}, {"inner", "unit of the signal"},
+      {"outer", "N m"}, {"limit", "N m"}, {"elements.m4.torque", "N m"}};
+  EXPECT_EQ(units, expected);
 }
 
 // A model written with units reads as the same model written in SI.

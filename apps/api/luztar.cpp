@@ -4,10 +4,10 @@
 #include "luztar/luztar.hpp"
 
 #include <cmath>
-#include <cstdio>
-#include <sstream>
 
+#include "apps/api/host_time.hpp"
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 #include "core/signal_paths.hpp"
 #include "core/times.hpp"
 #include "io/csv_writer.hpp"
@@ -110,11 +110,8 @@ Error::Error(const std::string& what, std::string file, int line, int column, st
     : std::runtime_error(what), file_(std::move(file)), line_(line), column_(column), field_(std::move(field)),
       detail_(std::move(detail)) {}
 
-Override::Override(std::string path_, double number) : path(std::move(path_)) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", number);
-  value = text;
-}
+// The shortest text that reads back to the same double (an error then names 0.1, not 0.10000000000000001).
+Override::Override(std::string path_, double number) : path(std::move(path_)), value(luztar::shortest(number)) {}
 
 const char* to_string(Status s) {
   switch (s) {
@@ -200,14 +197,7 @@ double Simulator::value(Output output) const {
 }
 
 Status Simulator::advance_to(double t) {
-  const double now = impl_->sim.time(), t_end = impl_->model->model.simulation.t_end;
-  // Instants a few ulp apart are one (core/times.hpp): k * 1e-3 may end a hair past t_end.
-  if (!std::isfinite(t) || luztar::earlier(t, now) || luztar::earlier(t_end, t)) {
-    std::ostringstream os;
-    os << "advance_to: t = " << t << " must be a finite time in [" << now << ", " << t_end
-       << "] (from the simulator's time to simulation.t_end)";
-    throw std::invalid_argument(os.str());
-  }
+  luztar::app::check_host_time(t, impl_->sim.time(), impl_->model->model.simulation.t_end);
   return status_of(impl_->sim.advance_to(t));
 }
 

@@ -12,7 +12,7 @@ line over one), failed runs drawn as such.
 
 Exit codes: 0 drawn; 2 an option refused (unknown picture format, signal,
 unit, element), before anything is drawn; other codes: plotting failed.
-Needs h5py and matplotlib (Debian: python3-h5py python3-matplotlib).
+Needs h5py, matplotlib and PyYAML (Debian: python3-h5py python3-matplotlib python3-yaml).
 """
 import argparse
 import fnmatch
@@ -68,6 +68,12 @@ def refuse(message):
 
 def text(v):
     return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def with_unit(name, unit):
+    """'name [unit]'; a count or ratio ("1") and a value whose unit the file does
+    not know ("unit of the signal") show the name alone."""
+    return f"{name} [{unit}]" if unit and unit not in ("1", "unit of the signal") else name
 
 
 def check_format(output, plt):
@@ -292,6 +298,28 @@ def relative(f, element, against):
     return q, f"{word} {label}", "rad" if quantity == "angle" else "rad/s"
 
 
+def covering(values):
+    """For each curve of a panel, whether it lies on an earlier one (within 1 %
+    of the panel's range at 90 % of the samples or more), which would hide that
+    one: the gear train's input body and first wheel, a shaft's two ends, a
+    controller's command and the saturated torque it drives."""
+    import numpy as np
+    finite = [v[np.isfinite(v)] for v in values]
+    span = max([np.ptp(v) for v in finite if len(v)] + [0.0])
+    out = []
+    for j, v in enumerate(values):
+        out.append(span > 0 and any(len(v) == len(w) and len(v) and np.mean(np.abs(v - w) <= 0.01 * span) >= 0.9
+                                    for w in values[:j]))
+    return out
+
+
+def stopped_early(f):
+    """'stopped early (<status>): <message>' for a run that did not reach t_end (its
+    samples end where it stopped), else ''."""
+    status, message = text(f.attrs.get("status", "reached_time")), text(f.attrs.get("message", ""))
+    return f"stopped early ({status}): {message}" if status != "reached_time" else ""
+
+
 def legend_outside(ax, **kw):
     """The axis' legend to the right of its data area (nothing when it has no labels)."""
     handles, labels = ax.get_legend_handles_labels()
@@ -321,9 +349,12 @@ def plot_result(f, args, plt, fmt):
     frictions = [s.path.split(".")[1] for s in signals if s.path.endswith(".state")
                  and text(f["elements"][s.path.split(".")[1]].attrs.get("kind", "")) == "friction"]
     stuck = {n: stuck_intervals(time, f["elements"][n]["state"][:], events, n) for n in frictions}
+    # stuck over the whole run: the strip shows it; shading every panel would only tint them
+    throughout = [n for n, spans in stuck.items() if spans == [(time[0], time[-1])]]
     counts = {k: kinds.count(k) for k in EVENT_COLOURS if k in kinds}
     tname, tfactor = shown_unit("s", units)
     title = text(f.attrs.get("model_name", ""))
+    stopped = stopped_early(f)
 
     if args.list:
         print(f"signals ({len(selected)}):")
@@ -332,12 +363,17 @@ def plot_result(f, args, plt, fmt):
         print(f"panels ({len(panels)}):")
         for kind, unit, ss in panels:
             name = shown_unit(unit, units)[0]
-            print(f"  {kind}" + (f" [{name}]" if name else "") + f": {', '.join(s.path for s in ss)}")
+            dashed = [s.path for s, on in zip(ss, covering([np.asarray(s.data[:], dtype=float) for s in ss])) if on]
+            print(f"  {kind}" + (f" [{name}]" if name else "") + f": {', '.join(s.path for s in ss)}"
+                  + (f" (dashed, on an earlier curve: {', '.join(dashed)})" if dashed else ""))
         print("events: " + (", ".join(f"{k} {n}" for k, n in counts.items()) or "none"))
         for n, spans in stuck.items():
-            print(f"stuck: {n} {len(spans)} intervals, {sum(b - a for a, b in spans):.9f} s")
+            print(f"stuck: {n} {len(spans)} intervals, {sum(b - a for a, b in spans):.9f} s"
+                  + (" (the whole run: not shaded)" if n in throughout else ""))
         if held_inputs(f):
             print(f"inputs held: {', '.join(held_inputs(f))}")
+        if stopped:
+            print(stopped)
         return
 
     strip = bool(counts) or any(stuck.values())
@@ -351,13 +387,16 @@ def plot_result(f, args, plt, fmt):
     for ax, (kind, unit, ss) in zip(axes, panels):
         name, factor = shown_unit(unit, units)
         values = [np.asarray(s.data[:], dtype=float) for s in ss]
-        for s, v in zip(ss, values):
+        covered = covering(values)
+        for s, v, hidden in zip(ss, values, covered):
             y = v * factor
             label = s.path if len({x.path.split(".")[0] for x in ss}) > 1 else ".".join(s.path.split(".")[1:])
+            # a curve on top of an earlier one is dashed, so that both show
+            ls = (0, (4, 3)) if hidden or s.path == "energy.residual" else "-"
             if kind == "state":
-                ax.step(t, y, where="post", lw=1, label=label)
+                ax.step(t, y, where="post", lw=1, label=label, ls=ls)
             else:
-                ax.plot(t, y, lw=1, label=label, ls="--" if s.path == "energy.residual" else "-")
+                ax.plot(t, y, lw=1.3 if hidden else 1, label=label, ls=ls)
         ax.set_ylabel(f"{kind} [{name}]" if name else kind)
         if all(len(v) and v.min() == v.max() for v in values) and len({v[0] for v in values}) == 1:
             ax.text(0.5, 0.75, f"all {len(ss)} constant: {values[0][0] * factor:g} {name}".rstrip(),
@@ -366,7 +405,7 @@ def plot_result(f, args, plt, fmt):
         if kind == "state":
             ax.set_yticks([-1, 0, 1])
         for n, spans in stuck.items():
-            for a, b in spans:
+            for a, b in spans if n not in throughout else []:
                 ax.axvspan(a * tfactor, b * tfactor, color=shades[n], alpha=0.13, lw=0)
         ax.grid(alpha=0.3)
         legend_outside(ax)
@@ -374,7 +413,7 @@ def plot_result(f, args, plt, fmt):
         ax = axes[-1]
         rows = [(f"{k} ({n})", EVENT_COLOURS[k], [e[0] for e, kk in zip(events, kinds) if kk == k], None)
                 for k, n in counts.items()]
-        rows += [(f"{n} stuck ({sum(b - a for a, b in spans):.3g} s)", shades[n], None, spans)
+        rows += [(f"{n} stuck ({sum(b - a for a, b in spans) * tfactor:.3g} {tname})", shades[n], None, spans)
                  for n, spans in stuck.items() if spans]
         for i, (label, colour, ts, spans) in enumerate(rows):
             y = len(rows) - 1 - i
@@ -389,10 +428,14 @@ def plot_result(f, args, plt, fmt):
         ax.grid(axis="x", alpha=0.3)
     axes[-1].set_xlabel(f"time [{tname}]")
     axes[-1].set_xlim(t[0], t[-1])
-    stuck_note = ", stuck intervals shaded" if any(stuck.values()) else ""
+    stuck_note = ", stuck intervals shaded" if any(spans for n, spans in stuck.items() if n not in throughout) else ""
+    if throughout:
+        stuck_note += f"; stuck throughout: {', '.join(throughout)}"
     inputs = held_inputs(f)
     if inputs:  # a model for a host's loop (e.g. steering.yaml): nothing moves without its inputs
         note += f"\ninputs {', '.join(inputs)} held at their initial values (a host sets them through the API)"
+    if stopped:
+        note += f"\n{stopped}"
     axes[0].set_title(f"{title}{stuck_note}{note}", fontsize=10)
     save(fig, args, fmt)
 
@@ -437,7 +480,9 @@ def plot_xy(f, args, plt, fmt):
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
-    fig.suptitle(f"{text(f.attrs.get('model_name', ''))}: element characteristics", fontsize=10)
+    stopped = stopped_early(f)
+    fig.suptitle(f"{text(f.attrs.get('model_name', ''))}: element characteristics" + (f"\n{stopped}" if stopped else ""),
+                 fontsize=10)
     save(fig, args, fmt)
 
 
@@ -478,9 +523,8 @@ def plot_sweep(f, args, plt, fmt):
     xs = f["parameters"][x][:]
     pending = int((status < 0).sum())
 
-    def labelled(path):  # a parameter with its SI unit ("unit of the signal": none to show)
-        u = text(f["parameters"][path].attrs.get("units", ""))
-        return f"{path} [{u}]" if u and u != "unit of the signal" else path
+    def labelled(path):  # a parameter with its SI unit
+        return with_unit(path, text(f["parameters"][path].attrs.get("units", "")))
 
     if y is not None:
         ys = f["parameters"][y][:]
@@ -496,7 +540,7 @@ def plot_sweep(f, args, plt, fmt):
         is_grid = len(ux) > 1 and len(uy) > 1 and seen.min() > 0 and len(ux) * len(uy) <= ran.sum()
     if args.list:
         layout = "line" if y is None else (f"grid {len(ux)} x {len(uy)}" if is_grid else "points")
-        print(f"map: {metric} [{unit}] over {labelled(x)}" + (f" and {labelled(y)}" if y else "") + f" ({layout})")
+        print(f"map: {with_unit(metric, unit)} over {labelled(x)}" + (f" and {labelled(y)}" if y else "") + f" ({layout})")
         print(f"runs: {len(status)} ({int(done.sum())} ok, {int(failed.sum())} failed"
               + (f": {failed_why}" if failed.any() else "") + f", {pending} pending)")
         if y is not None and is_grid:
@@ -505,13 +549,14 @@ def plot_sweep(f, args, plt, fmt):
     fig, ax = plt.subplots(figsize=(8, 6.4), layout="constrained")
     grey = {"facecolor": "0.85", "edgecolor": "0.35", "hatch": "////"}
     if y is None:
-        order = np.argsort(xs[done])
-        ax.plot(xs[done][order], value[done][order], "o-", label=metric)
+        # the line breaks where runs failed: no value is drawn across them
+        order = np.argsort(xs[ran], kind="stable")
+        ax.plot(xs[ran][order], np.where(done[ran], value[ran], np.nan)[order], "o-", label=metric)
         if failed.any():  # along the bottom: they have no value
             ax.plot(xs[failed], np.full(failed.sum(), 0.03), "X", color="0.35", ms=8, ls="none",
                     transform=ax.get_xaxis_transform(), label=failed_label)
         ax.set_xlabel(labelled(x))
-        ax.set_ylabel(f"{metric} [{unit}]")
+        ax.set_ylabel(with_unit(metric, unit))
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), fontsize=8, ncol=2)
     else:
         if is_grid:
@@ -525,7 +570,7 @@ def plot_sweep(f, args, plt, fmt):
         else:
             mesh = ax.scatter(xs[done], ys[done], c=value[done], cmap="viridis", s=40)
             ax.scatter(xs[failed], ys[failed], marker="X", color="0.35", s=50)
-        fig.colorbar(mesh, ax=ax, label=f"{metric} [{unit}]")
+        fig.colorbar(mesh, ax=ax, label=with_unit(metric, unit))
         ax.set_xlabel(labelled(x))
         ax.set_ylabel(labelled(y))
         if failed.any():
@@ -560,13 +605,17 @@ def plot_weave(f, args, plt):
     ax[0, 1].set(xlabel="lateral acceleration [m/s^2]", ylabel="steering-wheel torque [N m]")
     ax[1, 0].set(xlabel="steering-wheel angle [deg]", ylabel="lateral acceleration [m/s^2]")
     ax[1, 1].set(xlabel="steering-wheel angle [deg]", ylabel="road-wheel angle x ratio [deg]")
-    ax[0, 0].legend(fontsize=7, loc="upper left")
+    # one legend for the four panels, below them: outside the data
+    handles, labels = ax[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8)
     for a in ax.flat:
         a.grid(alpha=0.3)
         a.axhline(0, color="k", lw=0.5)
         a.axvline(0, color="k", lw=0.5)
-    fig.suptitle("on-centre weave (dead band from the road-wheel plot, hysteresis from torque vs a_y at a_y = 0)")
-    fig.tight_layout()
+    fig.suptitle("on-centre weave (dead band from the road-wheel plot, hysteresis from torque vs a_y at a_y = 0)\n"
+                 "each case's dead band and hysteresis less the baseline's (vehicle phase lag, viscous damping)",
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     save(fig, args, os.path.splitext(args.output)[1][1:].lower() or "png")
 
 
@@ -609,8 +658,9 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import yaml  # noqa: F401  (the model text stored in a run file: element order, --xy, inputs)
     except ImportError as e:
-        sys.exit(f"luztar plot: {e} (install python3-h5py and python3-matplotlib)")
+        sys.exit(f"luztar plot: {e} (install python3-h5py, python3-matplotlib and python3-yaml)")
     fmt = check_format(args.output, plt) if args.output else None
     display_units(args.units)  # refused before the file is read
     if args.against and not args.xy:

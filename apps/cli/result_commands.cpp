@@ -46,7 +46,7 @@ std::vector<NamedSignal> signals(const Result& r) {
                    column(r.element_state, r.num_elements(), e)});
   }
   for (int b = 0; b < r.num_blocks(); ++b)
-    out.push_back({"blocks." + r.block_names[b], unit::of_signal, column(r.block_output, r.num_blocks(), b)});
+    out.push_back({"blocks." + r.block_names[b], r.block_unit(b), column(r.block_output, r.num_blocks(), b)});
   out.push_back({"energy.input_work", unit::energy, r.input_work});
   out.push_back({"energy.kinetic", unit::energy, r.kinetic});
   out.push_back({"energy.elastic", unit::energy, r.elastic});
@@ -122,8 +122,9 @@ int compare_results(std::ostream& out, const std::string& a_path, const std::str
     if (std::isnan(diff) || !(diff <= o.tolerance * std::max(1.0, scale))) ++failures;
     const double rel = scale > 0.0 ? diff / scale : (diff > 0.0 ? INFINITY : 0.0);
     char line[256];
-    std::snprintf(line, sizeof line, "  %-38s %10s %10s   %s%s\n", x.path.c_str(), sci(diff).c_str(), sci(rel).c_str(),
-                  x.unit, diff <= o.tolerance * std::max(1.0, scale) ? "" : "   DIFFERS");
+    const bool within = diff <= o.tolerance * std::max(1.0, scale);  // the verdict in a column of its own
+    std::snprintf(line, sizeof line, within ? "  %-38s %10s %10s   %s\n" : "  %-38s %10s %10s   %-7sDIFFERS\n",
+                  x.path.c_str(), sci(diff).c_str(), sci(rel).c_str(), x.unit);
     out << line;
   }
   for (const NamedSignal& y : sb)

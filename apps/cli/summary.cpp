@@ -1,5 +1,6 @@
 #include "apps/cli/summary.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -68,21 +69,25 @@ void print_summary(std::ostream& out, const SummarySource& model, const Simulati
     if (by_kind[k]) out << " " << to_string(static_cast<EventKind>(k)) << " " << by_kind[k];
   out << "\n";
 
-  bool header = false;
   const double span = t_last - s.t_start;
+  std::size_t width = 0;  // the names in one column
+  for (int e = 0; e < r.num_elements(); ++e)
+    if (r.element_kinds[e] == "friction") width = std::max(width, r.element_names[e].size());
+  if (width > 0) out << "  time stuck\n";
   for (int e = 0; e < r.num_elements(); ++e) {
     if (r.element_kinds[e] != "friction") continue;
-    if (!header) out << "  time stuck\n";
-    header = true;
     const double ts = r.time_stuck[e];
-    out << "    " << r.element_names[e] << "  " << format("%.6g", ts) << " " << unit::time << " ("
-        << format("%.1f", span > 0 ? 100.0 * ts / span : 0.0) << " %)\n";
+    out << "    " << r.element_names[e] << std::string(width - r.element_names[e].size() + 2, ' ')
+        << format("%.6g", ts) << " " << unit::time << " (" << format("%.1f", span > 0 ? 100.0 * ts / span : 0.0)
+        << " %)\n";
   }
   if (r.num_samples() > 0) {
     const EnergyBalance b = energy_balance(r, r.num_samples() - 1);
     const std::string J = std::string(" ") + unit::energy;
-    out << "  energy     input " << format("%.6g", b.input) << J << " = kinetic " << format("%.6g", b.kinetic_change)
-        << J << " + elastic " << format("%.6g", b.elastic_change) << J << " + dissipated "
+    // the balance over the run: the stored energies' changes, not their values
+    out << "  energy     input " << format("%.6g", b.input) << J << " = kinetic change "
+        << format("%.6g", b.kinetic_change) << J << " + elastic change " << format("%.6g", b.elastic_change) << J
+        << " + dissipated "
         << format("%.6g", b.dissipated) << J << "; residual " << format("%.2e", b.residual) << J << " (relative "
         << format("%.2e", b.relative) << ")\n";
   }

@@ -11,6 +11,7 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <sstream>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -19,11 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "apps/api/host_time.hpp"
+#include "apps/cli/summary.hpp"
 #include "apps/sweep/sweep_plan.hpp"
 #include "apps/sweep/sweep_schedule.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "core/result.hpp"
+#include "core/units.hpp"
 #include "io/hdf5_reader.hpp"
 #include "io/text_file.hpp"
 #include "io/yaml_model.hpp"
@@ -123,6 +127,9 @@ py::dict result_dict(const Result& r) {
   d["element_names"] = r.element_names;
   d["element_kinds"] = r.element_kinds;
   d["block_names"] = r.block_names;
+  std::vector<std::string> block_units;
+  for (int b = 0; b < r.num_blocks(); ++b) block_units.push_back(r.block_unit(b));
+  d["block_units"] = block_units;
   d["events"] = events_tuple(r.events, r.element_names);
   d["time_stuck"] = array(r.time_stuck);
   d["status"] = to_string(r.status);
@@ -212,6 +219,22 @@ std::string get_field(const PyModel& m, const std::string& path) {
   return io::field_value(m.text, m.origin, path, m.overrides);
 }
 
+// The SI unit of the model field at `path` (core/units.hpp), as the sweep file
+// stores it: "unit of the signal" for a value whose unit depends on its use.
+std::string field_unit(const std::string& path) {
+  const Dimension d = field_dimension(path);
+  return d == Dimension::plain ? unit::of_signal : si_unit(d);
+}
+
+// A field's text as a number in SI ("0.5 deg" -> 0.00873), or None when the
+// text is no quantity (a name, a mapping) or its unit does not fit the field.
+std::optional<double> field_si(const std::string& path, const std::string& text) {
+  double si = 0.0;
+  std::string error;
+  if (!to_si(text, field_dimension(path), si, error) || !error.empty()) return std::nullopt;
+  return si;
+}
+
 // Sets `value` (YAML text) at `path` and re-assembles; on an error the model
 // keeps its previous value.
 void set_field(PyModel& m, const std::string& path, const std::string& value) {
@@ -244,6 +267,9 @@ py::dict run(const PyModel& m, const std::vector<std::pair<std::string, std::str
     r = simulate(*model, model->simulation, [&](double) { return !check.interrupted(); });
   }
   py::dict d = result_dict(r);
+  std::ostringstream summary;
+  app::print_summary(summary, *model, model->simulation, r);
+  d["summary"] = summary.str();
   if (check.caught()) {
     d["status"] = "interrupted";
     raise_interrupted(check, r.message, d);
@@ -344,7 +370,8 @@ py::dict sweep(const PyModel* model, const std::string& path, const std::vector<
     for (std::size_t i = 0; i < n; ++i) col.append(plan->table.values[i][p]);
     params[py::str(plan->table.paths[p])] = col;
   }
-  py::dict metric_values, units, definitions;
+  py::dict metric_values, units;
+  for (const std::string& path : plan->table.paths) units[py::str(path)] = field_unit(path);
   for (std::size_t j = 0; j < nm; ++j) {
     metric_values[py::str(plan->metrics[j].name)] = array(values[j]);
     units[py::str(plan->metrics[j].name)] = plan->metrics[j].unit();
@@ -394,6 +421,8 @@ PYBIND11_MODULE(_luztar, m) {
       .def("get", &get_field)
       .def("set", &set_field)
       .def("run", &run);
+  m.def("field_unit", &field_unit, py::arg("path"));
+  m.def("field_si", &field_si, py::arg("path"), py::arg("text"));
   m.def("load", &load, py::arg("path"));
   m.def("loads", &loads, py::arg("text"), py::arg("origin"), py::arg("base_dir"));
   m.def("read", [](const std::string& path) {
@@ -403,6 +432,9 @@ PYBIND11_MODULE(_luztar, m) {
       s = io::read_hdf5(path);
     }
     py::dict d = result_dict(s.result);
+    std::ostringstream summary;
+    app::print_summary(summary, app::SummarySource{s.model_name, s.source_path, s.reductions}, s.settings, s.result);
+    d["summary"] = summary.str();
     d["model_text"] = s.model_text;
     d["luztar_version"] = s.luztar_version;
     return d;
@@ -418,6 +450,7 @@ PYBIND11_MODULE(_luztar, m) {
   py::class_<PySimulator>(m, "_Simulator")
       .def(py::init<const PyModel&>())
       .def("advance_to", [](PySimulator& s, double t) {
+        app::check_host_time(t, s.sim->time(), s.model->simulation.t_end);  // as the C++ facade
         StepStatus st;
         {
           py::gil_scoped_release release;

@@ -49,6 +49,17 @@ for f in v.png out.png mesh.png; do test -s "$f" || fail "$f not written"; done
 # A model straight from the prefix.
 luztar run "$work/moved/share/luztar/models/rigid_backlash.yaml" -o rigid.h5 -q --t-end 0.1
 luztar plot rigid.h5 --list >/dev/null 2>&1 || fail "luztar plot --list failed"
+# The example notebook from the install (share/luztar/examples: it finds ../models), with the
+# Python package installed in the prefix (README "Python": PYTHONPATH for a prefix python3
+# does not search), run by the interpreter the package was built for.
+python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+site=$(ls -d "$work/moved"/lib/python3*/site-packages 2>/dev/null || true)
+if [ -n "$site" ] && [ -n "$python" ]; then
+  test -f "$work/moved/share/luztar/examples/gear_train.ipynb" || fail "share/luztar/examples/gear_train.ipynb not installed"
+  (unset LUZTAR_MODELS_DIR; PYTHONPATH="$site" "$python" "$work/moved/share/luztar/examples/run_notebook.py" \
+    "$work/moved/share/luztar/examples/gear_train.ipynb" "$work/notebook" >/dev/null) \
+    || fail "the installed notebook did not run"
+fi
 # A plot script named by LUZTAR_PLOT_SCRIPT that does not exist is refused, naming it.
 if LUZTAR_PLOT_SCRIPT="$work/none.py" luztar plot block.h5 -o x.png 2>err.txt; then fail "missing LUZTAR_PLOT_SCRIPT accepted"; fi
 grep -qF "luztar: LUZTAR_PLOT_SCRIPT=$work/none.py: no such file" err.txt || fail "unexpected message: $(cat err.txt)"

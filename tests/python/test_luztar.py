@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -158,6 +159,12 @@ def test_hdf5_read_back_equals_the_run(models_dir, cli, tmp_path):
     for key in ("steps", "events", "impacts", "energy_residual"):
         assert stored.stats[key] == mem.stats[key], key
     assert stored.model_text == text
+    # the summary: `luztar info`'s from the file; the run's the same but for its wall time
+    info = subprocess.run([cli, "info", str(out)], check=True, capture_output=True, text=True).stdout
+    assert info.split("\n", 1)[1] == stored.summary
+    assert "= kinetic change " in stored.summary and "time stuck" in stored.summary
+    same = [line for line in mem.summary.splitlines() if "wall time" not in line]
+    assert same == [line for line in stored.summary.splitlines() if "wall time" not in line]
     with pytest.raises(RuntimeError, match="nope.h5: not a readable HDF5 file"):
         luztar.read(tmp_path / "nope.h5")
 
@@ -172,7 +179,7 @@ def test_sweep_returns_the_metric_table(models_dir):
     assert len(s) == 3 and list(s.status) == ["ok"] * 3
     np.testing.assert_array_equal(s.parameters["elements.bearing.coulomb"], [0.5, 1.0, 1.5])
     np.testing.assert_array_equal(s.parameters["simulation.t_end"], [1.0] * 3)  # the model's own set
-    assert s.units == {"q_end": "rad", "stuck": "s"}
+    assert s.units == {"q_end": "rad", "stuck": "s", "elements.bearing.coulomb": "N m", "simulation.t_end": "s"}
     assert calls[-1] == (3, 3, 0)
     for i, mt0 in enumerate([0.5, 1.0, 1.5]):
         model["elements.bearing.coulomb"] = mt0
@@ -233,6 +240,29 @@ def test_release_the_gil_runs_in_parallel_threads(models_dir):
     np.testing.assert_array_equal(results[0]["bodies.block.angle"], results[1]["bodies.block.angle"])
 
 
+@pytest.mark.parametrize("call", ["run", "advance_to", "sweep"])
+def test_python_goes_on_while_a_long_call_computes(models_dir, call):
+    # A call that held the GIL would stop this thread for its whole duration (a C++ call is never
+    # preempted by Python's switch interval); released, this thread keeps counting meanwhile.
+    # (Each call here is one C++ call of about 1 s; reading a file is too short to tell.)
+    model = luztar.load(models_dir / "gear_train.yaml")  # 10 s of model time: about 1 s of wall time
+    work = {"run": lambda: model.run(),
+            "advance_to": lambda: luztar.Simulator(model).advance_to(10.0),
+            "sweep": lambda: model.sweep({"elements.mesh.freeplay": [0.01, 0.02]}, threads=1)}[call]
+    worker = threading.Thread(target=work)
+    counts = []
+    worker.start()
+    while worker.is_alive():
+        n = 0
+        stop = time.monotonic() + 0.05
+        while time.monotonic() < stop:
+            n += 1
+        counts.append(n)
+    worker.join()
+    # at least 5 slices of 50 ms, each with this thread running (a held GIL lets none through)
+    assert len(counts) >= 5 and sum(c > 100 for c in counts[:-1]) >= 4, counts
+
+
 def test_every_public_name_has_a_docstring_and_a_stub():
     import ast
     import pathlib
@@ -282,3 +312,128 @@ def test_an_exception_in_the_progress_callback_propagates(models_dir):
     with pytest.raises(RuntimeError, match="stop here"):
         model.sweep({"elements.bearing.coulomb": {"from": 0.1, "to": 1.0, "count": 50}}, threads=1, progress=progress)
     assert len(seen) == 1
+
+
+# -- Ctrl-C as a person presses it: a real SIGINT from outside, to a python3 process running a script
+_RUN_SCRIPT = """
+import sys
+import luztar
+model = luztar.load(sys.argv[1])
+print("running", flush=True)
+if sys.argv[2] == "catch":
+    try:
+        model.run(t_end=100.0)
+    except luztar.Interrupted as e:
+        r = e.result
+        print(r.status, len(r.time), repr(float(r.time[-1])), r.message, sep="|", flush=True)
+        sys.exit(0)
+else:
+    model.run(t_end=100.0)
+print("finished", flush=True)
+"""
+
+_SWEEP_SCRIPT = """
+import sys
+import luztar
+model = luztar.load(sys.argv[1])
+def progress(done, total, failed):
+    if done >= 1:
+        print("progress", done, flush=True)
+try:
+    model.sweep({"elements.bearing.coulomb": {"from": 0.1, "to": 1.0, "count": 200}},
+                {"q_end": {"final": "bodies.block.angle"}}, threads=1, progress=progress)
+except luztar.Interrupted as e:
+    s = e.result
+    print("interrupted", len(s), int((s.status == "ok").sum()), int((s.status == "pending").sum()), flush=True)
+    sys.exit(0)
+print("finished", flush=True)
+"""
+
+
+def _interrupt_when(proc, line_start, delay):
+    """Waits for a line of the child's stdout starting with `line_start`, then `delay` seconds, then SIGINT."""
+    for line in proc.stdout:
+        if line.startswith(line_start):
+            break
+    else:
+        pytest.fail(f"the child ended before printing {line_start!r}: {proc.stderr.read()}")
+    threading.Event().wait(delay)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    return out, err
+
+
+def _child(script, *args):
+    return subprocess.Popen(["/usr/bin/python3", "-c", script, *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+
+
+def test_sigint_from_outside_stops_a_run_with_the_samples_so_far(models_dir):
+    # 100 s of the gear train take about 10 s of wall time: the signal comes 0.5 s in
+    proc = _child(_RUN_SCRIPT, models_dir / "gear_train.yaml", "catch")
+    out, err = _interrupt_when(proc, "running", 0.5)
+    assert proc.returncode == 0, err
+    status, samples, t_stop, message = out.strip().split("|")
+    t_stop = float(t_stop)
+    assert status == "interrupted" and 0.0 < t_stop < 100.0
+    assert int(samples) == round(t_stop / 1e-3) + 1  # every sample up to where it stopped
+    assert message == f"stopped by the caller at t = {t_stop!r} s"
+
+
+def test_sigint_from_outside_ends_a_script_that_does_not_catch_it(models_dir):
+    proc = _child(_RUN_SCRIPT, models_dir / "gear_train.yaml", "leave")
+    out, err = _interrupt_when(proc, "running", 0.5)
+    # an uncaught exception: python3 ends with status 1 and the traceback (only a KeyboardInterrupt
+    # itself, not a subclass, makes python3 end by the signal)
+    assert proc.returncode == 1, (proc.returncode, err)
+    assert "luztar.Interrupted: stopped by the caller at t = " in err and "finished" not in out
+
+
+def test_sigint_from_outside_stops_a_sweep_with_the_runs_done(models_dir):
+    proc = _child(_SWEEP_SCRIPT, models_dir / "block.yaml")
+    out, err = _interrupt_when(proc, "progress", 0.0)
+    assert proc.returncode == 0, err
+    last = out.strip().splitlines()[-1].split()
+    assert last[0] == "interrupted", out
+    runs, ok, pending = map(int, last[1:])
+    assert runs == 200 and ok >= 1 and pending >= 1 and ok + pending == runs  # no run failed or was cut
+
+
+def test_fields_read_in_si_with_their_units(models_dir):
+    model = luztar.load(models_dir / "gear_train.yaml")
+    model["elements.mesh.freeplay"] = "0.5 deg"
+    assert model["elements.mesh.freeplay"] == 0.5 * math.pi / 180  # converted as the reader converts it
+    assert model.text_of("elements.mesh.freeplay") == "0.5 deg"
+    model["bodies.psi.velocity"] = "1500 rpm"
+    assert model["bodies.psi.velocity"] == 1500 * 2 * math.pi / 60
+    assert model["simulation.t_end"] == 10.0 and model["elements.mesh.ratio"] == 2.0
+    assert model["elements.drive_psi.torque"] == "drive"  # a name stays text
+    units = {"elements.mesh.freeplay": "rad", "elements.mesh.stiffness": "N m/rad", "bodies.psi.inertia": "kg m^2",
+             "bodies.psi.velocity": "rad/s", "elements.bearing_phi.viscous": "N m s/rad", "simulation.t_end": "s",
+             "elements.mesh.ratio": "1", "signals.drive.amplitude": "unit of the signal",
+             "elements.drive_psi.torque.sine.frequency": "Hz", "elements.bearing_phi.coulomb": "N m"}
+    assert {p: model.unit(p) for p in units} == units
+
+
+def test_advance_to_keeps_the_embedding_rules(models_dir):
+    # as the C++ facade: a time before now, past simulation.t_end or not finite is refused, nothing changes
+    model = luztar.load(models_dir / "steering.yaml")
+    sim = luztar.Simulator(model)
+    assert sim.advance_to(0.5) == "reached_time"
+    for t in (0.25, 20.5, math.inf, math.nan):
+        with pytest.raises(ValueError, match=r"must be a finite time in \[0.5, 20\]"):
+            sim.advance_to(t)
+        assert sim.time == 0.5
+    assert sim.advance_to(20.0) == "reached_time" and sim.time == 20.0
+    with pytest.raises(ValueError, match="aligning_moment = nan is not a number within"):
+        sim.set_input("aligning_moment", math.nan)
+
+
+def test_a_block_that_drives_a_torque_is_in_n_m(models_dir, cli, tmp_path):
+    # servo_gear_train: the PID's command drives the motor; the integral feeds the command through a product
+    mem = luztar.load(models_dir / "servo_gear_train.yaml").run(t_end=0.1)
+    assert mem.units["blocks.command"] == "N m" and mem.units["blocks.integral"] == "unit of the signal"
+    out = tmp_path / "servo.h5"
+    subprocess.run([cli, "run", str(models_dir / "servo_gear_train.yaml"), "--t-end", "0.1", "-o", str(out)],
+                   check=True, capture_output=True)
+    assert luztar.read(out).units == mem.units

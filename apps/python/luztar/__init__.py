@@ -83,8 +83,9 @@ _UNITS = {"time": "s", "angle": "rad", "velocity": "rad/s", "torque": "N m", "st
 def units_of(signal: str) -> str:
     """The SI unit of a stored signal by its path, e.g. ``"bodies.psi.velocity"`` -> ``"rad/s"``.
 
-    Element states are ``"1"`` (a mode number); a sampled block's output carries the unit of
-    the quantity it shapes, which the file does not record: ``""``.
+    Element states are ``"1"`` (a mode number); a sampled block's output has the unit of the
+    quantity it shapes, which its path does not say: ``""`` (:attr:`Result.units` knows it:
+    ``"N m"`` for a block that drives a torque, else ``"unit of the signal"``).
     """
     if signal.startswith("blocks."):
         return ""
@@ -116,7 +117,8 @@ class Result:
     Attributes:
         time: (nt,) output instants [s].
         signals: dict path -> array, every stored signal.
-        units: dict path -> SI unit ("rad", "rad/s", "N m", "J", "1"; "s" for "time").
+        units: dict path -> SI unit ("rad", "rad/s", "N m", "J", "1"; "s" for "time"; a block's:
+            "N m" when its output drives a torque or a friction limit, else "unit of the signal").
         angle, velocity: (nt, nb) arrays [rad], [rad/s], columns in :attr:`body_names` order.
         element_torque, element_state: (nt, ne) arrays, columns in :attr:`element_names` order.
         energy: dict input_work / kinetic / elastic / dissipated -> (nt,) array [J].
@@ -129,6 +131,8 @@ class Result:
         message: why the run stopped early ("" when it reached t_end).
         stats: dict of the solver's counters (steps, events, impacts, energy_residual,
             wall_time [s], ...; README "Output files").
+        summary: the text ``luztar run`` (and ``luztar info``) prints: events by kind, time
+            stuck, the energy balance with its residual, solver statistics, wall time.
         model_text: the model's YAML (from a file read by :func:`read`; else ``None``).
     """
 
@@ -145,7 +149,9 @@ class Result:
         self.message: str = d["message"]
         self.stats: dict = dict(d["stats"])
         self.model_text = d.get("model_text", model_text)
-        self.units: dict[str, str] = {"time": "s", **{k: units_of(k) for k in self.signals}}
+        self.summary: str = d["summary"]
+        self.units: dict[str, str] = {"time": "s", **{k: units_of(k) for k in self.signals},
+                                      **{"blocks." + b: u for b, u in zip(self.block_names, d["block_units"])}}
 
     def _matrix(self, names, quantity, dtype=float) -> np.ndarray:
         cols = [self.signals[f"{names[0]}.{n}.{quantity}"] for n in names[1]]
@@ -257,14 +263,31 @@ class Model:
 
     # -- fields
     def __getitem__(self, path: str):
-        """The value at ``path``: a number, a bool or text; a mapping or list as YAML flow text.
+        """The value at ``path``: a number in SI (a value written with a unit is converted:
+        ``"0.5 deg"`` reads as 0.008726646259971648 rad; :meth:`unit` names the unit), a bool,
+        or text (a name); a mapping or list as YAML flow text (:meth:`text_of` gives any
+        field as written).
 
         Only what the model says: a field left to its default raises KeyError.
         """
+        text = self.text_of(path)
+        si = _luztar.field_si(path, text)
+        return si if si is not None and not isinstance(_python_value(text), int) else _python_value(text)
+
+    def text_of(self, path: str) -> str:
+        """The field at ``path`` as written in the file or set (``"0.5 deg"``, ``"{sine: {...}}"``);
+        KeyError for a field left to its default."""
         try:
-            return _python_value(self._core.get(path))
+            return self._core.get(path)
         except ModelError as e:
             raise KeyError(str(e)) from None
+
+    @staticmethod
+    def unit(path: str) -> str:
+        """The SI unit of the field at ``path`` (``"rad"`` for ``"elements.mesh.freeplay"``,
+        ``"N m/rad"`` for a stiffness, ``"1"`` for ratios and tolerances); ``"unit of the signal"``
+        for a value whose unit depends on its use (a named signal's)."""
+        return _luztar.field_unit(path)
 
     def __setitem__(self, path: str, value) -> None:
         """Sets ``path`` to ``value`` (a number, bool, text, list or dict) and re-assembles."""
@@ -315,7 +338,8 @@ class Model:
         """Runs the model and returns its :class:`Result`.
 
         Keyword arguments replace ``simulation.*`` fields for this run only and are checked
-        as the file's (a bad one raises :class:`ModelError`): ``t_end``, ``t_start``,
+        as the file's (a bad one raises :class:`ModelError`); a number is SI, a text may carry
+        a unit (``t_end="500 ms"``): ``t_end``, ``t_start``,
         ``output_step``, ``rtol``, ``atol``, ``max_step``, ``max_events``, ``solver``
         (``"event_driven"`` | ``"time_stepping"``), ``step``, ``theta``, ...
         E.g. ``model.run(t_end=2.0, output_step=1e-4)``.
@@ -371,10 +395,19 @@ def run(model: Model | str | os.PathLike, **simulation) -> Result:
     """Runs a model and returns its :class:`Result` (arrays of every signal, events, status).
 
     ``model`` is a :class:`Model` or the path of a model file. Keyword arguments replace
-    ``simulation.*`` fields for this run only, as :meth:`Model.run`:
-    ``luztar.run("models/block.yaml", t_end=2.0, output_step=1e-4)``.
-    Raises :class:`ModelError` (located) for a model or a setting that breaks a rule, and
-    :class:`Interrupted` on Ctrl-C (``.result``: the samples so far).
+    ``simulation.*`` fields for this run only, as :meth:`Model.run`; a number is SI, a text
+    may carry a unit:
+
+    >>> r = luztar.run("models/block.yaml", t_end=2.0, output_step="0.1 ms")
+    >>> r["bodies.block.velocity"], r.units["bodies.block.velocity"]   # numpy array, "rad/s"
+    >>> r.events[r.events["kind"] == "stick"]["t"]                      # event log, structured array
+    >>> r.status, r.message, r.stats["steps"], r.time_stuck["bearing"]
+
+    A run that stops early (event limit, event storm, solver failure) returns normally with
+    that status and its message. Raises :class:`ModelError` (``path:line:col: field: text``,
+    with ``.path``, ``.line``, ``.column``, ``.field``) for a model or a setting that breaks a
+    rule, and :class:`Interrupted` on Ctrl-C (``.result``: the samples so far). The GIL is
+    released while it computes.
     """
     if not isinstance(model, Model):
         model = load(model)
@@ -434,7 +467,8 @@ class Simulator:
     def advance_to(self, t: float) -> str:
         """Integrates to time ``t`` handling every event in (now, t]; returns the status:
         ``"reached_time"``, ``"event_limit"``, ``"event_storm"`` or ``"solver_failure"``
-        (then :attr:`message` says why). ValueError for a ``t`` before now or not finite."""
+        (then :attr:`message` says why). ValueError (nothing changes) for a ``t`` that is not
+        finite, before :attr:`time` or past ``simulation.t_end``. The GIL is released meanwhile."""
         return self._core.advance_to(float(t))
 
     @property
@@ -488,7 +522,8 @@ class SweepResult:
         parameters: dict path -> array of the run's values (float64 when every value is a
             number, else strings).
         metrics: dict name -> float64 array (NaN for a run that did not reach t_end).
-        units: dict metric name -> its SI unit.
+        units: dict metric name or parameter path -> its SI unit (a parameter that is a named
+            signal's value: "unit of the signal").
         status: array of "ok", "event_limit", "event_storm", "solver_failure", "error",
             "pending" (not run: the sweep was interrupted).
         message: list of why each run did not finish ("" when ok).

@@ -45,6 +45,7 @@ class Result:
     message: str
     stats: dict[str, Any]
     model_text: str | None
+    summary: str
     def __init__(self, d: dict[str, Any], model_text: str | None = ...) -> None: ...
     @property
     def angle(self) -> npt.NDArray[np.float64]: ...
@@ -63,8 +64,15 @@ class Result:
 
 class Model:
     """A model read from YAML and assembled; ``model[path]`` gets and sets fields."""
-    def __getitem__(self, path: str) -> int | float | bool | str: ...
-    def __setitem__(self, path: str, value: _FieldValue) -> None: ...
+    def __getitem__(self, path: str) -> int | float | bool | str:
+        """The field's value, numbers in SI (a value written with a unit converted)."""
+    def __setitem__(self, path: str, value: _FieldValue) -> None:
+        """Sets the field (a number in SI, or text with a unit: "0.5 deg") and re-assembles."""
+    def text_of(self, path: str) -> str:
+        """The field as written ("0.5 deg")."""
+    @staticmethod
+    def unit(path: str) -> str:
+        """The SI unit of the field at path ("rad", "N m/rad", "1")."""
     @property
     def sets(self) -> dict[str, str]: ...
     @property
