@@ -188,18 +188,15 @@ inline constexpr std::size_t kMaxSignalDepth = 400;
 //    exact luz of a balance solved inside the right-hand side (piecewise, not
 //    affine within a mode);
 //  - massless bodies on viscous bearings: first-order modes q' = M / mu of rate
-//    k / mu (2e6 /s in gear_train_simplification1), whose sub-steps of 1/rate
-//    made 1 s of that model take 16 s against 0.04 s with cvode_bdf (and its
-//    energy residual 5e-5 relative: not understood yet);
+//    k / mu (2e6 /s in gear_train_simplification1). Their trajectory is exact
+//    (the fast rate is split off in closed form), but the bearing's dissipation
+//    is a quadratic form with entries k^2 / mu (6e10 there) whose roundoff
+//    leaves an energy residual of 3e-8 relative, not the roundoff the exact
+//    integrator promises (summing it as squares of rows would cure it);
 //  - a loop of links (clutches, bearings and rigid freeplays closing a cycle
 //    between bodies and the base): a stuck loop's static torques are a
 //    Chebyshev split watched through the max of ratios (not affine), and a
 //    redundant group's weights are MT0 at the instant it locked;
-//  - more bodies than kExactMaxBodies (measured: above it cvode_bdf is faster;
-//    each new mode is identified by O(n^2) probes, exponentials are O(n^3)).
 std::string exact_integrator_refusal(const Model& m);
-// Bodies above which the exact integrator refuses (measured with luztar_bench's
-// chains; value and figures in core/assemble.cpp).
-extern const int kExactMaxBodies;
 
 }  // namespace luztar

@@ -70,14 +70,17 @@ class Integrator {
   virtual bool holds_inputs() const { return false; }
 };
 
-// The integrator that simulation.integrator names for this model: "auto"
-// resolves here, to "cvode_bdf". The exact integrator is chosen explicitly
-// ("exact"; refused with the reason for a model it cannot serve,
-// exact_integrator_refusal in core/model.hpp): it is not yet the default
-// because on stiff modes its certified sub-steps become tiny (a light-gear
-// train took minutes where CVODE takes a second) and on the gear train it is
-// only ~1.3x faster than CVODE (README, "Integrators").
+// The integrator that simulation.integrator names for this model. "auto"
+// resolves to "exact" when the exact integrator serves the model
+// (exact_integrator_refusal in core/model.hpp) and it has at most
+// kAutoExactMaxBodies bodies, else to "cvode_bdf". An explicit "exact" is
+// refused (std::invalid_argument with the reason) for a model it cannot
+// serve; a large model it serves is run as asked.
 std::string resolve_integrator(const Model& model, const SimulationSettings& settings);
+// The size above which cvode_bdf is faster than exact (each new mode is
+// identified by O(n^2) probes and split in O(n^3)); measured figures in
+// solvers/integrator.cpp and in `bash bootstrap.sh bench`.
+extern const int kAutoExactMaxBodies;
 
 // The current mode's equations in the two forms the integrators take, with the
 // slot signals and the input values they read (exact: its exosystem).

@@ -118,7 +118,11 @@ TEST_F(Cli, IntegratorFromTheCommandLine) {
   ASSERT_EQ(o.code, 0) << o.out;
   EXPECT_NE(o.out.find("  solver     exact: "), std::string::npos) << o.out;
   EXPECT_EQ(io::read_hdf5(h5).result.integrator, "exact");
-  o = run("run " + block + " -o " + h5);  // auto is cvode_bdf
+  o = run("run " + block + " -o " + h5);  // auto is exact where it serves the model
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("  solver     exact: "), std::string::npos) << o.out;
+  EXPECT_EQ(io::read_hdf5(h5).result.integrator, "exact");
+  o = run("run " + block + " -o " + h5 + " --integrator cvode_bdf");
   ASSERT_EQ(o.code, 0) << o.out;
   EXPECT_NE(o.out.find("  solver     cvode_bdf: "), std::string::npos) << o.out;
   EXPECT_EQ(io::read_hdf5(h5).result.integrator, "cvode_bdf");

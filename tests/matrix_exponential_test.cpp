@@ -87,38 +87,5 @@ TEST(MatrixExponential, PolynomialGeneratorIsExact) {
   EXPECT_NEAR(z0.dot(p.W[1] * z0), h * h * h / 6.0, 1e-13);
 }
 
-// A stiff, heavily damped oscillator (x'' = -k x - c x', k = 1e10, c = 1e6:
-// eigenvalues ~ -1e4 and -1e6) over a long step h = 1e-2: Van Loan's block
-// exponential there holds e^{+1e4}, far beyond double. The ladder doubles up
-// from a step with ||A h|| <= 0.5: every level's Phi is exp(A h_i), and its
-// loss integral equals the energy drop over the step.
-TEST(PropagatorLadder, StiffDampedModeOverALongStep) {
-  const double k = 1e10, c = 1e6, h = 1e-2;
-  MatrixXd A(2, 2);
-  A << 0.0, 1.0, -k, -c;
-  MatrixXd Qloss = MatrixXd::Zero(2, 2), Qenergy = MatrixXd::Zero(2, 2);
-  Qloss(1, 1) = c;
-  Qenergy(0, 0) = k / 2.0;
-  Qenergy(1, 1) = 0.5;
-  VectorXd D(2);
-  D << 1.0, std::ldexp(1.0, 17);  // the balancing of A (powers of two): v ~ 1e5 x
-  const double norm = (D.cwiseInverse().asDiagonal() * A * D.asDiagonal()).cwiseAbs().rowwise().sum().maxCoeff();
-  const std::vector<Propagator> ladder = propagator_ladder(A, D, {Qloss}, h, norm, 0.5);
-  ASSERT_GE(ladder.size(), 10u);
-  // closed form: x = a e^{l1 t} + b e^{l2 t}, l = (-c -+ sqrt(c^2 - 4k)) / 2
-  const double disc = std::sqrt(c * c - 4.0 * k), l1 = (-c - disc) / 2.0, l2 = (-c + disc) / 2.0;
-  for (const Propagator& p : ladder) {
-    // from (x, v) = (1, 0): a + b = 1, a l1 + b l2 = 0
-    const double a = l2 / (l2 - l1), b = -l1 / (l2 - l1);
-    const double x = a * std::exp(l1 * p.h) + b * std::exp(l2 * p.h);
-    EXPECT_NEAR(p.Phi(0, 0), x, 1e-14) << p.h;
-    VectorXd z(2);
-    z << 1.0, 0.0;
-    const double e0 = z.dot(Qenergy * z);
-    const VectorXd z1 = p.Phi * z;
-    EXPECT_NEAR(z.dot(p.W[0] * z), e0 - z1.dot(Qenergy * z1), 1e-12 * e0) << p.h;
-  }
-}
-
 }  // namespace
 }  // namespace luztar::exact

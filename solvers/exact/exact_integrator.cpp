@@ -164,92 +164,86 @@ void ExactIntegrator::select_mode() {
   }
 }
 
+// The probes run over z = (y, xi) itself (the slots sigma = C xi): a model
+// whose many slots are constants (each bearing's MT0) has far fewer exosystem
+// states than slots, and the quadratures' polarisation costs their square.
+void ExactIntegrator::probe_at(const Eigen::VectorXd& u) {
+  ++stats_.probes;
+  probe_sigma_.noalias() = exo_.C() * u.tail(exo_.size());
+}
+
 void ExactIntegrator::identify_affine(Mode& m) {
-  const int M = exo_.size(), N = n_ + M, W = n_ + p_;
-  const Eigen::MatrixXd& C = exo_.C();
-  Eigen::VectorXd w = Eigen::VectorXd::Zero(W), out(n_), g(roots_);
+  const int M = exo_.size(), N = n_ + M;
+  Eigen::VectorXd u = Eigen::VectorXd::Zero(N), out(n_), g(roots_);
   auto rhs_at = [&](Eigen::VectorXd& r) {
-    ++stats_.probes;
-    system_.rhs(w.data(), w.data() + n_, r.data());
+    probe_at(u);
+    system_.rhs(u.data(), probe_sigma_.data(), r.data());
   };
   auto roots_at = [&](Eigen::VectorXd& r) {
-    ++stats_.probes;
-    if (roots_ > 0) system_.roots(w.data(), w.data() + n_, r.data());
+    if (roots_ > 0) system_.roots(u.data(), probe_sigma_.data(), r.data());
   };
   // rhs and roots: affine, by columns
   Eigen::VectorXd b0(n_), g0(roots_);
   rhs_at(b0);
   roots_at(g0);
-  Eigen::MatrixXd Jw(n_, W), Gw(roots_, W);
-  for (int i = 0; i < W; ++i) {
-    w(i) = 1.0;
-    rhs_at(out);
-    roots_at(g);
-    w(i) = 0.0;
-    Jw.col(i) = out - b0;
-    Gw.col(i) = g - g0;
-  }
   m.A = Eigen::MatrixXd::Zero(N, N);
-  m.A.topLeftCorner(n_, n_) = Jw.leftCols(n_);
-  m.A.topRightCorner(n_, M) = Jw.rightCols(p_) * C;
-  m.A.col(n_).head(n_) += b0;  // the constant xi[0] = 1 carries b0
-  m.A.bottomRightCorner(M, M) = exo_.S();
   const Eigen::MatrixXd& K = exo_.kinks();
   m.G = Eigen::MatrixXd::Zero(roots_ + K.rows(), N);
-  m.G.topLeftCorner(roots_, n_) = Gw.leftCols(n_);
-  m.G.block(0, n_, roots_, M) = Gw.rightCols(p_) * C;
+  for (int i = 0; i < N; ++i) {
+    u(i) = 1.0;
+    rhs_at(out);
+    roots_at(g);
+    u(i) = 0.0;
+    m.A.col(i).head(n_) = out - b0;
+    m.G.col(i).head(roots_) = g - g0;
+  }
+  m.A.col(n_).head(n_) += b0;  // the constant xi[0] = 1 carries b0
+  m.A.bottomRightCorner(M, M) = exo_.S();
   m.G.block(0, n_, roots_, 1) += g0;
   m.G.bottomRightCorner(K.rows(), M) = K;
 }
 
 void ExactIntegrator::identify_quadratures(Mode& m) {
-  const int M = exo_.size(), N = n_ + M, W = n_ + p_;
-  const Eigen::MatrixXd& C = exo_.C();
-  Eigen::VectorXd w = Eigen::VectorXd::Zero(W), q(quads_);
+  const int N = n_ + exo_.size();
+  Eigen::VectorXd u = Eigen::VectorXd::Zero(N), q(quads_);
   auto quad_at = [&]() {
-    ++stats_.probes;
-    system_.quadrature(w.data(), w.data() + n_, q.data());
+    probe_at(u);
+    system_.quadrature(u.data(), probe_sigma_.data(), q.data());
     return Eigen::VectorXd(q);
   };
-  // q(w) = w^T P w + l^T w + c by polarisation, then in z
+  // q(u) = u^T P u + l^T u + c by polarisation; in z the constant xi[0] = 1
+  // carries l and c: Q = P + (l e0^T + e0 l^T) / 2 + c e0 e0^T
   const Eigen::VectorXd q0 = quad_at();
-  std::vector<Eigen::VectorXd> plus(static_cast<std::size_t>(W)), minus(static_cast<std::size_t>(W));
-  for (int i = 0; i < W; ++i) {
-    w(i) = 1.0;
+  std::vector<Eigen::VectorXd> plus(static_cast<std::size_t>(N)), minus(static_cast<std::size_t>(N));
+  for (int i = 0; i < N; ++i) {
+    u(i) = 1.0;
     plus[static_cast<std::size_t>(i)] = quad_at();
-    w(i) = -1.0;
+    u(i) = -1.0;
     minus[static_cast<std::size_t>(i)] = quad_at();
-    w(i) = 0.0;
+    u(i) = 0.0;
   }
-  // (w, 1) = T z
-  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(W + 1, N);
-  T.topLeftCorner(n_, n_).setIdentity();
-  T.block(n_, n_, p_, M) = C;
-  T(W, n_) = 1.0;
-  std::vector<Eigen::MatrixXd> Qh(static_cast<std::size_t>(quads_), Eigen::MatrixXd::Zero(W + 1, W + 1));
-  for (int i = 0; i < W; ++i) {
+  m.Q.assign(static_cast<std::size_t>(quads_), Eigen::MatrixXd::Zero(N, N));
+  for (int i = 0; i < N; ++i) {
     const auto ui = static_cast<std::size_t>(i);
     for (int j = 0; j < quads_; ++j) {
-      Eigen::MatrixXd& Q = Qh[static_cast<std::size_t>(j)];
-      Q(i, i) = 0.5 * (plus[ui](j) + minus[ui](j)) - q0(j);
-      Q(i, W) = Q(W, i) = 0.25 * (plus[ui](j) - minus[ui](j));
+      Eigen::MatrixXd& Q = m.Q[static_cast<std::size_t>(j)];
+      Q(i, i) += 0.5 * (plus[ui](j) + minus[ui](j)) - q0(j);
+      const double linear = 0.5 * (plus[ui](j) - minus[ui](j));
+      Q(i, n_) += 0.5 * linear;
+      Q(n_, i) += 0.5 * linear;
     }
-    for (int k = i + 1; k < W; ++k) {
-      w(i) = w(k) = 1.0;
+    for (int k = i + 1; k < N; ++k) {
+      u(i) = u(k) = 1.0;
       const Eigen::VectorXd both = quad_at();
-      w(i) = w(k) = 0.0;
-      for (int j = 0; j < quads_; ++j)
-        Qh[static_cast<std::size_t>(j)](i, k) = Qh[static_cast<std::size_t>(j)](k, i) =
-            0.5 * (both(j) - plus[ui](j) - plus[static_cast<std::size_t>(k)](j) + q0(j));
+      u(i) = u(k) = 0.0;
+      for (int j = 0; j < quads_; ++j) {
+        const double c = 0.5 * (both(j) - plus[ui](j) - plus[static_cast<std::size_t>(k)](j) + q0(j));
+        m.Q[static_cast<std::size_t>(j)](i, k) += c;
+        m.Q[static_cast<std::size_t>(j)](k, i) += c;
+      }
     }
   }
-  m.Q.clear();
-  for (int j = 0; j < quads_; ++j) {
-    Eigen::MatrixXd& Q = Qh[static_cast<std::size_t>(j)];
-    Q(W, W) = q0(j);
-    const Eigen::MatrixXd Qz = T.transpose() * Q * T;
-    m.Q.push_back(0.5 * (Qz + Qz.transpose()));
-  }
+  for (int j = 0; j < quads_; ++j) m.Q[static_cast<std::size_t>(j)](n_, n_) += q0(j);
 }
 
 void ExactIntegrator::identify(Mode& m) {
@@ -474,6 +468,34 @@ double ExactIntegrator::first_crossing_on(double step, double resolution) {
   return best;
 }
 
+// The pipeline reads the state in z, where a root located in the modal
+// coordinates x can still have its old sign: z = T x differs from the x the
+// search saw by ~cond(T) eps |G| |z| (8e-12 N m in a stuck bearing's reserve
+// on a gear train whose shafts have turned 30 rad), and a break-away the
+// selection then reads as not yet due is found again 2e-13 s later, over and
+// over (an event storm). So the state returned has each found root's new sign
+// in z too: it moves on by the time the rate G A z needs to cross the rest
+// (twice over), a few roundoff units of time, never beyond `end`.
+void ExactIntegrator::settle_roots(double end, double resolution) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    sync_z();
+    double wait = 0.0;
+    for (int j = 0; j < roots_; ++j) {
+      const auto r = static_cast<std::size_t>(j);
+      if (roots_found_[r] == 0) continue;
+      const auto row = mode_->G.row(j);
+      const double g = row.dot(z_);
+      if (sign_of(g) == roots_found_[r]) continue;
+      const double rate = row.dot(mode_->A * z_);
+      if (sign_of(rate) != roots_found_[r]) continue;  // not moving across: nothing to wait for
+      wait = std::max(wait, 2.0 * std::abs(g / rate) + resolution);
+    }
+    if (wait == 0.0 || !(t_ + wait < end)) return;
+    propagate(wait);
+    ++stats_.settles;
+  }
+}
+
 // Stop at the first crossing: the functions crossing there (to the
 // resolution) take their new sign, the others their sign at `best`.
 bool ExactIntegrator::stop_at_crossing(double best, double step, bool last, double end, double resolution) {
@@ -496,6 +518,7 @@ bool ExactIntegrator::stop_at_crossing(double best, double step, bool last, doub
   const double t_start = t_;
   propagate(best);
   t_ = best == step && last ? end : t_start + best;
+  if (model_root) settle_roots(end, resolution);
   bool switched = false;
   for (std::size_t j = static_cast<std::size_t>(roots_); j < F; ++j)
     if (cross_s_[j] <= best + resolution) {

@@ -5,31 +5,31 @@
 // The state. z = [y; xi], y the model's state (n), xi the exosystem of the slot
 // signals (solvers/exact/exosystem.hpp, xi[0] = 1). In a mode,
 //   z' = Abar z,  Abar = [[J, B C + b0 e1^T], [0, S]],   g = G z,   qdot_j = z^T Q_j z,
-// with J, B, b0 (rhs), the root rows and the quadratic forms identified from the
-// AffineModeSystem by probing: b0 = rhs(0, 0), J e_i = rhs(e_i, 0) - b0,
-// B e_k = rhs(0, e_k) - b0, the same for the roots, and the quadratures'
-// forms by polarisation (q(0), q(+-e_i), q(e_i + e_j)). The identified mode is
-// cached by (mode key, exosystem pieces) in a bounded LRU (ExactOptions::cache_modes).
+// with J, B C, b0 (rhs), the root rows and the quadratic forms identified from
+// the AffineModeSystem by probing in z (the slots at a probe are C xi):
+// b0 = rhs(0), A e_i = rhs(e_i) - b0 (+ b0 in the column of xi[0]), the same
+// for the roots, and the quadratures' forms by polarisation (q(0), q(+-e_i),
+// q(e_i + e_j)). The identified mode is cached by (mode key, exosystem
+// pieces) in a bounded LRU (ExactOptions::cache_modes).
 //
 // Fast modes. Each identified mode's fast eigenvalues are split off in closed
 // form (solvers/exact/modal_split.hpp: z = T x, x = [x_s; x_f]): those beyond
 // kSlowRadius / L0, where L0 = min(ExactOptions::grid_step, max_substep) is the
 // sub-step the integrator aims at. The regular sub-step is h = L0 / n with n the
-// smallest count that keeps ||D^-1 A_s D||_inf h <= kMaxNormStep on the slow
-// block A_s (D: Osborne balancing), so h divides the output grid and a run
-// between events moves from grid point to grid point. Nothing split (no fast
-// eigenvalue, or a split that fails its checks): A_s = A, the plain Taylor
-// integrator with h ~ 0.5 / ||A||.
+// smallest count that keeps the slow block's Taylor remainder (in its balanced
+// norm, D: Osborne balancing) below 1e-20, so h divides the output grid and a
+// run between events moves from grid point to grid point. Nothing split (no
+// fast eigenvalue, or a split that fails its checks): A_s = A, the plain
+// Taylor integrator with correspondingly short sub-steps.
 //
-// A sub-step is z <- exp(Abar h) z with the exponential of h and its Van Loan
-// integrals computed once per mode as a dyadic ladder h, h/2, ..., down to a
-// step with ||D^-1 Abar D|| h_f <= 1/16 (matrix_exponential.hpp,
-// propagator_ladder: doubling from the finest, stable for stiff damped modes);
-// the quadratures over a sub-step are z^T W z. A stop at tout, tstop, a
-// breakpoint or a root inside a sub-step is a shorter step s: the ladder's
-// steps that sum to s, then the rest (< h_f) by the Taylor series of z (16
-// terms A^k z, truncation below 1e-18 relative), the quadratures' integrals
-// with it: as exact as one more exponential, and no exponential per odd length.
+// A sub-step moves x, not z (solvers/exact/modal_propagator.hpp): x_s by the
+// cached exp(A_s h) (its series), each fast coordinate by e^{lambda h}, the
+// quadratures by their closed forms (slow-slow W_ss, fast-fast and slow-fast
+// through the resolvents (A_s + mu I)^-1); a shorter step s (to tout, tstop, a
+// breakpoint or a root) uses the Taylor data of x_s the event search built and
+// the same closed forms at s. The absolute angles of freely turning groups
+// (the inert directions) stay out of x, as an offset, so that tens of radians
+// never pass through T^-1. z = T x is formed only for the pipeline.
 //
 // The event search on a sub-step (event_search.hpp) sees each event function
 // g = G z(s) as the Taylor polynomial of its slow part plus one closed-form
@@ -39,7 +39,7 @@
 //
 // What is exact: the propagation, outputs at any tout (never interpolated, and
 // independent of the sub-step), the quadratures, and the root times, each up to
-// roundoff: in the Pade exponential (relative ~1e-15 per step, accumulating
+// roundoff: in the slow block's series (relative ~1e-16 per step, accumulating
 // linearly over sub-steps), in the modal split (its condition number, at most
 // 1e6, times eps enters the event functions' roundoff bound, never the state),
 // and in the identification by probing (the differences rhs(e_i) - rhs(0) lose the digits
@@ -51,10 +51,13 @@
 // the function's scale on the sub-step, plus a Taylor remainder below it) is
 // found, the first one located by safeguarded Newton; a touch (double root,
 // grazing reserve) is no crossing; a root at the instant of a reset is not
-// reported again. What is not: roundoff itself (a crossing smaller than 4 tol
+// reported again. The state returned at a root has the root's new sign in z
+// as the pipeline reads it (settle_roots: a wait of a few roundoff units of
+// time past the root found in x), so a break-away is never read as not yet due. What is not: roundoff itself (a crossing smaller than 4 tol
 // may pass for a touch), and speed at large sizes: the dense exponential and
-// the eigen-decomposition are O(N^3) per mode (the simulator's `auto` chooses
-// CVODE above a measured size, solvers/integrator.hpp).
+// the eigen-decomposition are O(N^3) per mode and the identification O(N^2)
+// probes (the simulator's `auto` chooses CVODE above kAutoExactMaxBodies,
+// solvers/integrator.hpp).
 //
 // Signals: the pipeline stops at every breakpoint of the slot signals; if it
 // does not, the integrator re-reads xi there itself (not a root). Kinks of
@@ -72,7 +75,6 @@
 #include "solvers/exact/affine_mode_system.hpp"
 #include "solvers/exact/event_search.hpp"
 #include "solvers/exact/exosystem.hpp"
-#include "solvers/exact/matrix_exponential.hpp"
 #include "solvers/exact/modal_propagator.hpp"
 #include "solvers/exact/modal_split.hpp"
 #include "solvers/integrator.hpp"
@@ -100,6 +102,7 @@ struct ExactStatistics {
   long searches = 0;         // event functions searched in full (not excluded by the first-order bound)
   long kinks = 0;            // dead_zone / saturation pieces switched
   long split = 0;            // identified modes with fast eigenvalues split off
+  long settles = 0;          // short moves past a root so that z has its new sign (settle_roots)
   SearchCounters search;
 };
 
@@ -150,6 +153,8 @@ class ExactIntegrator : public Integrator {
   // the quadratic forms Q by polarisation (in z), the modal split and the
   // sub-step with its propagators.
   void identify_affine(Mode& mode);
+  // Counts a probe at u = (y, xi) and sets probe_sigma_ = C xi.
+  void probe_at(const Eigen::VectorXd& u);
   void identify_quadratures(Mode& mode);
   void identify_split(Mode& mode);
   // The slow block's balancing, growth bound and sub-step, and the propagator
@@ -164,6 +169,7 @@ class ExactIntegrator : public Integrator {
   // (signs, roots_found_, kinks switched; true when a model root was crossed).
   double first_crossing_on(double step, double resolution);
   bool stop_at_crossing(double best, double step, bool last, double end, double resolution);
+  void settle_roots(double end, double resolution);
   // The modal coordinates x = T^-1 z of the current state, the fast ones as
   // complex xi_k (into x_, xi_), and the watched values Gw z (into gz_).
   void modal_state();
@@ -202,7 +208,8 @@ class ExactIntegrator : public Integrator {
   TaylorData slow_taylor_;       // of the slow block (event functions)
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
   Eigen::VectorXd gz_, x_, fast_change_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
-  Eigen::VectorXd offset_, zscratch_;      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
+  Eigen::VectorXd offset_, zscratch_;
+  Eigen::VectorXd probe_sigma_;            // the slots at a probe      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
   Eigen::VectorXcd xi_;           // fast coordinates of the current state

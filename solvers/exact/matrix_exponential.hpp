@@ -10,7 +10,6 @@
 //                               W_j is read from one exponential of the 2N x 2N block
 //                               matrix [[-A^T, Q_j], [0, A]] h = [[F, G], [0, Phi]]:
 //                               W_j = Phi^T G (Van Loan 1978, Theorem 1).
-//   propagator_ladder(A, Q, h)  the same for h, h/2, h/4, ... (see below)
 // Accuracy: the Pade approximant is exact to roundoff relative to ||A h||
 // scaled; keep ||A h|| moderate (the integrator's sub-steps have ||A h|| <= 1 in
 // a balanced basis) so that the e^{-A^T h} block of a damped mode does not grow
@@ -30,21 +29,5 @@ struct Propagator {
 };
 
 Propagator propagator(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q, double h);
-
-// The propagators of the dyadic steps h_i = h / 2^i, i = 0 .. levels - 1
-// (levels[0] is h itself), with levels chosen so that the finest has
-// ||A h_i|| <= max_norm_step (norm: ||D^-1 A D||, D the balancing of A, in
-// whose basis everything is computed): the finest by the Taylor series of
-// exp(A h) and the series of its integral (no Pade approximant: its
-// truncation, the same at every step, would add up over a run), each coarser
-// one by doubling,
-//   Phi(2h) = Phi(h)^2,  W(2h) = W(h) + Phi(h)^T W(h) Phi(h),
-// which stays accurate where Van Loan's e^{-A^T h} block of a fast damped mode
-// would overflow (a stiff mode over a long step). Any step s < h is then a sum
-// of these plus a rest shorter than the finest (partial steps of the exact
-// integrator).
-std::vector<Propagator> propagator_ladder(const Eigen::MatrixXd& A, const Eigen::VectorXd& D,
-                                          const std::vector<Eigen::MatrixXd>& Q, double h, double norm,
-                                          double max_norm_step);
 
 }  // namespace luztar::exact

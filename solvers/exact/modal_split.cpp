@@ -66,6 +66,17 @@ bool close(std::complex<double> a, std::complex<double> b) {
   return std::abs(a - b) <= kClusterTolerance * std::max(std::abs(a), std::abs(b));
 }
 
+// Marks the left solver's eigenvalue matching l as used (a cluster taken from
+// null spaces uses no left eigenvector of the solver).
+void used_right_pair(const Eigen::VectorXcd& ll, std::vector<char>& used, std::complex<double> l) {
+  int best = -1;
+  for (int j = 0; j < ll.size(); ++j)
+    if (!used[static_cast<std::size_t>(j)] && ll(j).imag() >= 0.0 && close(ll(j), l) &&
+        (best < 0 || std::abs(ll(j) - l) < std::abs(ll(best) - l)))
+      best = j;
+  if (best >= 0) used[static_cast<std::size_t>(best)] = 1;
+}
+
 // Left eigenvectors (as rows u^T, u^T A = lambda u^T) for the right ones in
 // `cluster` (indices into the right solver), bi-orthonormalised: U V = I.
 // False when the left solver has no matching set or the cluster is defective.
@@ -95,6 +106,33 @@ bool left_vectors(const Eigen::VectorXcd& lr, const Eigen::MatrixXcd& VR, const 
   return true;
 }
 
+// A cluster of one repeated eigenvalue l (multiplicity r, semisimple: a
+// symmetric design's identical branches): right and left eigenvectors from the
+// null spaces of A - l I and its transpose (an eigen-solver's own vectors for a
+// repeated eigenvalue may be nearly parallel), bi-orthonormalised. False when
+// the null space does not have dimension r (a Jordan block) or is ill-conditioned.
+bool repeated_vectors(const Eigen::MatrixXd& A, std::complex<double> l, Eigen::Index r, Eigen::MatrixXcd& V,
+                      Eigen::MatrixXcd& U) {
+  const Eigen::Index N = A.rows();
+  const Eigen::MatrixXcd M = A.cast<std::complex<double>>() - l * Eigen::MatrixXcd::Identity(N, N);
+  const Eigen::JacobiSVD<Eigen::MatrixXcd> svd(M, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  const auto& sv = svd.singularValues();
+  if (!(sv(N - r) <= 1e-10 * sv(0)) || !(sv(N - r - 1) > 1e-6 * sv(0))) return false;
+  V = svd.matrixV().rightCols(r);
+  U = svd.matrixU().rightCols(r).conjugate().transpose();  // rows u^T with u^T (A - l I) = 0
+  if (l.imag() == 0.0) {  // a real eigenvalue: real vectors (the null spaces are real; pick a real basis)
+    const Eigen::JacobiSVD<Eigen::MatrixXd> real(A - l.real() * Eigen::MatrixXd::Identity(N, N),
+                                                 Eigen::ComputeFullU | Eigen::ComputeFullV);
+    V = real.matrixV().rightCols(r).cast<std::complex<double>>();
+    U = real.matrixU().rightCols(r).transpose().cast<std::complex<double>>();
+  }
+  const Eigen::MatrixXcd B = U * V;
+  const Eigen::JacobiSVD<Eigen::MatrixXcd> b(B);
+  if (!(b.singularValues()(r - 1) > kMinBiorthogonality * b.singularValues()(0))) return false;
+  U = B.fullPivLu().solve(U);
+  return true;
+}
+
 // The split of A (already balanced), see split_modes.
 ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::MatrixXd& K) {
   const Eigen::Index N = A.rows();
@@ -116,8 +154,21 @@ ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::
     while (j < reps.size() && close(lr(reps[j]), lr(reps[i]))) ++j;
     const std::vector<int> cluster(reps.begin() + static_cast<std::ptrdiff_t>(i),
                                    reps.begin() + static_cast<std::ptrdiff_t>(j));
-    Eigen::MatrixXcd U;
-    if (left_vectors(lr, VR, ll, VL, cluster, used, U)) {
+    Eigen::MatrixXcd U, Vc;
+    // one eigenvalue repeated to roundoff: from the null spaces, with one value
+    std::complex<double> mean = 0.0;
+    double spread = 0.0;
+    for (int c : cluster) mean += lr(c) / static_cast<double>(cluster.size());
+    for (int c : cluster) spread = std::max(spread, std::abs(lr(c) - mean));
+    const auto r = static_cast<Eigen::Index>(cluster.size());
+    if (r > 1 && spread <= 1e-10 * std::abs(mean) && repeated_vectors(A, mean, r, Vc, U)) {
+      for (Eigen::Index c = 0; c < r; ++c) {
+        fast.push_back({mean, 0});
+        v_cols.push_back(Vc.col(c));
+        u_rows.push_back(U.row(c));
+      }
+      for (int c : cluster) used_right_pair(ll, used, lr(c));
+    } else if (left_vectors(lr, VR, ll, VL, cluster, used, U)) {
       for (std::size_t c = 0; c < cluster.size(); ++c) {
         fast.push_back({lr(cluster[c]), 0});
         v_cols.push_back(VR.col(cluster[c]));
@@ -131,7 +182,7 @@ ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::
   // Real fast coordinates: xi (real) or (Re xi, Im xi); z_f = V x_f.
   Eigen::Index nf = 0;
   for (const FastMode& f : fast) nf += f.pair() ? 2 : 1;
-  if (nf >= N) return all_slow(A, K);
+  if (nf > N) return all_slow(A, K);
   const Eigen::Index m = N - nf;
   Eigen::MatrixXd U(nf, N), V(N, nf);
   Eigen::Index k = 0;
