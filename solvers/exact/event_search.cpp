@@ -284,15 +284,31 @@ void TaylorData::build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, doubl
   }
 }
 
+namespace {
+
+// beta e^{lambda s} in real arithmetic (std::complex's exp and product call
+// cexp and __muldc3, whose care for infinities the search does not need)
+std::complex<double> scaled_exp(std::complex<double> beta, std::complex<double> lambda, double s) {
+  const double e = std::exp(lambda.real() * s);
+  if (lambda.imag() == 0.0) return beta * e;
+  const double c = std::cos(lambda.imag() * s) * e, sn = std::sin(lambda.imag() * s) * e;
+  return {beta.real() * c - beta.imag() * sn, beta.real() * sn + beta.imag() * c};
+}
+
+}  // namespace
+
 double EventFunction::value(double s) const {
   double g = poly_value(a, s);
-  for (int k = 0; k < nfast; ++k) g += (fast[k].beta * std::exp(fast[k].lambda * s)).real();
+  for (int k = 0; k < nfast; ++k) g += scaled_exp(fast[k].beta, fast[k].lambda, s).real();
   return g;
 }
 
 double EventFunction::slope(double s) const {
   double d = poly_slope(a, s);
-  for (int k = 0; k < nfast; ++k) d += (fast[k].beta * fast[k].lambda * std::exp(fast[k].lambda * s)).real();
+  for (int k = 0; k < nfast; ++k) {
+    const std::complex<double> t = scaled_exp(fast[k].beta, fast[k].lambda, s), l = fast[k].lambda;
+    d += t.real() * l.real() - t.imag() * l.imag();
+  }
   return d;
 }
 

@@ -114,7 +114,9 @@ class TaylorData {
 struct FastTerm {
   FastTerm() = default;
   FastTerm(std::complex<double> b, std::complex<double> l)
-      : beta(b), lambda(l), amplitude(std::abs(b)), phase(std::arg(b)), rate(std::abs(l)), angle(std::arg(l)) {}
+      // (sqrt of the norm, not std::abs: hypot's care for overflow costs 7 % of a run)
+      : beta(b), lambda(l), amplitude(std::sqrt(std::norm(b))), phase(std::arg(b)), rate(std::sqrt(std::norm(l))),
+        angle(std::arg(l)) {}
   std::complex<double> beta, lambda;
   double amplitude = 0.0, phase = 0.0;  // |beta|, arg beta
   double rate = 0.0, angle = 0.0;       // |lambda|, arg lambda

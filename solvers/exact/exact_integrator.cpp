@@ -284,6 +284,7 @@ void ExactIntegrator::identify_split(Mode& m) {
       m.fast_c(w, k) = f.pair() ? std::complex<double>(m.GT(w, f.index), -m.GT(w, f.index + 1))
                                 : std::complex<double>(m.GT(w, f.index), 0.0);
   }
+  m.fast_c_abs = m.fast_c.cwiseAbs();
 }
 
 bool ExactIntegrator::identify_slow(Mode& m, double aim) {
@@ -443,15 +444,16 @@ double ExactIntegrator::first_crossing_on(double step, double resolution) {
   const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
   for (Eigen::Index k = 0; k < nf; ++k) {
     const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
-    const double grow = std::exp(std::max(lambda.real(), 0.0) * step);
-    fast_change_(k) = std::abs(xi_(k)) * grow * (std::min(std::abs(lambda) * step, 2.0) + 64.0 * kEps * m.split.condition);
+    const double grow = lambda.real() > 0.0 ? std::exp(lambda.real() * step) : 1.0;
+    fast_change_(k) = std::sqrt(std::norm(xi_(k))) * grow *
+                      (std::min(std::sqrt(std::norm(lambda)) * step, 2.0) + 64.0 * kEps * m.split.condition);
   }
   for (Eigen::Index w = 0; w < nw; ++w) {
     const auto j = static_cast<std::size_t>(m.watched[static_cast<std::size_t>(w)]);
     const double g = gz_(w);
     double bound = m.cs_norm(w) * (rest + 64.0 * kEps * xs_scale);
     for (int k = 1; k < kBoundOrder; ++k) bound += std::abs(terms(w, k - 1)) * powers[static_cast<std::size_t>(k)];
-    for (Eigen::Index k = 0; k < nf; ++k) bound += std::abs(m.fast_c(w, k)) * fast_change_(k);
+    for (Eigen::Index k = 0; k < nf; ++k) bound += m.fast_c_abs(w, k) * fast_change_(k);
     if (std::abs(g) > bound && (signs_[j] == 0 || signs_[j] == sign_of(g))) {
       signs_[j] = sign_of(g);
       continue;

@@ -41,10 +41,11 @@ void slow_series(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q
 
 cd integral_of_exp(cd m, double s) {
   const cd z = m * s;
-  if (std::abs(z) > 0.5) return (std::exp(z) - 1.0) / m;
+  // (norms, not std::abs: hypot's care for overflow is not needed here)
+  if (std::norm(z) > 0.25) return (std::exp(z) - 1.0) / m;
   // s (1 + z/2! + z^2/3! + ...)
   cd term = 1.0, sum = 1.0;
-  for (int k = 2; k < 40 && std::abs(term) > 1e-18 * std::abs(sum); ++k) {
+  for (int k = 2; k < 40 && std::norm(term) > 1e-36 * std::norm(sum); ++k) {
     term *= z / static_cast<double>(k);
     sum += term;
   }
