@@ -136,6 +136,33 @@ TEST(ExactEvents, BreakAwayAfterLongTurningIsFoundOnce) {
   EXPECT_LE(e.stats.energy_residual, 1e-10);
 }
 
+// A bearing whose MT0 = clamp(2 cos(0.4 pi t), 0, 2) starts on the clamp's
+// bound (a sine at its crest): it brakes a free body from 10 rad/s by
+// int_0^1.25 2 cos(0.4 pi t) dt = 2 / (0.4 pi), then MT0 = 0. The exact
+// integrator held the clamp at 2 (cos(pi/2) = 6e-17 read as a rise) and
+// ended at 7.5 rad/s with exit code 0.
+TEST(ExactSignals, SaturationStartingOnItsBoundMatchesTheClosedForm) {
+  const Model m = assemble(io::parse_model_spec(R"(
+name: crest
+simulation: {t_end: 2.0, output_step: 0.001}
+bodies:
+  b: {inertia: 1.0, velocity: 10.0}
+elements:
+  bearing:
+    type: friction
+    body: b
+    coulomb: {saturation: {of: {sine: {amplitude: 2.0, frequency: 0.2, phase: 1.5707963267948966}}, lower: 0.0, upper: 2.0}}
+)", "crest.yaml", "."));
+  const double expected = 10.0 - 2.0 / (0.4 * std::numbers::pi);
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    SimulationSettings s = m.simulation;
+    s.integrator = integrator;
+    const Result r = simulate(m, s);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    EXPECT_NEAR(r.velocity.back(), expected, std::string(integrator) == "exact" ? 1e-12 : 1e-7) << integrator;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, ExactModel, ::testing::ValuesIn(model_files()),
                          [](const auto& info) { return info.param; });
 

@@ -150,6 +150,20 @@ TEST(Exosystem, MemorylessBlockStartingOnItsKinkTakesTheSideItLeavesTo) {
   EXPECT_EQ(exo.pieces(), std::vector<std::int8_t>{0});
 }
 
+// A sine starting at its crest on the bound: its first derivative, cos(pi/2)
+// = 6e-17, is roundoff, not a rise; the second says it falls, so the block is
+// between its bounds at 0+. (Read as a rise, the saturation was held at 2
+// until the sine's next crossing: a bearing of MT0 = clamp(2 cos(0.4 pi t),
+// 0, 2) braked 10 rad/s to 7.5 instead of 10 - 2 / (0.4 pi) = 8.408 at 2 s.)
+TEST(Exosystem, SineAtItsCrestOnTheBoundLeavesIt) {
+  const Signal s = block(Signal::Kind::saturation, sine(2.0, 0.2, std::numbers::pi / 2, 0.0), 0.0, 2.0);
+  Exosystem exo({&s});
+  Eigen::VectorXd xi;
+  exo.state_at(0.0, nullptr, xi);
+  EXPECT_EQ(exo.pieces(), std::vector<std::int8_t>{0});
+  expect_generates(s, 0.0, 1.2);
+}
+
 TEST(Exosystem, CrossingAKinkSwitchesThePieceAndKeepsGenerating) {
   // dead_zone [-1, 1.5] of 2 sin(2 pi t): the upper kink is crossed upwards at
   // t_k = asin(0.75) / (2 pi); from t0 = 0 propagate to t_k, cross, compare after.

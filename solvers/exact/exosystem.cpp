@@ -125,13 +125,21 @@ Generator times(const Generator& fa, const Generator& fb) {
 }
 
 // The right-limit direction in which c exp(S s) xi leaves its value at s = 0:
-// the sign of its first nonzero derivative (0 when all vanish).
+// the sign of its first derivative beyond its roundoff (0 when all vanish).
+// A derivative at roundoff is zero: a sine at its crest (phase pi/2) has
+// cos(pi/2) = 6e-17, not a rise; read as one, a saturation starting on its
+// bound was held there (the next derivative says it leaves downwards).
 int leaving_sign(const RowVectorXd& c, const MatrixXd& S, const VectorXd& xi) {
+  // (the roundoff of a derivative: xi's entries carry theirs relative to
+  // its norm, sin and cos of the phase, so the bound is in norms)
   VectorXd v = xi;
+  const double s_norm = S.cwiseAbs().rowwise().sum().maxCoeff();
+  double scale = c.cwiseAbs().sum() * xi.cwiseAbs().maxCoeff();
   for (Eigen::Index k = 0; k < S.rows(); ++k) {
     v = S * v;
+    scale *= s_norm;
     const double d = c.dot(v);
-    if (d != 0.0) return d > 0.0 ? 1 : -1;
+    if (std::abs(d) > 16.0 * std::numeric_limits<double>::epsilon() * scale) return d > 0.0 ? 1 : -1;
   }
   return 0;
 }
