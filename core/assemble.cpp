@@ -314,7 +314,7 @@ std::string exact_integrator_refusal(const Model& m) {
     if (f.speed_dependent && std::isnan(f.constant_scale))
       return "element '" + m.element_names[m.friction_element[i]] +
              "' has a friction table that depends on speed and a normal force that varies in time: its torque is "
-             "bilinear within a mode, not affine (use cvode_bdf, or a constant normal force)";
+             "bilinear within a mode, not affine (with a constant normal force it is)";
   }
   if (m.num_bodies() > kExactMaxBodies)
     return std::to_string(m.num_bodies()) + " bodies (the limit is " + std::to_string(kExactMaxBodies) + ")";

@@ -154,6 +154,23 @@ TEST(FrictionTable, StribeckDecelerationMatchesItsClosedForm) {
   }
 }
 
+// A table file (two columns, SI, a header line allowed) reads as its points,
+// named relative to the model's folder.
+TEST(FrictionTable, TableFileReadsAsItsPoints) {
+  const std::string head = "simulation: {t_end: 1, output_step: 0.01}\nbodies:\n  shaft: {inertia: 1}\nelements:\n";
+  const ModelSpec from_file = io::parse_model_spec(
+      head + "  bearing: {type: friction, body: shaft, coulomb_table: {file: friction_stribeck.csv}}\n", "test.yaml",
+      LUZTAR_TEST_DATA_DIR);
+  const ModelSpec inline_points =
+      io::parse_model_spec(head + "  bearing: {type: friction, body: shaft, coulomb_table: {points: " + kStribeck + "}}\n",
+                           "test.yaml", ".");
+  const auto& a = std::get<FrictionSpec>(from_file.elements[0]).coulomb_table;
+  const auto& b = std::get<FrictionSpec>(inline_points.elements[0]).coulomb_table;
+  EXPECT_EQ(a.speed, b.speed);
+  EXPECT_EQ(a.value, b.value);
+  EXPECT_EQ(a.speed, (std::vector<double>{0, 5, 10}));
+}
+
 // Derivation 2: three segments, each left at its knot, with closed-form times.
 TEST(FrictionTable, DecelerationAcrossThreeSegments) {
   const Model m = parse(bearing_model("[[0, 1], [2, 1.5], [6, 3.5], [8, 3.5]]", 10.0));
@@ -285,7 +302,7 @@ TEST(FrictionTable, SlopeTimesVaryingNormalForceIsRefusedByExactOnly) {
   const Model m = parse(text);
   EXPECT_EQ(exact_integrator_refusal(m),
             "element 'clutch' has a friction table that depends on speed and a normal force that varies in time: its "
-            "torque is bilinear within a mode, not affine (use cvode_bdf, or a constant normal force)");
+            "torque is bilinear within a mode, not affine (with a constant normal force it is)");
   std::string exact = text;
   exact.replace(exact.find("atol: 1.0e-12}"), 14, "atol: 1.0e-12, integrator: exact}");
   try {
