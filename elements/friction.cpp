@@ -168,15 +168,17 @@ double step_dissipation(const Model& m, int i, const StepFrame& start, const dou
   return viscous + remainder * u_mid;
 }
 
-// Stuck when its impulse stayed within its bound; else the direction of its
+// Stuck when its impulse stayed within its bound, or when it ends the step
+// at rest carrying nothing (an open clutch between bodies at rest: stuck at
+// zero torque, as the event-driven solver has it); else the direction of its
 // slip (of the impulse when it ends the step at rest).
 ElementOutput step_output(const Model& m, int i, const StepFrame& f) {
   const Friction& fr = m.frictions[i];
   const double u = friction_rate(fr, f.v), P = f.link_impulse[i];
   double smooth = viscous_friction_torque(fr, u);
   if (fr.speed_dependent) smooth += friction_table_remainder(fr, u, step_scale(m, i, f));
-  return {smooth - P / f.h,
-          static_cast<std::int8_t>(f.link_held[i] ? 0 : u > 0.0 ? 1 : u < 0.0 ? -1 : P > 0.0 ? -1 : 1)};
+  const bool stuck = f.link_held[i] || (u == 0.0 && P == 0.0);
+  return {smooth - P / f.h, static_cast<std::int8_t>(stuck ? 0 : u > 0.0 ? 1 : u < 0.0 ? -1 : P > 0.0 ? -1 : 1)};
 }
 
 }  // namespace
