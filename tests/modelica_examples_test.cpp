@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,35 @@ const std::vector<Pinned> kFriction = {
     {"clutch", EventKind::break_away, 0, 1, 0.5342483386},
     {"brake", EventKind::stick, 1, 0, 0.6406139407},
     {"clutch", EventKind::stick, 1, 0, 1.6636414413},
+};
+
+// Backlash: inertia2 starts pressed into the + flank (90 deg, 67.5 deg past
+// the 22.5 deg freeplay) at rest, leaves it, and rattles between the flanks,
+// each contact slower by the contact law's constant restitution. The times
+// are the closed form of BacklashContactsAreTheClosedForm below (exact agrees
+// with it to 1e-10 s, cvode_bdf within 6e-9 s).
+const std::vector<Pinned> kBacklash = {
+    {"elasto_backlash", EventKind::separation, 1, 0, 0.0261592158},
+    {"elasto_backlash", EventKind::contact, 0, -1, 0.0380238426},
+    {"elasto_backlash", EventKind::separation, -1, 0, 0.0878523395},
+    {"elasto_backlash", EventKind::contact, 0, 1, 0.1027009488},
+    {"elasto_backlash", EventKind::separation, 1, 0, 0.1525294457},
+    {"elasto_backlash", EventKind::contact, 0, -1, 0.1711125166},
+    {"elasto_backlash", EventKind::separation, -1, 0, 0.2209410135},
+    {"elasto_backlash", EventKind::contact, 0, 1, 0.2441977720},
+    {"elasto_backlash", EventKind::separation, 1, 0, 0.2940262689},
+    {"elasto_backlash", EventKind::contact, 0, -1, 0.3231321590},
+    {"elasto_backlash", EventKind::separation, -1, 0, 0.3729606559},
+    {"elasto_backlash", EventKind::contact, 0, 1, 0.4093867483},
+    {"elasto_backlash", EventKind::separation, 1, 0, 0.4592152452},
+    {"elasto_backlash", EventKind::contact, 0, -1, 0.5048025889},
+    {"elasto_backlash", EventKind::separation, -1, 0, 0.5546310858},
+    {"elasto_backlash", EventKind::contact, 0, 1, 0.6116837577},
+    {"elasto_backlash", EventKind::separation, 1, 0, 0.6615122546},
+    {"elasto_backlash", EventKind::contact, 0, -1, 0.7329138128},
+    {"elasto_backlash", EventKind::separation, -1, 0, 0.7827423097},
+    {"elasto_backlash", EventKind::contact, 0, 1, 0.8721015341},
+    {"elasto_backlash", EventKind::separation, 1, 0, 0.9219300310},
 };
 
 Model load(const std::string& name) { return io::load_model(std::string(LUZTAR_MODELS_DIR) + "/" + name + ".yaml"); }
@@ -107,8 +137,97 @@ TEST_P(ModelicaExample, TimeSteppingFollowsTheSequence) {
 
 INSTANTIATE_TEST_SUITE_P(Msl, ModelicaExample,
                          ::testing::Values(std::make_pair("modelica_coupled_clutches", &kCoupledClutches),
-                                           std::make_pair("modelica_friction", &kFriction)),
+                                           std::make_pair("modelica_friction", &kFriction),
+                                           std::make_pair("modelica_backlash", &kBacklash)),
                          [](const auto& info) { return std::string(info.param.first).substr(9); });
+
+// The Backlash example's contacts in closed form. MSL's ElastoBacklash is a
+// spring (k = 2e4 N m/rad) with the contact-only damper (c = 50 N m s/rad):
+// in contact, with d >= 0 the deflection into the flank, the torque is
+// k d + clamp(c d', -k d, k d) on J = 5 kg m^2 (the + flank; the - flank is
+// its mirror image). A contact runs through up to three affine phases:
+//   A  c d' > k d (entering at d = 0, d' = v > 0): torque 2 k d, so
+//      d = (v / w1) sin(w1 t), w1 = sqrt(2 k / J), until d'/d = k / c:
+//      tan(w1 t) = w1 c / k;
+//   B  unclamped: J d'' + c d' + k d = 0 (damped, a = c / 2J,
+//      wd = sqrt(k/J - a^2)) until c d' = -k d (root found by scanning and
+//      bisection on the closed form);
+//   C  c d' < -k d: torque k d - k d = 0, so d' stays constant and the flank
+//      is left when d reaches 0.
+// Phases A-C are linear in the entry speed v, so every contact entered at
+// d = 0 lasts the same time and leaves at the same fraction e of v (a
+// restitution of the law). The first contact starts at rest with d = 67.5
+// deg (phases B and C); the flights cross the 45 deg gap at constant speed,
+// each 1/e times longer than the one before.
+struct ContactExit {
+  double duration;  // [s]
+  double speed;     // d' when the flank is left (< 0) [rad/s]
+};
+
+ContactExit contact_in_closed_form(double d, double v) {
+  constexpr double k = 2.0e4, c = 50.0, J = 5.0;
+  double t = 0.0;
+  if (c * v > k * d) {  // A, from d = 0
+    const double w1 = std::sqrt(2.0 * k / J), tA = std::atan(w1 * c / k) / w1;
+    d = v * std::sin(w1 * tA) / w1;
+    v = v * std::cos(w1 * tA);
+    t += tA;
+  }
+  const double a = c / (2.0 * J), wd = std::sqrt(k / J - a * a), A = d, B = (v + a * d) / wd;  // B
+  auto dB = [&](double s) { return std::exp(-a * s) * (A * std::cos(wd * s) + B * std::sin(wd * s)); };
+  auto vB = [&](double s) {
+    return std::exp(-a * s) * ((wd * B - a * A) * std::cos(wd * s) - (a * B + wd * A) * std::sin(wd * s));
+  };
+  auto corner = [&](double s) { return c * vB(s) + k * dB(s); };
+  double lo = 0.0;
+  while (corner(lo + 1e-5) > 0.0) lo += 1e-5;
+  double hi = lo + 1e-5;
+  for (int i = 0; i < 100; ++i) (corner(0.5 * (lo + hi)) > 0.0 ? lo : hi) = 0.5 * (lo + hi);
+  t += lo;
+  return {t - dB(lo) / vB(lo), vB(lo)};  // C
+}
+
+TEST(ModelicaBacklash, ContactsAreTheClosedForm) {
+  const double gap = std::numbers::pi / 4.0;  // MSL's b: twice luztar's freeplay
+  ContactExit exit = contact_in_closed_form(std::numbers::pi / 2.0 - gap / 2.0, 0.0);
+  std::vector<double> want = {exit.duration};
+  const ContactExit entered = contact_in_closed_form(0.0, 1.0);  // per unit entry speed
+  while (want.size() < kBacklash.size()) {
+    const double speed = -exit.speed;
+    want.push_back(want.back() + gap / speed);  // contact
+    exit = {entered.duration, entered.speed * speed};
+    want.push_back(want.back() + exit.duration);  // separation
+  }
+  EXPECT_NEAR(entered.duration, 0.0498284969, 1e-10);
+  EXPECT_NEAR(-entered.speed, 0.7990395918, 1e-10);  // 1 / 1.2515024
+  const Model m = load("modelica_backlash");
+  const int e = 1;
+  ASSERT_EQ(m.element_names[e], "elasto_backlash");
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    SCOPED_TRACE(integrator);
+    const bool exact = std::string(integrator) == "exact";
+    const Result r = run(m, "event_driven", integrator);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.events.size(), want.size());
+    // exact: roundoff of the events' roots, compounded over 21 of them;
+    // cvode_bdf: rtol 1e-10 on the flights' speeds, compounded likewise
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(r.events[i].t, want[i], exact ? 1e-9 : 1e-8) << i;
+    // each contact lasts the same, each flight 1/e times the one before
+    for (std::size_t i = 2; i + 1 < want.size(); i += 2) {
+      EXPECT_NEAR(r.events[i].t - r.events[i - 1].t, entered.duration, 1e-6) << i;
+      const double flight = r.events[i + 1].t - r.events[i].t, before = r.events[i - 1].t - r.events[i - 2].t;
+      EXPECT_NEAR(flight / before, -1.0 / entered.speed, 1e-6) << i;
+    }
+    // no pull: the torque has the sign of the flank in contact, and is 0 in flight
+    const int ne = r.num_elements();
+    for (int k = 0; k < r.num_samples(); ++k) {
+      const double T = r.element_torque[k * ne + e];
+      const int side = r.element_state[k * ne + e];
+      if (side == 0) EXPECT_EQ(T, 0.0) << r.time[k];
+      else EXPECT_GE(T * side, 0.0) << r.time[k];
+    }
+  }
+}
 
 // models/stribeck_bearing.yaml: with the spindle held by its bearing, the
 // motor's angle solves 0.05 q'' + (5 + 0.005) q' + 20 q = 2.75 from q = 0,
