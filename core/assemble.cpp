@@ -1,6 +1,7 @@
 // ModelSpec -> Model: validate, resolve names to indices, inline signal references.
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 #include "core/errors.hpp"
 #include "core/model.hpp"
@@ -87,6 +88,52 @@ auto located(const ModelSpec& spec, F&& f) {
 
 Model build(const Reduction& reduction);
 
+// The table tau(|v|) of a speed table: its knots, values and the slopes of its segments.
+FrictionTable friction_table(const SpeedTable& t) {
+  FrictionTable out;
+  out.speed = t.speed;
+  out.value = t.value;
+  out.slope.assign(std::max<std::size_t>(t.speed.size(), 2) - 1, 0.0);
+  for (std::size_t k = 0; k + 1 < t.speed.size(); ++k)
+    out.slope[k] = (t.value[k + 1] - t.value[k]) / (t.speed[k + 1] - t.speed[k]);
+  return out;
+}
+
+// A friction element's law (core/model.hpp, Friction) without its bodies: its
+// scale S(t) appended to `signals` (resolved by `resolve`, which inlines
+// references and numbers blocks) and its table. coulomb: S = MT0(t), tau = 1;
+// coulomb_table: S = 1; mu_table: S = radius F_n(t), tau = mu.
+template <class Resolve>
+Friction friction_law(const FrictionSpec& f, std::vector<Signal>& signals, Resolve&& resolve) {
+  Friction out;
+  out.viscous = f.viscous;
+  out.static_ratio = f.static_ratio;
+  Signal scale;
+  if (!f.coulomb_table.empty()) {
+    out.table = friction_table(f.coulomb_table);
+    scale = Signal::make_constant(1.0);
+  } else if (!f.mu_table.empty()) {
+    out.table = friction_table(f.mu_table);
+    out.scale_field = "normal_force";
+    const Signal fn = resolve(f.normal_force, "normal_force");
+    if (is_constant(fn)) {
+      scale = Signal::make_constant(f.radius * evaluate(fn, 0.0));
+    } else if (f.radius == 1.0) {
+      scale = fn;  // the same law as `coulomb: mu F_n(t)` read by the same signal
+    } else {
+      scale.kind = Signal::Kind::product;
+      scale.terms = {Signal::make_constant(f.radius), fn};
+    }
+  } else {
+    scale = resolve(f.coulomb, "coulomb");
+  }
+  out.coulomb = static_cast<int>(signals.size());
+  signals.push_back(scale);
+  out.speed_dependent = std::any_of(out.table.slope.begin(), out.table.slope.end(), [](double b) { return b != 0.0; });
+  if (is_constant(scale)) out.constant_scale = evaluate(scale, 0.0);
+  return out;
+}
+
 Reduction unlocated_validate_and_reduce(const ModelSpec& full) {
   validate(full);
   Reduction reduction = reduce(full);
@@ -107,7 +154,7 @@ void number_slots_and_links(Model& m) {
   }
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     m.frictions[i].slot = static_cast<int>(m.slots.size());
-    m.slots.push_back({m.frictions[i].coulomb, m.friction_element[i], "coulomb"});
+    m.slots.push_back({m.frictions[i].coulomb, m.friction_element[i], m.frictions[i].scale_field});
   }
   for (std::size_t i = 0; i < m.frictions.size(); ++i)
     m.links.push_back({LinkKind::friction, static_cast<int>(i), m.frictions[i].a, m.frictions[i].b, 1.0});
@@ -163,8 +210,11 @@ Model build(const Reduction& reduction) {
       m.element_kind.push_back(ElementKind::friction);
       m.element_index.push_back(static_cast<int>(m.frictions.size()));
       m.friction_element.push_back(id);
-      m.frictions.push_back({body(f->body_a), body(f->body_b), f->viscous, f->static_ratio,
-                             add_signal(f->coulomb, "elements." + f->name + ".coulomb")});
+      m.frictions.push_back(friction_law(*f, m.signals, [&](const Signal& sig, const std::string& key) {
+        return resolver.resolve(sig, "elements." + f->name + "." + key);
+      }));
+      m.frictions.back().a = body(f->body_a);
+      m.frictions.back().b = body(f->body_b);
     } else if (const auto* t = std::get_if<TorqueSpec>(&e)) {
       m.element_kind.push_back(ElementKind::torque);
       m.element_index.push_back(static_cast<int>(m.loads.size()));
@@ -254,6 +304,15 @@ std::string exact_integrator_refusal(const Model& m) {
       return "element '" + m.element_names[e] + "' closes a loop of clutches, bearings and rigid freeplays";
     }
     parent[a] = b;
+  }
+  // S(t) tau(|v|): affine within a segment when S is constant (read as such,
+  // Friction::constant_scale) or tau is level (S tau_0 sgn v, affine in S).
+  for (std::size_t i = 0; i < m.frictions.size(); ++i) {
+    const Friction& f = m.frictions[i];
+    if (f.speed_dependent && std::isnan(f.constant_scale))
+      return "element '" + m.element_names[m.friction_element[i]] +
+             "' has a friction table that depends on speed and a normal force that varies in time: its torque is "
+             "bilinear within a mode, not affine (with a constant normal force it is)";
   }
   return "";
 }

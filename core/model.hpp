@@ -31,12 +31,41 @@ struct Spring {
   bool rigid() const { return stiffness == INFINITY; }
 };
 
+// A friction element's Coulomb part as a function of the relative speed,
+// tau(|v|) (elements/friction.hpp): knots 0 = speed[0] < speed[1] < ..., values
+// >= 0, linear between, continued along the last segment. Segment k runs from
+// knot k to knot k + 1; the last segment (segments() - 1) has no upper knot.
+// A plain `coulomb` is the one-point table tau = 1 (its MT0 is the scale).
+struct FrictionTable {
+  std::vector<double> speed = {0.0};  // (points) knots [rad/s]
+  std::vector<double> value = {1.0};  // (points) tau at the knots [N m per unit of the scale]
+  std::vector<double> slope = {0.0};  // (segments) d tau / d|v| in each segment [N m s/rad per unit of the scale]
+  int segments() const { return static_cast<int>(slope.size()); }
+  // tau at speed s >= 0 on segment k (its line, continued beyond the segment).
+  double at(int k, double s) const { return slope[k] == 0.0 ? value[k] : value[k] + slope[k] * (s - speed[k]); }
+  // The segment that holds speed s >= 0 (a knot belongs to the segment above it).
+  int segment_of(double s) const {
+    int k = 0;
+    while (k + 1 < segments() && s >= speed[k + 1]) ++k;
+    return k;
+  }
+};
+
 struct Friction {
   int a = kGround, b = kGround;  // body indices (b may be kGround)
   double viscous = 0.0;          // mu [N m s/rad]
-  double static_ratio = 1.0;     // break-away limit = static_ratio * MT0
-  int coulomb = -1;              // index into Model::signals of MT0(t) [N m]
-  int slot = -1;                 // its signal slot (Model::slots): MT0(t)
+  double static_ratio = 1.0;     // break-away limit = static_ratio * S tau(0)
+  // index into Model::signals of the scale S(t): MT0(t) [N m] (coulomb), 1
+  // (coulomb_table) or radius F_n(t) [m N] (mu_table)
+  int coulomb = -1;
+  int slot = -1;                 // its signal slot (Model::slots): S(t)
+  const char* scale_field = "coulomb";  // the field S comes from (named when it is not finite)
+  FrictionTable table;           // tau(|v|): the Coulomb torque is S(t) tau(|v|) sgn v
+  // Some segment of the table has a slope: the torque depends on the speed.
+  bool speed_dependent = false;
+  // The scale when its signal is constant (then a speed-dependent law reads it
+  // here, so that it is affine in the state for the exact integrator's probes), else NaN.
+  double constant_scale = NAN;
 };
 
 struct Load {
@@ -197,6 +226,8 @@ inline constexpr std::size_t kMaxSignalDepth = 400;
 //    between bodies and the base): a stuck loop's static torques are a
 //    Chebyshev split watched through the max of ratios (not affine), and a
 //    redundant group's weights are MT0 at the instant it locked;
+//  - a friction table with a slope times a normal force that varies in time:
+//    its torque S(t) tau(|v|) is bilinear in (signal, state) within a segment.
 std::string exact_integrator_refusal(const Model& m);
 
 }  // namespace luztar

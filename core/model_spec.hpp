@@ -28,7 +28,19 @@ enum class FieldType {
   signal,      // a Signal (core/signal.hpp) whose values have `dimension`; required
   body,        // the name of one body; required
   attachment,  // `body: a` (to the fixed base) or `bodies: [a, b]`, into `text` and `second`; required
+  speed_table, // a SpeedTable ([speed, value] points, or a CSV file of them) whose values have `dimension`
 };
+// A function of a relative speed given by points (a friction table, Part 1
+// Th. 3.5): speeds [rad/s] 0 = v_0 < v_1 < ... < v_n, values linear between
+// them and continued along the last segment. Empty: not given.
+struct SpeedTable {
+  std::vector<double> speed, value;  // (points) speed [rad/s], value [its field's dimension]
+  bool empty() const { return speed.empty(); }
+};
+// Most points a speed table may have: each knot is an event, and a slipping
+// element's segment is a mode byte (State::element_mode).
+inline constexpr std::size_t kMaxSpeedTablePoints = 64;
+
 // The rule validate() checks on a number, reported at its field.
 enum class NumberRule {
   finite,              // "must be a finite number"
@@ -45,11 +57,20 @@ struct SpecField {
   std::string S::*text = nullptr;      // text, body; attachment: body a
   std::string S::*second = nullptr;    // attachment: body b ("" = the fixed base)
   Signal S::*signal = nullptr;         // signal
-  Dimension dimension = Dimension::plain;  // number, signal: what it measures (core/units.hpp)
+  SpeedTable S::*table = nullptr;      // speed_table
+  Dimension dimension = Dimension::plain;  // number, signal, speed_table (its values): what it measures (core/units.hpp)
   NumberRule rule = NumberRule::finite;    // number
   bool required = false;               // number: must be given (else the struct's default)
   const char* choices = nullptr;       // text: the values it may take, "a, b"
   bool between_bodies = false;         // number: meaningful only between two bodies (written only then)
+  // Fields with the same alternative > 0 are one choice: exactly one of them
+  // is written (a friction law: coulomb, coulomb_table or mu_table); each is
+  // then optional on its own. The reader checks the keys; validate() the values
+  // of a description built in code.
+  int alternative = 0;
+  // The key of the field this one belongs to (radius and normal_force: mu_table):
+  // written only with it, and it needs this one. Optional on its own.
+  const char* with = nullptr;
 };
 
 // A rotational rigid body. Angles in rad, velocities in rad/s.
@@ -99,6 +120,13 @@ inline std::span<const SpecField<SpringSpec>> spec_fields(const SpringSpec&) { r
 // Coulomb + viscous friction on the relative velocity v = q_a' - q_b' (Part 2,
 // section 3.2): torque mu*tar(v, MT0/mu) on body a (and its reaction on body b).
 // body_b empty: a bearing to the fixed base; otherwise a clutch or brake between bodies.
+// The Coulomb part is one of three laws (elements/friction.hpp):
+//   coulomb        MT0(t), a signal [N m]
+//   coulomb_table  tau(|v|) [N m], a table over the relative speed (Stribeck)
+//   mu_table       mu(|v|) [1] times radius [m] times normal_force F_n(t) [N] (a clutch:
+//                  Modelica's cgeo * mu * fn)
+// While slipping the friction torque is viscous v + S(t) tau(|v|) sgn v; stuck it
+// holds up to static_ratio S(t) tau(0) (S = 1, or radius F_n(t); coulomb: tau = 1, S = MT0).
 struct FrictionSpec {
   static constexpr const char* kType = "friction";
   static constexpr const char* kNoun = "a friction element";
@@ -106,13 +134,26 @@ struct FrictionSpec {
   std::string body_a, body_b;  // body_b empty = fixed base
   double viscous = 0.0;        // mu [N m s/rad], >= 0 (0 = pure Coulomb)
   Signal coulomb;              // MT0(t) [N m], >= 0 at all times (0 = open)
-  double static_ratio = 1.0;   // break-away torque / MT0, >= 1
+  SpeedTable coulomb_table;    // tau(|v|) [N m], values >= 0
+  SpeedTable mu_table;         // mu(|v|) [1], values >= 0; with radius and normal_force
+  double radius = 0.0;         // [m], > 0 with mu_table (its cgeo)
+  Signal normal_force;         // F_n(t) [N], >= 0 at all times, with mu_table
+  double static_ratio = 1.0;   // break-away torque / (S tau(0)), >= 1
 };
 inline constexpr SpecField<FrictionSpec> kFrictionFields[] = {
     {.key = "bodies", .type = FieldType::attachment, .text = &FrictionSpec::body_a, .second = &FrictionSpec::body_b},
     {.key = "viscous", .number = &FrictionSpec::viscous, .dimension = Dimension::damping,
      .rule = NumberRule::nonnegative},
-    {.key = "coulomb", .type = FieldType::signal, .signal = &FrictionSpec::coulomb, .dimension = Dimension::torque},
+    {.key = "coulomb", .type = FieldType::signal, .signal = &FrictionSpec::coulomb, .dimension = Dimension::torque,
+     .alternative = 1},
+    {.key = "coulomb_table", .type = FieldType::speed_table, .table = &FrictionSpec::coulomb_table,
+     .dimension = Dimension::torque, .alternative = 1},
+    {.key = "mu_table", .type = FieldType::speed_table, .table = &FrictionSpec::mu_table,
+     .dimension = Dimension::dimensionless, .alternative = 1},
+    {.key = "radius", .number = &FrictionSpec::radius, .dimension = Dimension::length,
+     .rule = NumberRule::nonnegative, .with = "mu_table"},
+    {.key = "normal_force", .type = FieldType::signal, .signal = &FrictionSpec::normal_force,
+     .dimension = Dimension::force, .with = "mu_table"},
     {.key = "static_ratio", .number = &FrictionSpec::static_ratio, .dimension = Dimension::dimensionless,
      .rule = NumberRule::at_least_one},
 };

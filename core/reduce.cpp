@@ -44,6 +44,23 @@ Signal scaled(const Signal& s, double factor) {
   return p;
 }
 
+// A friction element's Coulomb part seen through a rigid ratio: on u = c w its
+// torque on w is c tau(|c| |w|) sgn w, so a table's speeds scale by 1/|c| and
+// its torques by |c| (coulomb: MT0, coulomb_table: the values, mu_table: the
+// radius, which keeps mu a friction coefficient). `abs_c` = |c| > 0.
+void scale_friction_law(FrictionSpec& f, double abs_c) {
+  if (abs_c == 1.0) return;
+  for (SpeedTable* t : {&f.coulomb_table, &f.mu_table})
+    for (double& v : t->speed) v /= abs_c;
+  if (!f.coulomb_table.empty()) {
+    for (double& v : f.coulomb_table.value) v *= abs_c;
+  } else if (!f.mu_table.empty()) {
+    f.radius *= abs_c;
+  } else {
+    f.coulomb = scaled(f.coulomb, abs_c);
+  }
+}
+
 class Reducer {
  public:
   explicit Reducer(const ModelSpec& spec) : spec_(spec) {}
@@ -211,7 +228,7 @@ class Reducer {
         f->body_a = c > 0 ? t[0].body : (t.size() == 2 ? t[1].body : t[0].body);
         f->body_b = t.size() == 2 ? (c > 0 ? t[1].body : t[0].body) : "";
         f->viscous *= c * c;
-        f->coulomb = scaled(f->coulomb, std::abs(c));
+        scale_friction_law(*f, std::abs(c));
       } else if (auto* l = std::get_if<TorqueSpec>(&e)) {
         if (kept.empty()) drop.push_back(i);  // taken by the base
         else {
@@ -345,6 +362,10 @@ class Reducer {
       for (std::size_t i : elements_on(b.name)) {
         const ElementSpec& e = spec_.elements[i];
         if (const auto* f = std::get_if<FrictionSpec>(&e)) {
+          if (!f->coulomb_table.empty() || !f->mu_table.empty())
+            throw ModelError("elements." + f->name, "a friction table on the massless body '" + b.name +
+                                                        "' is not supported (its first-order law needs Coulomb + "
+                                                        "viscous); give the body an inertia");
           if (!f->body_b.empty())
             throw ModelError("elements." + f->name, "a clutch on the massless body '" + b.name +
                                                         "' is not supported; give the body an inertia");

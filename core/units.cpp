@@ -62,6 +62,12 @@ constexpr UnitDef kUnits[] = {
     {"kg cm^2", Dimension::inertia, 1e-4},
     {"kg mm^2", Dimension::inertia, 1e-6},
     {"g cm^2", Dimension::inertia, 1e-7},
+    {"m", Dimension::length, 1.0},
+    {"mm", Dimension::length, 1e-3},
+    {"cm", Dimension::length, 1e-2},
+    {"N", Dimension::force, 1.0},
+    {"kN", Dimension::force, 1e3},
+    {"mN", Dimension::force, 1e-3},
 };
 
 // A signal kind's YAML name (core/signal.hpp); a reference or a measurement
@@ -173,6 +179,8 @@ const char* dimension_name(Dimension d) {
     case Dimension::stiffness: return "torsional stiffness";
     case Dimension::damping: return "torsional damping";
     case Dimension::inertia: return "inertia";
+    case Dimension::length: return "length";
+    case Dimension::force: return "force";
   }
   return "?";
 }

@@ -53,6 +53,8 @@ enum class Dimension {
   stiffness,         // torsional stiffness [N m/rad]
   damping,           // torsional damping [N m s/rad]
   inertia,           // [kg m^2]
+  length,            // [m] (a friction radius)
+  force,             // [N] (a clutch's normal force)
 };
 
 // "torsional stiffness", "angle", ...

@@ -489,10 +489,71 @@ void kind_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p
   if (s.damping_law == "contact") contact_damping_rules(spec, s, p);
 }
 
+// A value with the SI unit of its dimension ("0.5 rad/s", "1 N m"; a plain number when dimensionless).
+std::string quantity(double v, Dimension d) {
+  const std::string unit = d == Dimension::dimensionless ? "" : si_unit(d);
+  return show(v) + (unit.empty() ? "" : " " + unit);
+}
+
+// A friction table tau(|v|) at f (elements.b.coulomb_table): at most
+// kMaxSpeedTablePoints finite points, the first at speed 0, speeds
+// increasing, values >= 0, and a last segment that does not fall (continued
+// beyond the last point it would reach 0 and then pull).
+void speed_table_rules(const SpeedTable& t, const std::string& f, Dimension value_dim) {
+  constexpr Dimension speed_dim = Dimension::angular_velocity;
+  if (t.speed.size() != t.value.size()) throw ModelError(f, "speeds and values differ in length");
+  if (t.speed.size() > kMaxSpeedTablePoints)
+    throw ModelError(f, "has " + std::to_string(t.speed.size()) + " points, more than the limit of " +
+                            std::to_string(kMaxSpeedTablePoints) + " (each knot is an event)");
+  for (std::size_t i = 0; i < t.speed.size(); ++i) {
+    const std::string pf = f + ".points[" + std::to_string(i) + "]";
+    require_finite(t.speed[i], pf);
+    require_finite(t.value[i], pf);
+    if (i == 0 && t.speed[0] != 0.0)
+      throw ModelError(pf, "the first speed must be 0 (the table starts at rest; got " + quantity(t.speed[0], speed_dim) +
+                               ")");
+    if (i > 0 && !(t.speed[i] > t.speed[i - 1]))
+      throw ModelError(pf, "speeds must increase (got " + quantity(t.speed[i], speed_dim) + " after " +
+                               quantity(t.speed[i - 1], speed_dim) + ")");
+    if (t.value[i] < 0.0) throw ModelError(pf, "must be >= 0 (got " + quantity(t.value[i], value_dim) + ")");
+  }
+  const std::size_t n = t.speed.size();
+  if (n >= 2 && t.value[n - 1] < t.value[n - 2]) {
+    const double v0 = t.speed[n - 2], v1 = t.speed[n - 1], y0 = t.value[n - 2], y1 = t.value[n - 1];
+    const double zero = v1 + y1 * (v1 - v0) / (y0 - y1);
+    throw ModelError(f, "the last segment falls (from " + quantity(y0, value_dim) + " at " + quantity(v0, speed_dim) +
+                            " to " + show(y1) + " at " + quantity(v1, speed_dim) + "): continued beyond " +
+                            quantity(v1, speed_dim) + " it would reach 0 at " + quantity(zero, speed_dim) +
+                            "; end the table on a level or rising segment");
+  }
+}
+
+// A signal that must stay >= 0 at all times (a friction limit, a normal force).
+void require_nonnegative_signal(const ModelSpec& spec, const Signal& s, const std::string& field, const char* what) {
+  const Range r = signal_range(s, spec.signals, 0);
+  if (r.lo < 0.0) throw ModelError(field, std::string(what) + " must stay >= 0 (it can reach " + show(r.lo) + ")");
+}
+
+// One friction law (core/model_spec.hpp, FrictionSpec): coulomb, or a table
+// (then coulomb is left at 0); mu_table with its radius and normal force.
+// The reader checks which keys are written; these are the values' rules, for
+// a description built in code too.
 void kind_rules(const ModelSpec& spec, const FrictionSpec& f, const std::string& p) {
-  const Range r = signal_range(f.coulomb, spec.signals, 0);
-  if (r.lo < 0.0)
-    throw ModelError(p + ".coulomb", "the friction torque limit must stay >= 0 (it can reach " + show(r.lo) + ")");
+  const bool coulomb_table = !f.coulomb_table.empty(), mu_table = !f.mu_table.empty();
+  const bool coulomb_set = !(f.coulomb.kind == Signal::Kind::constant && f.coulomb.value == 0.0);
+  if (int(coulomb_table) + int(mu_table) + int(coulomb_set && (coulomb_table || mu_table)) > 1)
+    throw ModelError(p, "give one of 'coulomb', 'coulomb_table' or 'mu_table', not two");
+  if (!coulomb_table && !mu_table) require_nonnegative_signal(spec, f.coulomb, p + ".coulomb", "the friction torque limit");
+  if (coulomb_table) speed_table_rules(f.coulomb_table, p + ".coulomb_table", Dimension::torque);
+  if (mu_table) {
+    speed_table_rules(f.mu_table, p + ".mu_table", Dimension::dimensionless);
+    if (!(f.radius > 0.0)) throw ModelError(p + ".radius", "must be > 0 (got " + show(f.radius) + ")");
+    require_nonnegative_signal(spec, f.normal_force, p + ".normal_force", "the normal force");
+    return;
+  }
+  if (f.radius != 0.0) throw ModelError(p + ".radius", "applies to 'mu_table' only");
+  if (!(f.normal_force.kind == Signal::Kind::constant && f.normal_force.value == 0.0))
+    throw ModelError(p + ".normal_force", "applies to 'mu_table' only");
 }
 
 }  // namespace

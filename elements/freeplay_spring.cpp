@@ -130,7 +130,7 @@ void forces(const Model& m, int s, const ModeFrame& f, const ForceTargets& out) 
   apply_spring_torque(sp, T, out.force);
 }
 
-bool tangent(const Model& m, int s, const State& modes, Tangent& out) {
+bool tangent(const Model& m, int s, const State& modes, const double*, Tangent& out) {
   if (m.spring_algebraic[s]) return false;  // through the group's Schur complement (solvers/algebraic_bodies)
   const Spring& sp = m.springs[s];
   const std::int8_t side = modes.spring_side[s], clamp = clamp_of(m, s, modes);
@@ -216,9 +216,10 @@ void step_forces(const Model& m, int s, const StepFrame& f, double* rhs) {
   apply_spring_torque(sp, T, rhs);
 }
 
-double step_dissipation(const Model& m, int s, const double* q, const double* v_theta, const double* v_mid) {
+double step_dissipation(const Model& m, int s, const StepFrame& start, const double* v_theta, const double* v_mid) {
   const Spring& sp = m.springs[s];
-  return spring_dissipation_exact(sp, {spring_deflection(sp, q), spring_rate(sp, v_theta)}, spring_rate(sp, v_mid));
+  return spring_dissipation_exact(sp, {spring_deflection(sp, start.q), spring_rate(sp, v_theta)},
+                                  spring_rate(sp, v_mid));
 }
 
 ElementOutput step_output(const Model& m, int s, const StepFrame& f) {

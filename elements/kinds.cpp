@@ -49,6 +49,10 @@ const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
      Crossing::own_mode, +1, spring_witness},
     {WitnessKind::damping_lower, "damping_lower", "c x' = -|Tc|: a contact-law spring's damping clamps at -|Tc|, or leaves it",
      Crossing::own_mode, -1, spring_witness},
+    {WitnessKind::knot_upper, "knot_upper", "a slipping friction element's speed reaches the next knot of its table",
+     Crossing::own_mode, +1, friction_witness},
+    {WitnessKind::knot_lower, "knot_lower", "a slipping friction element's speed falls to the knot below its segment",
+     Crossing::own_mode, -1, friction_witness},
 };
 
 const ElementKindInfo& element_kind_info(ElementKind k) { return *kElementKinds[static_cast<int>(k)]; }

@@ -6,7 +6,7 @@
 // outputs, power) and its row of this table (ElementKindInfo), defined next
 // to them:
 //   spring    elements/freeplay_spring.hpp   k luz(x, a) + c x' (rigid freeplay: a link)
-//   friction  elements/friction.hpp          mu tar(v, MT0/mu), bearings and clutches (a link)
+//   friction  elements/friction.hpp          mu tar(v, MT0/mu), bearings and clutches (a link); tables S tau(|v|)
 //   torque    elements/torque_load.hpp       tau(t) on one body
 // and the first-order law of a massless body on its bearings,
 // elements/massless_bearing.hpp (a law of bodies, which the solvers call).
@@ -110,9 +110,9 @@ struct ElementKindInfo {
   // --- event-driven, in the modes of the frame (solvers/dynamics.hpp) ---
   // Its torques (into out.force; a link's into out.lambda and its static limit into out.limit).
   void (*forces)(const Model& m, int i, const ModeFrame& f, const ForceTargets& out) = nullptr;
-  // Its tangent on its relation in `modes`; false when it adds none there
-  // (stuck: a link; solved with an algebraic group).
-  bool (*tangent)(const Model& m, int i, const State& modes, Tangent& out) = nullptr;
+  // Its tangent on its relation in `modes` at the signal slots `sigma`; false
+  // when it adds none there (stuck: a link; solved with an algebraic group).
+  bool (*tangent)(const Model& m, int i, const State& modes, const double* sigma, Tangent& out) = nullptr;
   // Appends the witnesses it watches in the context's modes.
   void (*witnesses)(const Model& m, int i, const WitnessContext& c, std::vector<Witness>& out) = nullptr;
   double (*input_power)(const Model& m, int i, const ModeFrame& f) = nullptr;  // [W] work of external torques
@@ -124,6 +124,10 @@ struct ElementKindInfo {
   // changed by it; the sign is its witness row's).
   std::int8_t (*initial_mode)(const Model& m, int i, const State& s) = nullptr;
   std::int8_t (*mode_after)(const Model& m, int i, const State& s, const Witness& w) = nullptr;
+  // ... and before every restart of the integrator, made consistent with the
+  // state (an impact moves velocities across what its witnesses watch);
+  // nullptr: kept as the crossings left it.
+  std::int8_t (*restart_mode)(const Model& m, int i, const State& s) = nullptr;
 
   // --- time stepping (solvers/time_stepping.hpp): the smooth law; links are rows of its impulse LCP ---
   Tangent (*step_tangent)(const Model& m, int i, const StepFrame& f) = nullptr;  // at the step's start
@@ -131,8 +135,10 @@ struct ElementKindInfo {
                      double* force) = nullptr;  // theta-weighted external torque (input work)
   // Its smooth torque, linearised: T(q_k, v_k) + h theta K x'_k (into rhs).
   void (*step_forces)(const Model& m, int i, const StepFrame& f, double* rhs) = nullptr;
-  // Dissipated power booked over the step: at angles q, rates v_theta and v_mid.
-  double (*step_dissipation)(const Model& m, int i, const double* q, const double* v_theta,
+  // Dissipated power booked over the step: its smooth torque as the step
+  // applied it (linearised at `start`, the step's start: q_k, v_k, t_k) at
+  // rates v_theta, times the rates v_mid.
+  double (*step_dissipation)(const Model& m, int i, const StepFrame& start, const double* v_theta,
                              const double* v_mid) = nullptr;
   ElementOutput (*step_output)(const Model& m, int i, const StepFrame& f) = nullptr;  // at the step's end
 };

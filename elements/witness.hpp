@@ -25,9 +25,11 @@ enum class WitnessKind {
   // where x - a would change sign twice and go unseen) in two.
   gap_turnaround,
   damping_upper,  // spring, damping_law contact, in contact: c x' - |Tc| crosses 0 (the clamp's + corner)
-  damping_lower   // ... c x' + |Tc| crosses 0 (the clamp's - corner)
+  damping_lower,  // ... c x' + |Tc| crosses 0 (the clamp's - corner)
+  knot_upper,     // friction table, slipping in direction s on segment k: s v crosses v_{k+1} upwards
+  knot_lower      // ... s v crosses v_k downwards (k >= 1)
 };
-inline constexpr int kNumWitnessKinds = 12;
+inline constexpr int kNumWitnessKinds = 14;
 
 // What a crossing means for the variable structure; the event pipeline
 // (solvers/event_pipeline.cpp) applies it, with the sign of the kind's table
@@ -48,7 +50,7 @@ enum class Crossing {
 // direction that counts (CVODE convention: +1 increasing, -1 decreasing).
 struct Witness {
   WitnessKind kind;
-  int index;           // friction (slip/stick), static split (group), spring (freeplay, contact, damping) or body (massless)
+  int index;           // friction (slip/stick/knot), static split (group), spring (freeplay, contact, damping) or body (massless)
   int direction;
   double level = 0.0;  // the root is where the watched quantity crosses this value
   int element = -1;    // element id of the element that watches it (set by the solver); -1: a group or a body

@@ -28,9 +28,11 @@ std::string trim(const std::string& s) {
 
 std::string read_table_file(const std::string& path) { return read_text_file(path, "table file"); }
 
-Table read_csv_table(const std::string& path) { return parse_csv_table(read_table_file(path), path); }
+Table read_csv_table(const std::string& path, const char* first) {
+  return parse_csv_table(read_table_file(path), path, first);
+}
 
-Table parse_csv_table(const std::string& text, const std::string& path) {
+Table parse_csv_table(const std::string& text, const std::string& path, const char* first) {
   std::istringstream in(text);
   Table table;
   std::string line;
@@ -57,7 +59,7 @@ Table parse_csv_table(const std::string& text, const std::string& path) {
     const std::string where = path + ":" + std::to_string(lineno) + ": ";
     double t = 0.0, v = 0.0;
     if (cells.size() != 2)
-      throw std::runtime_error(where + "expected 2 columns (time, value), found " + std::to_string(cells.size()));
+      throw std::runtime_error(where + "expected 2 columns (" + first + ", value), found " + std::to_string(cells.size()));
     const bool ok_t = parse_number(cells[0], t), ok_v = parse_number(cells[1], v);
     if (!ok_t || !ok_v) {
       if (header_allowed) {  // a line of column names
@@ -70,8 +72,8 @@ Table parse_csv_table(const std::string& text, const std::string& path) {
     if (!std::isfinite(t) || !std::isfinite(v)) throw std::runtime_error(where + "values must be finite");
     if (!table.t.empty() && !(t > table.t.back())) {
       std::ostringstream os;
-      os << where << "time " << t << " is not later than " << table.t.back()
-         << " on the line before (times must increase strictly)";
+      os << where << first << " " << t << " is not " << (std::string(first) == "time" ? "later" : "greater")
+         << " than " << table.t.back() << " on the line before (" << first << "s must increase strictly)";
       throw std::runtime_error(os.str());
     }
     table.t.push_back(t);

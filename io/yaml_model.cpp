@@ -153,10 +153,7 @@ class Reader {
       if (body["file"] && body["points"]) fail(body, f, "give either 'file' or 'points', not both");
       if (body["file"]) {
         const YAML::Node fn = body["file"];
-        const std::string name = text(fn, f + ".file");
-        std::filesystem::path p(name);
-        if (p.is_relative() && !base_dir_.empty()) p = std::filesystem::path(base_dir_) / p;
-        s.table_file = p.string();
+        s.table_file = model_relative(text(fn, f + ".file"));
         try {
           Table t = table(s.table_file);
           s.table_t = std::move(t.t);
@@ -236,12 +233,53 @@ class Reader {
     return s;
   }
 
-  // A table file, from the snapshot when it holds it, else from disk (kept in the snapshot).
-  Table table(const std::string& path) {
-    if (!files_) return read_csv_table(path);
+  // A table file, from the snapshot when it holds it, else from disk (kept in
+  // the snapshot); `first`: what its first column holds ("time", "speed").
+  Table table(const std::string& path, const char* first = "time") {
+    if (!files_) return read_csv_table(path, first);
     auto it = files_->find(path);
     if (it == files_->end()) it = files_->emplace(path, read_table_file(path)).first;
-    return parse_csv_table(it->second, path);
+    return parse_csv_table(it->second, path, first);
+  }
+
+  // A file named in the model: relative to the model's folder.
+  std::string model_relative(const std::string& name) const {
+    std::filesystem::path p(name);
+    if (p.is_relative() && !base_dir_.empty()) p = std::filesystem::path(base_dir_) / p;
+    return p.string();
+  }
+
+  // A speed table: {points: [[speed, value], ...]} (speeds in `speed_dim`,
+  // values in `value_dim`, each may carry a unit) or {file: a.csv} (two columns
+  // in SI, speed and value). Its rules (first speed 0, increasing, ...) are
+  // validate()'s, so that a description built in code meets them too.
+  SpeedTable speed_table(const YAML::Node& body, const std::string& f, Dimension speed_dim, Dimension value_dim) {
+    remember(f, body);
+    require_map(body, f);
+    check_keys(body, f, {"file", "points"});
+    if (body["file"] && body["points"]) fail(body, f, "give either 'file' or 'points', not both");
+    SpeedTable out;
+    if (const YAML::Node fn = body["file"]) {
+      try {
+        Table t = table(model_relative(text(fn, f + ".file")), "speed");
+        out.speed = std::move(t.t);
+        out.value = std::move(t.v);
+      } catch (const std::runtime_error& e) {
+        fail(fn, f + ".file", e.what());
+      }
+      return out;
+    }
+    const YAML::Node pts = body["points"];
+    if (!pts) fail(body, f, "missing field 'points' (or 'file')");
+    if (!pts.IsSequence() || pts.size() == 0)
+      fail(pts, f + ".points", "expected a list of [speed, value] pairs, e.g. [[0, 1.2], [0.5 rad/s, 0.8]]");
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      const std::string pf = f + ".points[" + std::to_string(i) + "]";
+      if (!pts[i].IsSequence() || pts[i].size() != 2) fail(pts[i], pf, "expected a [speed, value] pair");
+      out.speed.push_back(number(pts[i][0], pf, speed_dim));
+      out.value.push_back(number(pts[i][1], pf, value_dim));
+    }
+    return out;
   }
 
   // The input and the sample period of a sampled block.
@@ -284,9 +322,51 @@ class Reader {
         keys.push_back(f.key);
       }
       check_keys(e, field, keys);
+      written_together(e, field, spec_fields(s));
       for (const auto& f : spec_fields(s)) read_field(e, field, f, s);
     }, spec);
     return spec;
+  }
+
+  // The keys of a kind that go together (core/model_spec.hpp, SpecField):
+  // exactly one of each alternative, and a field with `with` only beside that
+  // key, which needs it.
+  template <class Fields>
+  void written_together(const YAML::Node& e, const std::string& field, const Fields& fields) const {
+    auto quoted = [](const std::vector<std::string>& keys) {
+      std::string list;
+      for (std::size_t i = 0; i < keys.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == keys.size() ? " or " : ", ") + ("'" + keys[i] + "'");
+      return list;
+    };
+    for (const auto& f : fields) {
+      if (f.alternative == 0) continue;
+      std::vector<std::string> group;
+      int given = 0;
+      for (const auto& g : fields)
+        if (g.alternative == f.alternative) {
+          group.push_back(g.key);
+          given += e[g.key] ? 1 : 0;
+        }
+      if (given == 0) fail(e, field, "missing field " + quoted(group));
+      if (given > 1) fail(e, field, "give one of " + quoted(group) + ", not two");
+    }
+    for (const auto& f : fields) {
+      if (!f.with || !e[f.key] || e[f.with]) continue;
+      fail(e[f.key], field + "." + f.key, std::string("applies to '") + f.with + "' only");
+    }
+    for (const auto& owner : fields) {
+      if (!e[owner.key]) continue;
+      std::string needs;
+      bool missing = false;
+      for (const auto& f : fields) {
+        if (!f.with || std::string(f.with) != owner.key) continue;
+        const char* unit = si_unit(f.dimension);
+        needs += (needs.empty() ? "'" : " and '") + std::string(f.key) + "'" + (*unit ? std::string(" [") + unit + "]" : "");
+        missing = missing || !e[f.key];
+      }
+      if (missing) fail(e[owner.key], field + "." + owner.key, "needs " + needs);
+    }
   }
 
   template <class S>
@@ -300,7 +380,11 @@ class Reader {
         s.*f.text = text(required(e, f.key, field), at);
         break;
       case FieldType::signal:
-        s.*f.signal = signal(required(e, f.key, field), at);
+        if (f.alternative == 0 && !f.with) s.*f.signal = signal(required(e, f.key, field), at);
+        else if (e[f.key]) s.*f.signal = signal(e[f.key], at);
+        break;
+      case FieldType::speed_table:
+        if (e[f.key]) s.*f.table = speed_table(e[f.key], at, Dimension::angular_velocity, f.dimension);
         break;
       case FieldType::number:
         if (f.required) s.*f.number = number(required(e, f.key, field), at, f.dimension);

@@ -148,11 +148,40 @@ bool between_two_bodies(const S& s) {
   return false;
 }
 
+// A speed table as its points (a table read from a file is written inline).
+void emit_speed_table(YAML::Emitter& out, const SpeedTable& t) {
+  out << YAML::Flow << YAML::BeginMap << YAML::Key << "points" << YAML::Value << YAML::BeginSeq;
+  for (std::size_t i = 0; i < t.speed.size(); ++i)
+    out << YAML::Flow << YAML::BeginSeq << num(t.speed[i]) << num(t.value[i]) << YAML::EndSeq;
+  out << YAML::EndSeq << YAML::EndMap;
+}
+
+// Whether field f of s is part of the description: a table when it has
+// points; a field of an alternative (core/model_spec.hpp) when no table of
+// its alternative has points (the signal is the choice then); a field that
+// goes `with` another when that one is.
+template <class S>
+bool written(const SpecField<S>& f, const S& s) {
+  if (f.type == FieldType::speed_table) return !(s.*f.table).empty();
+  for (const auto& g : spec_fields(s)) {
+    if (f.with && std::string(g.key) == f.with) return written(g, s);
+    if (f.alternative != 0 && g.alternative == f.alternative && g.type == FieldType::speed_table &&
+        !(s.*g.table).empty())
+      return false;
+  }
+  return true;
+}
+
 // One field of an element by its kind's table (core/model_spec.hpp); `d`: the
 // kind's defaults, which optional fields are left out at.
 template <class S>
 void emit_field(YAML::Emitter& out, const SpecField<S>& f, const S& s, const S& d) {
+  if (!written(f, s)) return;
   switch (f.type) {
+    case FieldType::speed_table:
+      out << YAML::Key << f.key << YAML::Value;
+      emit_speed_table(out, s.*f.table);
+      return;
     case FieldType::attachment:
       emit_bodies(out, f.key, s.*f.text, s.*f.second);
       return;

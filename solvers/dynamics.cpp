@@ -281,6 +281,7 @@ class ForceJacobian {
 
 void jacobian(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
               JacobianSink& jac, Workspace& ws) {
+  signal_values(m, t, ws);  // a friction table's tangent reads its scale
   const LockedClusters& c = ms.clusters;
   for (int j = 0; j < m.num_bodies(); ++j)
     if (c.rep[j] >= 0 && !m.massless(j)) jac.add(2 * j, 2 * c.rep[j] + 1, c.gain[j]);
@@ -288,7 +289,7 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
   for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
     Tangent t;
     Relation r;
-    if (row.tangent && row.tangent(m, i, modes, t) && row.relation(m, i, r))
+    if (row.tangent && row.tangent(m, i, modes, ws.sigma.data(), t) && row.relation(m, i, r))
       dforce.relation(r.a, r.b, r.ratio, t.stiffness, t.damping);
   });
   if (!m.algebraic_groups.empty()) {  // springs at algebraic bodies: the group's Schur complement

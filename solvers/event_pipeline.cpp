@@ -94,6 +94,9 @@ void EventPipeline::reselect() {
 }
 
 void EventPipeline::restart() {
+  for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.restart_mode) state.element_mode[model.elements_of(row.kind)[i]] = row.restart_mode(model, i, state);
+  });
   for (int i : ms.stuck) data.time_stuck[model.friction_element[i]] += state.t - data.segment_start;
   data.segment_start = state.t;
   build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms);

@@ -89,7 +89,7 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
         continue;
       }
       const Friction& f = m.frictions[m.links[links[k]].element];
-      sp.bound[k] = static_friction_limit(f, evaluate(m.signals[f.coulomb], t, inputs));
+      sp.bound[k] = static_friction_limit(f, evaluate(m.signals[f.coulomb], t, inputs));  // r S tau_0
     }
     const double lmax = sp.bound.maxCoeff();
     for (int k = 0; k < nl; ++k)

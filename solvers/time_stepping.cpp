@@ -185,6 +185,7 @@ class MoreauJean {
     it.tangent = tangent_;
     it.h = h;
     it.W.compute(iteration_matrix(h));
+    require_positive_definite(it.W, h);
     const int nb = m_.num_bodies(), nr = static_cast<int>(rows_.size());
     Eigen::MatrixXd Gt = Eigen::MatrixXd::Zero(nb, nr);
     for (int r = 0; r < nr; ++r) {
@@ -196,6 +197,33 @@ class MoreauJean {
       it.D = Gt.transpose() * it.WinvGt;
     }
     return it;
+  }
+
+  // W must stay positive definite for the step to be the minimum of its
+  // quadratic: M plus non-negative tangents is; a negative tangent damping (a
+  // falling friction table, a Stribeck peak) of magnitude c on bodies of
+  // reduced inertia I keeps it so while h theta c < I. A step beyond that
+  // stops the run (a std::runtime_error, which the run reports) naming the
+  // element and the largest step it allows.
+  void require_positive_definite(const Eigen::LDLT<Eigen::MatrixXd>& W, double h) const {
+    if (W.info() == Eigen::Success && (W.vectorD().array() > 0.0).all()) return;
+    int worst = -1;
+    for (int e = 0; e < m_.num_elements(); ++e)
+      if (tangent_[e].damping < 0.0 && (worst < 0 || tangent_[e].damping < tangent_[worst].damping)) worst = e;
+    std::ostringstream os;
+    os.precision(6);
+    os << "the step matrix M + h theta C + h^2 theta^2 K is not positive definite at h = " << h << " s";
+    if (worst >= 0) {
+      const ElementKindInfo& row = element_kind_info(m_.element_kind[worst]);
+      Relation r;
+      row.relation(m_, m_.element_index[worst], r);
+      const double Ia = m_.inertia[r.a], Ib = r.b == kGround ? INFINITY : m_.inertia[r.b] / (r.ratio * r.ratio);
+      const double I = std::isinf(Ib) ? Ia : Ia * Ib / (Ia + Ib), c = -tangent_[worst].damping;
+      os << ": element '" << m_.element_names[worst] << "' has a negative tangent damping (" << -c
+         << " N m s/rad, a falling segment of its friction table) on bodies of reduced inertia " << I
+         << " kg m^2; take h < " << I / (theta_ * c) << " s";
+    }
+    throw std::runtime_error(os.str());
   }
 
   // W = M + h theta C + h^2 theta^2 K over the elements' relations (tangent_).
@@ -278,8 +306,8 @@ class MoreauJean {
       if (r < num_friction_rows_) {
         const int f = rows_[r].element;
         const Friction& fr = m_.frictions[f];
-        const double mt0 = coulomb_limit(m_, f, t1, values_.data());
-        const double L = link_held_[rows_[r].link] ? static_friction_limit(fr, mt0) : mt0;
+        const double rest = rest_friction_limit(m_, f, t1, values_.data());  // S tau_0; the rest is smooth
+        const double L = link_held_[rows_[r].link] ? fr.static_ratio * rest : rest;
         lo_[i] = -h * L;
         hi_[i] = h * L;
         b_[i] = -u_free;
@@ -349,8 +377,9 @@ class MoreauJean {
     // Energy booked with the mean velocity (see the header).
     input_work_ += h * force_.dot(v_mid_);
     double diss = 0.0;
+    const StepFrame start = frame(q_, v_, t_, h);
     for_each_element(m_, kSumOrder, [&](const ElementKindInfo& row, int i) {
-      if (row.step_dissipation) diss += row.step_dissipation(m_, i, q_.data(), v_theta_.data(), v_mid_.data());
+      if (row.step_dissipation) diss += row.step_dissipation(m_, i, start, v_theta_.data(), v_mid_.data());
     });
     diss *= h;
     for (std::size_t i = 0; i < active_.size(); ++i)

@@ -46,6 +46,8 @@ TEST(Units, ValuesWithUnitsAreConvertedToSI) {
   EXPECT_NEAR(si("5 ms", Dimension::time), 5e-3, 1e-15 * 5e-3);
   EXPECT_NEAR(si("50 Hz", Dimension::frequency), 50, 0.0);
   EXPECT_NEAR(si("3 N mm", Dimension::torque), 3e-3, 1e-15 * 3e-3);
+  EXPECT_NEAR(si("85 mm", Dimension::length), 0.085, 1e-15 * 0.085);
+  EXPECT_NEAR(si("4 kN", Dimension::force), 4000.0, 0.0);
   // spacing and '*' do not matter; a plain number is SI already
   EXPECT_EQ(si("2 N*m / rad", Dimension::stiffness), 2.0);
   EXPECT_EQ(si("0.5deg", Dimension::angle), si("0.5 deg", Dimension::angle));
@@ -121,7 +123,10 @@ TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
       }
     }, kind);
   }
-  EXPECT_EQ(fields, 13);  // 7 of a spring, 4 of a friction element, 2 of a torque
+  EXPECT_EQ(fields, 17);  // 7 of a spring, 8 of a friction element, 2 of a torque
+  EXPECT_EQ(field_dimension("elements.clutch.radius"), Dimension::length);
+  EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.final"), Dimension::force);
+  EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.end"), Dimension::time);
 }
 
 TEST(Units, StoredSignalsHaveOneUnitEach) {
