@@ -52,6 +52,44 @@ cd integral_of_exp(cd m, double s) {
   return s * sum;
 }
 
+namespace {
+
+// x_f = B eta: a pair's (Re xi, Im xi) = [[1/2, 1/2], [-i/2, i/2]] (xi, conj xi),
+// a real one's x = eta.
+Eigen::MatrixXcd amplitude_basis(const std::vector<FastMode>& fast, int m, int nf) {
+  Eigen::MatrixXcd B = Eigen::MatrixXcd::Zero(nf, nf);
+  for (const FastMode& f : fast) {
+    const int j = f.index - m;
+    if (f.pair()) {
+      B(j, j) = 0.5;
+      B(j, j + 1) = 0.5;
+      B(j + 1, j) = cd(0.0, -0.5);
+      B(j + 1, j + 1) = cd(0.0, 0.5);
+    } else {
+      B(j, j) = 1.0;
+    }
+  }
+  return B;
+}
+
+}  // namespace
+
+// g_j = (A_s + mu_j I)^-T (Q_sf B)_j, with the resolvent's conditioning checked.
+bool ModalPropagator::resolvent_rows(const std::vector<Eigen::MatrixXd>& Qsf, const Eigen::MatrixXcd& B) {
+  const Eigen::MatrixXcd Asc = As_.cast<cd>();
+  for (int j = 0; j < quads_; ++j) G_.emplace_back(m_, nf_);
+  for (int k = 0; k < nf_; ++k) {
+    const Eigen::MatrixXcd R = (Asc + mu_(k) * Eigen::MatrixXcd::Identity(m_, m_)).transpose();
+    const Eigen::FullPivLU<Eigen::MatrixXcd> lu(R);
+    if (m_ > 0 && !(lu.rcond() > 1e-10)) return false;
+    for (int j = 0; j < quads_; ++j) {
+      const Eigen::VectorXcd rhs = Qsf[static_cast<std::size_t>(j)].cast<cd>() * B.col(k);
+      G_[static_cast<std::size_t>(j)].col(k) = m_ > 0 ? Eigen::VectorXcd(lu.solve(rhs)) : Eigen::VectorXcd(0);
+    }
+  }
+  return true;
+}
+
 bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::MatrixXd>& Q, double h) {
   n_ = static_cast<int>(split.T.rows());
   m_ = split.slow;
@@ -67,19 +105,7 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
     mu_(j) = f.lambda;
     if (f.pair()) mu_(j + 1) = std::conj(f.lambda);
   }
-  // x_f = B eta: a pair's (Re xi, Im xi) = [[1/2, 1/2], [-i/2, i/2]] (xi, conj xi)
-  Eigen::MatrixXcd B = Eigen::MatrixXcd::Zero(nf_, nf_);
-  for (const FastMode& f : fast_) {
-    const int j = f.index - m_;
-    if (f.pair()) {
-      B(j, j) = 0.5;
-      B(j, j + 1) = 0.5;
-      B(j + 1, j) = cd(0.0, -0.5);
-      B(j + 1, j + 1) = cd(0.0, 0.5);
-    } else {
-      B(j, j) = 1.0;
-    }
-  }
+  const Eigen::MatrixXcd B = amplitude_basis(fast_, m_, nf_);
   // Q' = T^T Q T in blocks, the inert coordinates' rows and columns zero
   Qss_.clear();
   H_.clear();
@@ -96,18 +122,7 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
     H_.push_back(B.transpose() * Qx.bottomRightCorner(nf_, nf_).cast<cd>() * B);
   }
   slow_series(As_, Qss_, h, Es_, Wss_);
-  // g_j = (A_s + mu_j I)^-T (Q_sf B)_j, with the resolvent's conditioning checked
-  const Eigen::MatrixXcd Asc = As_.cast<cd>();
-  for (int j = 0; j < quads_; ++j) G_.emplace_back(m_, nf_);
-  for (int k = 0; k < nf_; ++k) {
-    const Eigen::MatrixXcd R = (Asc + mu_(k) * Eigen::MatrixXcd::Identity(m_, m_)).transpose();
-    const Eigen::FullPivLU<Eigen::MatrixXcd> lu(R);
-    if (m_ > 0 && !(lu.rcond() > 1e-10)) return false;
-    for (int j = 0; j < quads_; ++j) {
-      const Eigen::VectorXcd rhs = Qsf[static_cast<std::size_t>(j)].cast<cd>() * B.col(k);
-      G_[static_cast<std::size_t>(j)].col(k) = m_ > 0 ? Eigen::VectorXcd(lu.solve(rhs)) : Eigen::VectorXcd(0);
-    }
-  }
+  if (!resolvent_rows(Qsf, B)) return false;
   emu_h_.resize(nf_);
   for (int k = 0; k < nf_; ++k) emu_h_(k) = std::exp(mu_(k) * h);
   for (int j = 0; j < quads_; ++j) {

@@ -54,6 +54,8 @@ class ModalPropagator {
   void partial(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> q, double s, const TaylorData& slow);
 
  private:
+  // The g_j of the slow-fast integrals (false: a resolvent too ill-conditioned).
+  bool resolvent_rows(const std::vector<Eigen::MatrixXd>& Qsf, const Eigen::MatrixXcd& B);
   // eta (the fast amplitudes) from x, and back.
   void amplitudes(const Eigen::Ref<const Eigen::VectorXd>& x);
   void store(Eigen::Ref<Eigen::VectorXd> x) const;

@@ -133,21 +133,17 @@ bool repeated_vectors(const Eigen::MatrixXd& A, std::complex<double> l, Eigen::I
   return true;
 }
 
-// The split of A (already balanced), see split_modes.
-ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::MatrixXd& K) {
-  const Eigen::Index N = A.rows();
-  if (N == 0 || !A.allFinite()) return all_slow(A, K);
-  const Eigen::EigenSolver<Eigen::MatrixXd> right(A, true), left(A.transpose(), true);
-  if (right.info() != Eigen::Success || left.info() != Eigen::Success) return all_slow(A, K);
-  const Eigen::VectorXcd lr = right.eigenvalues(), ll = left.eigenvalues();
-  const Eigen::MatrixXcd VR = right.eigenvectors(), VL = left.eigenvectors();
-  const std::vector<int> reps = fast_representatives(lr, radius);
-  if (reps.empty()) return all_slow(A, K);
-
-  // Clusters of close eigenvalues, each bi-orthonormalised on its own.
+// The fast eigenvalues beyond radius with their right (columns) and
+// bi-orthonormalised left (rows) eigenvectors, cluster by cluster.
+struct FastVectors {
   std::vector<FastMode> fast;
   std::vector<Eigen::VectorXcd> v_cols;
   std::vector<Eigen::RowVectorXcd> u_rows;
+};
+
+FastVectors fast_vectors(const Eigen::MatrixXd& A, const Eigen::VectorXcd& lr, const Eigen::MatrixXcd& VR,
+                         const Eigen::VectorXcd& ll, const Eigen::MatrixXcd& VL, const std::vector<int>& reps) {
+  FastVectors out;
   std::vector<char> used(static_cast<std::size_t>(ll.size()), 0);
   for (std::size_t i = 0; i < reps.size();) {
     std::size_t j = i + 1;
@@ -163,63 +159,27 @@ ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::
     const auto r = static_cast<Eigen::Index>(cluster.size());
     if (r > 1 && spread <= 1e-10 * std::abs(mean) && repeated_vectors(A, mean, r, Vc, U)) {
       for (Eigen::Index c = 0; c < r; ++c) {
-        fast.push_back({mean, 0});
-        v_cols.push_back(Vc.col(c));
-        u_rows.push_back(U.row(c));
+        out.fast.push_back({mean, 0});
+        out.v_cols.push_back(Vc.col(c));
+        out.u_rows.push_back(U.row(c));
       }
       for (int c : cluster) used_right_pair(ll, used, lr(c));
     } else if (left_vectors(lr, VR, ll, VL, cluster, used, U)) {
       for (std::size_t c = 0; c < cluster.size(); ++c) {
-        fast.push_back({lr(cluster[c]), 0});
-        v_cols.push_back(VR.col(cluster[c]));
-        u_rows.push_back(U.row(static_cast<Eigen::Index>(c)));
+        out.fast.push_back({lr(cluster[c]), 0});
+        out.v_cols.push_back(VR.col(cluster[c]));
+        out.u_rows.push_back(U.row(static_cast<Eigen::Index>(c)));
       }
     }
     i = j;
   }
-  if (fast.empty()) return all_slow(A, K);
+  return out;
+}
 
-  // Real fast coordinates: xi (real) or (Re xi, Im xi); z_f = V x_f.
-  Eigen::Index nf = 0;
-  for (const FastMode& f : fast) nf += f.pair() ? 2 : 1;
-  if (nf > N) return all_slow(A, K);
-  const Eigen::Index m = N - nf;
-  Eigen::MatrixXd U(nf, N), V(N, nf);
-  Eigen::Index k = 0;
-  for (std::size_t f = 0; f < fast.size(); ++f) {
-    fast[f].index = static_cast<int>(m + k);
-    if (fast[f].pair()) {
-      U.row(k) = u_rows[f].real();
-      U.row(k + 1) = u_rows[f].imag();
-      V.col(k) = 2.0 * v_cols[f].real();
-      V.col(k + 1) = -2.0 * v_cols[f].imag();
-      k += 2;
-    } else {
-      U.row(k) = u_rows[f].real();
-      V.col(k) = v_cols[f].real();
-      k += 1;
-    }
-  }
-  // The slow invariant subspace is the null space of U (an orthonormal
-  // basis, beginning with K, which lies in it)
-  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(U.transpose());
-  if (qr.rank() != nf || K.cols() > m) return all_slow(A, K);
-  const Eigen::MatrixXd Q = qr.householderQ();
-  const Eigen::MatrixXd Ys = basis_with(K, Q.rightCols(m), m);
-
-  ModalSplit s;
-  s.slow = static_cast<int>(m);
-  s.inert = static_cast<int>(K.cols());
-  s.fast = std::move(fast);
-  s.T.resize(N, N);
-  s.T << Ys, V;
-  s.Tinv.resize(N, N);
-  s.Tinv.topRows(m) = Ys.transpose() - (Ys.transpose() * V) * U;
-  s.Tinv.bottomRows(nf) = U;
-  s.As = Ys.transpose() * A * Ys;
-  s.condition = s.T.cwiseAbs().rowwise().sum().maxCoeff() * s.Tinv.cwiseAbs().rowwise().sum().maxCoeff();
-
-  // Checks: T^-1 T = I, and T^-1 A T block diagonal with the eigenvalues.
+// The checks of the header: T^-1 T = I, and T^-1 A T block diagonal with
+// the eigenvalues, within the condition's allowance.
+bool split_holds(const ModalSplit& s, const Eigen::MatrixXd& A) {
+  const Eigen::Index N = A.rows(), m = s.slow;
   Eigen::MatrixXd D = Eigen::MatrixXd::Zero(N, N);
   D.topLeftCorner(m, m) = s.As;
   for (const FastMode& f : s.fast) {
@@ -234,9 +194,58 @@ ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::
   const double anorm = A.cwiseAbs().maxCoeff();
   const double inverse_error = (s.Tinv * s.T - Eigen::MatrixXd::Identity(N, N)).cwiseAbs().maxCoeff();
   const double block_error = (s.Tinv * A * s.T - D).cwiseAbs().maxCoeff();
-  if (!(s.condition <= kMaxCondition) || !(inverse_error <= kInverseTolerance * s.condition) ||
-      !(block_error <= kBlockTolerance * s.condition * anorm))
-    return all_slow(A, K);
+  return s.condition <= kMaxCondition && inverse_error <= kInverseTolerance * s.condition &&
+         block_error <= kBlockTolerance * s.condition * anorm;
+}
+
+// The split of A (already balanced), see split_modes.
+ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::MatrixXd& K) {
+  const Eigen::Index N = A.rows();
+  if (N == 0 || !A.allFinite()) return all_slow(A, K);
+  const Eigen::EigenSolver<Eigen::MatrixXd> right(A, true), left(A.transpose(), true);
+  if (right.info() != Eigen::Success || left.info() != Eigen::Success) return all_slow(A, K);
+  const std::vector<int> reps = fast_representatives(right.eigenvalues(), radius);
+  if (reps.empty()) return all_slow(A, K);
+  FastVectors fv = fast_vectors(A, right.eigenvalues(), right.eigenvectors(), left.eigenvalues(),
+                                left.eigenvectors(), reps);
+  if (fv.fast.empty()) return all_slow(A, K);
+
+  // Real fast coordinates: xi (real) or (Re xi, Im xi); z_f = V x_f.
+  Eigen::Index nf = 0;
+  for (const FastMode& f : fv.fast) nf += f.pair() ? 2 : 1;
+  if (nf > N) return all_slow(A, K);
+  const Eigen::Index m = N - nf;
+  Eigen::MatrixXd U(nf, N), V(N, nf);
+  Eigen::Index k = 0;
+  for (std::size_t f = 0; f < fv.fast.size(); ++f) {
+    fv.fast[f].index = static_cast<int>(m + k);
+    U.row(k) = fv.u_rows[f].real();
+    V.col(k) = (fv.fast[f].pair() ? 2.0 : 1.0) * fv.v_cols[f].real();
+    if (fv.fast[f].pair()) {
+      U.row(k + 1) = fv.u_rows[f].imag();
+      V.col(k + 1) = -2.0 * fv.v_cols[f].imag();
+    }
+    k += fv.fast[f].pair() ? 2 : 1;
+  }
+  // The slow invariant subspace is the null space of U (an orthonormal
+  // basis, beginning with K, which lies in it)
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(U.transpose());
+  if (qr.rank() != nf || K.cols() > m) return all_slow(A, K);
+  const Eigen::MatrixXd Q = qr.householderQ();
+  const Eigen::MatrixXd Ys = basis_with(K, Q.rightCols(m), m);
+
+  ModalSplit s;
+  s.slow = static_cast<int>(m);
+  s.inert = static_cast<int>(K.cols());
+  s.fast = std::move(fv.fast);
+  s.T.resize(N, N);
+  s.T << Ys, V;
+  s.Tinv.resize(N, N);
+  s.Tinv.topRows(m) = Ys.transpose() - (Ys.transpose() * V) * U;
+  s.Tinv.bottomRows(nf) = U;
+  s.As = Ys.transpose() * A * Ys;
+  s.condition = s.T.cwiseAbs().rowwise().sum().maxCoeff() * s.Tinv.cwiseAbs().rowwise().sum().maxCoeff();
+  if (!split_holds(s, A)) return all_slow(A, K);
   clear_inert(s);
   return s;
 }
