@@ -37,12 +37,13 @@ void slow_series(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q
   }
 }
 
-}  // namespace
-
-cd integral_of_exp(cd m, double s) {
+// E1(m, s) with e^{m s} from exp_ms() (called only when |m s| > 1/2, where
+// e^{m s} - 1 loses no digits: a product of cached exponentials will do).
+template <class Exp>
+cd exp_integral(cd m, double s, Exp exp_ms) {
   const cd z = m * s;
   // (norms, not std::abs: hypot's care for overflow is not needed here)
-  if (std::norm(z) > 0.25) return (std::exp(z) - 1.0) / m;
+  if (std::norm(z) > 0.25) return (exp_ms() - 1.0) / m;
   // s (1 + z/2! + z^2/3! + ...)
   cd term = 1.0, sum = 1.0;
   for (int k = 2; k < 40 && std::norm(term) > 1e-36 * std::norm(sum); ++k) {
@@ -51,6 +52,10 @@ cd integral_of_exp(cd m, double s) {
   }
   return s * sum;
 }
+
+}  // namespace
+
+cd integral_of_exp(cd m, double s) { return exp_integral(m, s, [&] { return std::exp(m * s); }); }
 
 bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::MatrixXd>& Q, double h) {
   n_ = static_cast<int>(split.T.rows());
@@ -108,6 +113,11 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
       G_[static_cast<std::size_t>(j)].col(k) = m_ > 0 ? Eigen::VectorXcd(lu.solve(rhs)) : Eigen::VectorXcd(0);
     }
   }
+  Gx_.resize(2 * nf_ * quads_, m_);
+  for (int j = 0; j < quads_; ++j) {
+    Gx_.middleRows(2 * nf_ * j, nf_) = G_[static_cast<std::size_t>(j)].real().transpose();
+    Gx_.middleRows(2 * nf_ * j + nf_, nf_) = G_[static_cast<std::size_t>(j)].imag().transpose();
+  }
   emu_h_.resize(nf_);
   for (int k = 0; k < nf_; ++k) emu_h_(k) = std::exp(mu_(k) * h);
   for (int j = 0; j < quads_; ++j) {
@@ -120,6 +130,10 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
   emu_.resize(nf_);
   etas_.resize(nf_);
   e1_.resize(nf_, nf_);
+  fe_.resize(nf_, nf_);
+  feta_.resize(nf_);
+  gx0_.resize(Gx_.rows());
+  gx1_.resize(Gx_.rows());
   xs0_.resize(m_);
   xs1_.resize(m_);
   return true;
@@ -151,22 +165,23 @@ void ModalPropagator::cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0,
   if (nf_ == 0) return;
   if (!regular)
     for (int a = 0; a < nf_; ++a)
-      for (int b = a; b < nf_; ++b) e1_(a, b) = e1_(b, a) = integral_of_exp(mu_(a) + mu_(b), s);
+      for (int b = a; b < nf_; ++b)  // e^{(mu_a + mu_b) s} = e^{mu_a s} e^{mu_b s}, both in emu_
+        e1_(a, b) = e1_(b, a) = exp_integral(mu_(a) + mu_(b), s, [&] { return emu_(a) * emu_(b); });
+  if (m_ > 0) {
+    gx0_.noalias() = Gx_ * xs0;
+    gx1_.noalias() = Gx_ * xs1;
+  }
   for (int j = 0; j < quads_; ++j) {
     const auto uj = static_cast<std::size_t>(j);
-    // fast-fast: eta^T (H o E1) eta
-    cd ff = 0.0;
-    for (int a = 0; a < nf_; ++a) {
-      cd row = 0.0;
-      for (int b = 0; b < nf_; ++b) row += (regular ? Fh_[uj](a, b) : H_[uj](a, b) * e1_(a, b)) * eta_(b);
-      ff += eta_(a) * row;
-    }
-    // slow-fast: 2 sum_k eta_k g_k^T (e^{mu_k s} x_s(s) - x_s(0))
+    // fast-fast: eta^T (H o E1) eta (bilinear: no conjugation)
+    if (!regular) fe_.noalias() = H_[uj].cwiseProduct(e1_);
+    feta_.noalias() = (regular ? Fh_[uj] : fe_) * eta_;
+    const cd ff = eta_.cwiseProduct(feta_).sum();
+    // slow-fast: 2 sum_k eta_k g_k^T (e^{mu_k s} x_s(s) - x_s(0)), g_k^T x_s
+    // from the real products Gx_ x_s (x_s is real)
     cd sf = 0.0;
-    for (int k = 0; k < nf_ && m_ > 0; ++k) {
-      const auto g = G_[uj].col(k);  // (bilinear g^T x: Eigen's dot would conjugate g)
-      sf += eta_(k) * (emu_(k) * g.cwiseProduct(xs1.cast<cd>()).sum() - g.cwiseProduct(xs0.cast<cd>()).sum());
-    }
+    for (int k = 0, re = 2 * nf_ * j, im = re + nf_; k < nf_ && m_ > 0; ++k)
+      sf += eta_(k) * (emu_(k) * cd(gx1_(re + k), gx1_(im + k)) - cd(gx0_(re + k), gx0_(im + k)));
     q(j) += ff.real() + 2.0 * sf.real();
   }
 }
@@ -213,7 +228,11 @@ void ModalPropagator::partial(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::V
     }
   }
   amplitudes(x);
-  for (int k = 0; k < nf_; ++k) emu_(k) = std::exp(mu_(k) * s);
+  for (const FastMode& f : fast_) {  // a pair's conjugate: e^{conj(mu) s} = conj(e^{mu s})
+    const int j = f.index - m_;
+    emu_(j) = std::exp(mu_(j) * s);
+    if (f.pair()) emu_(j + 1) = std::conj(emu_(j));
+  }
   cross_terms(xs0_, xs1_, s, false, q);
   etas_ = eta_.cwiseProduct(emu_);
   xs = xs1_;

@@ -73,12 +73,15 @@ class ModalPropagator {
   std::vector<Eigen::MatrixXcd> H_;     // per quadrature, nf x nf
   std::vector<Eigen::MatrixXcd> Fh_;    // per quadrature, H o E1(mu_j + mu_l, h)
   std::vector<Eigen::MatrixXcd> G_;     // per quadrature, m x nf: the g_j
+  Eigen::MatrixXd Gx_;                  // (2 nf quads) x m: per quadrature Re g^T then Im g^T (real products with x_s)
   Eigen::VectorXcd emu_h_;              // e^{mu h}
   // scratch
   Eigen::VectorXcd eta_, emu_, etas_;
   Eigen::VectorXd xs0_, xs1_;
   Eigen::MatrixXd qv_, gram_;
-  Eigen::MatrixXcd e1_;
+  Eigen::MatrixXcd e1_, fe_;
+  Eigen::VectorXcd feta_;
+  Eigen::VectorXd gx0_, gx1_;           // Gx_ x_s at both ends
 };
 
 // E1(m, s) = int_0^s e^{m u} du = (e^{m s} - 1) / m, accurate for small |m s|.
