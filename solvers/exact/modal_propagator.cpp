@@ -126,17 +126,41 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
       for (int b = 0; b < nf_; ++b) F(a, b) = H_[static_cast<std::size_t>(j)](a, b) * integral_of_exp(mu_(a) + mu_(b), h);
     Fh_.push_back(F);
   }
+  regular_forms(B);
   eta_.resize(nf_);
   emu_.resize(nf_);
   etas_.resize(nf_);
   e1_.resize(nf_, nf_);
-  fe_.resize(nf_, nf_);
-  feta_.resize(nf_);
   gx0_.resize(Gx_.rows());
   gx1_.resize(Gx_.rows());
   xs0_.resize(m_);
   xs1_.resize(m_);
   return true;
+}
+
+// The regular step's quadratures as real forms x^T W_j x of its start: the
+// three parts above with eta = B^-1 x_f (a pair: xi = x_j + i x_j+1 and its
+// conjugate) and x_s(h) = Es x_s, so fast-fast Re(B^-T Fh B^-1) and slow-fast
+// 2 Re(M B^-1), M's column k = e^{mu_k h} Es^T g_k - g_k: the same integrals,
+// N^2 real products per step instead of nf^2 complex ones and the resolvent terms.
+void ModalPropagator::regular_forms(const Eigen::MatrixXcd& B) {
+  const Eigen::MatrixXcd Binv = B.inverse();  // (blocks [[1, i], [1, -i]] and 1: exact)
+  Wx_.clear();
+  for (int j = 0; j < quads_; ++j) {
+    const auto uj = static_cast<std::size_t>(j);
+    Eigen::MatrixXd W = Eigen::MatrixXd::Zero(n_, n_);
+    W.topLeftCorner(m_, m_) = Wss_[uj];
+    const Eigen::MatrixXd ff = (Binv.transpose() * Fh_[uj] * Binv).real();
+    W.bottomRightCorner(nf_, nf_) = 0.5 * (ff + ff.transpose());
+    if (m_ > 0 && nf_ > 0) {
+      const Eigen::MatrixXcd M = Es_.transpose().cast<cd>() * G_[uj] * emu_h_.asDiagonal() - G_[uj];
+      const Eigen::MatrixXd C = (M * Binv).real();
+      W.topRightCorner(m_, nf_) = C;
+      W.bottomLeftCorner(nf_, m_) = C.transpose();
+    }
+    Wx_.push_back(W);
+  }
+  wx_.resize(n_);
 }
 
 void ModalPropagator::amplitudes(const Eigen::Ref<const Eigen::VectorXd>& x) {
@@ -160,11 +184,10 @@ void ModalPropagator::store(Eigen::Ref<Eigen::VectorXd> x) const {
 }
 
 void ModalPropagator::cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0,
-                                  const Eigen::Ref<const Eigen::VectorXd>& xs1, double s, bool regular,
+                                  const Eigen::Ref<const Eigen::VectorXd>& xs1, double s,
                                   Eigen::Ref<Eigen::VectorXd> q) {
   if (nf_ == 0) return;
-  if (!regular)
-    for (int a = 0; a < nf_; ++a)
+  for (int a = 0; a < nf_; ++a)
       for (int b = a; b < nf_; ++b)  // e^{(mu_a + mu_b) s} = e^{mu_a s} e^{mu_b s}, both in emu_
         e1_(a, b) = e1_(b, a) = exp_integral(mu_(a) + mu_(b), s, [&] { return emu_(a) * emu_(b); });
   if (m_ > 0) {
@@ -174,9 +197,12 @@ void ModalPropagator::cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0,
   for (int j = 0; j < quads_; ++j) {
     const auto uj = static_cast<std::size_t>(j);
     // fast-fast: eta^T (H o E1) eta (bilinear: no conjugation)
-    if (!regular) fe_.noalias() = H_[uj].cwiseProduct(e1_);
-    feta_.noalias() = (regular ? Fh_[uj] : fe_) * eta_;
-    const cd ff = eta_.cwiseProduct(feta_).sum();
+    cd ff = 0.0;
+    for (int a = 0; a < nf_; ++a) {
+      cd row = 0.0;
+      for (int b = 0; b < nf_; ++b) row += H_[uj](a, b) * e1_(a, b) * eta_(b);
+      ff += eta_(a) * row;
+    }
     // slow-fast: 2 sum_k eta_k g_k^T (e^{mu_k s} x_s(s) - x_s(0)), g_k^T x_s
     // from the real products Gx_ x_s (x_s is real)
     cd sf = 0.0;
@@ -189,12 +215,13 @@ void ModalPropagator::cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0,
 void ModalPropagator::step(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> q) {
   auto xs = x.head(m_);
   xs0_ = xs;
+  for (int j = 0; j < quads_; ++j) {  // (into scratch: a product inside dot() would allocate its temporary)
+    wx_.noalias() = Wx_[static_cast<std::size_t>(j)] * x;
+    q(j) += x.dot(wx_);
+  }
   xs1_.noalias() = Es_ * xs0_;
-  for (int j = 0; j < quads_; ++j) q(j) += xs0_.dot(Wss_[static_cast<std::size_t>(j)] * xs0_);
   amplitudes(x);
-  emu_ = emu_h_;
-  cross_terms(xs0_, xs1_, h_, true, q);
-  etas_ = eta_.cwiseProduct(emu_);
+  etas_ = eta_.cwiseProduct(emu_h_);
   xs = xs1_;
   store(x);
 }
@@ -233,7 +260,7 @@ void ModalPropagator::partial(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::V
     emu_(j) = std::exp(mu_(j) * s);
     if (f.pair()) emu_(j + 1) = std::conj(emu_(j));
   }
-  cross_terms(xs0_, xs1_, s, false, q);
+  cross_terms(xs0_, xs1_, s, q);
   etas_ = eta_.cwiseProduct(emu_);
   xs = xs1_;
   store(x);
