@@ -83,7 +83,8 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   bound_v_.resize(N, kBoundOrder + 1);
   xi_ = Eigen::VectorXcd::Zero(N);
   gz_ = Eigen::VectorXd::Zero(roots_ + exo_.kinks().rows());
-  fast_change_ = Eigen::VectorXd::Zero(N);
+  fast_change_ = xabs_ = Eigen::VectorXd::Zero(N);
+  gscale_ = Eigen::VectorXd::Zero(gz_.size());
   bound_terms_.resize(gz_.size(), kBoundOrder - 1);
 }
 
@@ -116,7 +117,8 @@ void ExactIntegrator::enter_mode() {
   const Mode& m = *mode_;
   const auto r = m.split.inert;
   const auto Kz = m.split.T.leftCols(r);
-  offset_.head(r).noalias() = (Kz.transpose() * Kz).ldlt().solve(Kz.transpose() * z_);
+  zscratch_.head(r).noalias() = Kz.transpose() * z_;  // (the normal equations, factored once per mode)
+  offset_.head(r) = m.inert_fit.solve(zscratch_.head(r));
   zscratch_.noalias() = z_ - Kz * offset_.head(r);
   x_.noalias() = m.split.Tinv * zscratch_;
 }
@@ -266,13 +268,19 @@ void ExactIntegrator::identify_split(Mode& m) {
   // padded root slot, keeps its sign) are the ones watched
   const Eigen::MatrixXd rates = m.G * m.A;
   m.watched.clear();
+  m.constant.clear();
+  m.zero.clear();
   for (Eigen::Index j = 0; j < m.G.rows(); ++j)
-    if (!rates.row(j).isZero(0.0)) m.watched.push_back(static_cast<int>(j));
+    (!rates.row(j).isZero(0.0) ? m.watched : m.G.row(j).isZero(0.0) ? m.zero : m.constant)
+        .push_back(static_cast<int>(j));
   const auto nw = static_cast<Eigen::Index>(m.watched.size());
   m.Gw.resize(nw, m.A.cols());
   for (Eigen::Index w = 0; w < nw; ++w) m.Gw.row(w) = m.G.row(m.watched[static_cast<std::size_t>(w)]);
   m.GT = m.Gw * m.split.T;
+  const auto Kz = m.split.T.leftCols(m.split.inert);
+  m.inert_fit.compute(Kz.transpose() * Kz);
   m.GT.leftCols(m.split.inert).setZero();  // roots read no absolute angle (G K = 0 to roundoff)
+  m.GT_abs = m.GT.cwiseAbs();
   const int ms = m.split.slow;
   m.cs_norm = (m.GT.leftCols(ms) * m.Ds.asDiagonal()).cwiseAbs().rowwise().sum();
   const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
@@ -384,16 +392,20 @@ void ExactIntegrator::restart_signs() {
   fast_terms_.resize(F * m.split.fast.size());
   signs_.resize(F);
   // constant rows: their sign
-  for (std::size_t j = 0; j < F; ++j) signs_[j] = sign_of(m.G.row(static_cast<Eigen::Index>(j)).dot(z_));
+  for (int j : m.constant) signs_[static_cast<std::size_t>(j)] = sign_of(m.G.row(j).dot(z_));
+  for (int j : m.zero) signs_[static_cast<std::size_t>(j)] = 0;
   if (m.watched.empty()) return;
   modal_state();
   slow_built_ = false;
+  xabs_ = x_.cwiseAbs();  // (sized N and F at construction: no allocation per reset)
+  gscale_.head(m.GT_abs.rows()).noalias() = m.GT_abs * xabs_;
   for (std::size_t w = 0; w < m.watched.size(); ++w) {
     const auto row = static_cast<Eigen::Index>(w);
     const double g = gz_(row);
-    // far from zero: its sign (the tolerance is ~1e-13 of the row's scale at most)
-    if (std::abs(g) > 1e-6 * m.GT.row(row).cwiseAbs().dot(x_.cwiseAbs())) continue;
-    signs_[static_cast<std::size_t>(m.watched[w])] = leaving_sign(event_function(w, m.h));
+    // far from zero: its sign, the same in x as in z (the tolerance is ~1e-13
+    // of the row's scale at most, the split's roundoff cond(T) eps <= 2e-10 of it)
+    auto& sign = signs_[static_cast<std::size_t>(m.watched[w])];
+    sign = std::abs(g) > 1e-6 * gscale_(row) ? sign_of(g) : leaving_sign(event_function(w, m.h));
   }
 }
 

@@ -138,8 +138,12 @@ class ExactIntegrator : public Integrator {
     ModalSplit split;               // z = T x; the slow block and the fast eigenvalues
     ModalPropagator propagator;     // the closed-form step of x
     std::vector<int> watched;       // rows of G not constant in this mode (G A != 0): the ones searched
+    std::vector<int> constant;      // the other rows, but for the zero ones (unused root slots: sign 0)
+    std::vector<int> zero;
     Eigen::MatrixXd Gw;             // those rows of G (watched x N)
     Eigen::MatrixXd GT;             // Gw T: the watched rows in x
+    Eigen::MatrixXd GT_abs;         // |Gw T|: the scale of each watched value (restart_signs)
+    Eigen::LDLT<Eigen::MatrixXd> inert_fit;  // of Kz^T Kz, Kz the inert columns of T: c0 from z (enter_mode)
     Eigen::VectorXd Ds;             // balancing of the slow block
     double slow_norm = 0.0;         // ||Ds^-1 As Ds||_inf
     GrowthBound slow_growth;        // of ||Ds^-1 e^{As s} Ds||
@@ -209,7 +213,7 @@ class ExactIntegrator : public Integrator {
   TaylorData slow_taylor_;       // of the slow block (event functions)
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
   Eigen::VectorXd gz_, x_, fast_change_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
-  Eigen::VectorXd offset_, zscratch_;
+  Eigen::VectorXd offset_, zscratch_, xabs_, gscale_;
   Eigen::VectorXd probe_sigma_;            // the slots at a probe      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms

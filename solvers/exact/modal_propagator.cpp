@@ -37,12 +37,13 @@ void slow_series(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q
   }
 }
 
-}  // namespace
-
-cd integral_of_exp(cd m, double s) {
+// E1(m, s) with e^{m s} from exp_ms() (called only when |m s| > 1/2, where
+// e^{m s} - 1 loses no digits: a product of cached exponentials will do).
+template <class Exp>
+cd exp_integral(cd m, double s, Exp exp_ms) {
   const cd z = m * s;
   // (norms, not std::abs: hypot's care for overflow is not needed here)
-  if (std::norm(z) > 0.25) return (std::exp(z) - 1.0) / m;
+  if (std::norm(z) > 0.25) return (exp_ms() - 1.0) / m;
   // s (1 + z/2! + z^2/3! + ...)
   cd term = 1.0, sum = 1.0;
   for (int k = 2; k < 40 && std::norm(term) > 1e-36 * std::norm(sum); ++k) {
@@ -52,7 +53,6 @@ cd integral_of_exp(cd m, double s) {
   return s * sum;
 }
 
-namespace {
 
 // x_f = B eta: a pair's (Re xi, Im xi) = [[1/2, 1/2], [-i/2, i/2]] (xi, conj xi),
 // a real one's x = eta.
@@ -73,6 +73,8 @@ Eigen::MatrixXcd amplitude_basis(const std::vector<FastMode>& fast, int m, int n
 }
 
 }  // namespace
+
+cd integral_of_exp(cd m, double s) { return exp_integral(m, s, [&] { return std::exp(m * s); }); }
 
 // g_j = (A_s + mu_j I)^-T (Q_sf B)_j, with the resolvent's conditioning checked.
 bool ModalPropagator::resolvent_rows(const std::vector<Eigen::MatrixXd>& Qsf, const Eigen::MatrixXcd& B) {
@@ -123,6 +125,11 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
   }
   slow_series(As_, Qss_, h, Es_, Wss_);
   if (!resolvent_rows(Qsf, B)) return false;
+  Gx_.resize(2 * nf_ * quads_, m_);
+  for (int j = 0; j < quads_; ++j) {
+    Gx_.middleRows(2 * nf_ * j, nf_) = G_[static_cast<std::size_t>(j)].real().transpose();
+    Gx_.middleRows(2 * nf_ * j + nf_, nf_) = G_[static_cast<std::size_t>(j)].imag().transpose();
+  }
   emu_h_.resize(nf_);
   for (int k = 0; k < nf_; ++k) emu_h_(k) = std::exp(mu_(k) * h);
   for (int j = 0; j < quads_; ++j) {
@@ -131,13 +138,41 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
       for (int b = 0; b < nf_; ++b) F(a, b) = H_[static_cast<std::size_t>(j)](a, b) * integral_of_exp(mu_(a) + mu_(b), h);
     Fh_.push_back(F);
   }
+  regular_forms(B);
   eta_.resize(nf_);
   emu_.resize(nf_);
   etas_.resize(nf_);
   e1_.resize(nf_, nf_);
+  gx0_.resize(Gx_.rows());
+  gx1_.resize(Gx_.rows());
   xs0_.resize(m_);
   xs1_.resize(m_);
   return true;
+}
+
+// The regular step's quadratures as real forms x^T W_j x of its start: the
+// three parts above with eta = B^-1 x_f (a pair: xi = x_j + i x_j+1 and its
+// conjugate) and x_s(h) = Es x_s, so fast-fast Re(B^-T Fh B^-1) and slow-fast
+// 2 Re(M B^-1), M's column k = e^{mu_k h} Es^T g_k - g_k: the same integrals,
+// N^2 real products per step instead of nf^2 complex ones and the resolvent terms.
+void ModalPropagator::regular_forms(const Eigen::MatrixXcd& B) {
+  const Eigen::MatrixXcd Binv = B.inverse();  // (blocks [[1, i], [1, -i]] and 1: exact)
+  Wx_.clear();
+  for (int j = 0; j < quads_; ++j) {
+    const auto uj = static_cast<std::size_t>(j);
+    Eigen::MatrixXd W = Eigen::MatrixXd::Zero(n_, n_);
+    W.topLeftCorner(m_, m_) = Wss_[uj];
+    const Eigen::MatrixXd ff = (Binv.transpose() * Fh_[uj] * Binv).real();
+    W.bottomRightCorner(nf_, nf_) = 0.5 * (ff + ff.transpose());
+    if (m_ > 0 && nf_ > 0) {
+      const Eigen::MatrixXcd M = Es_.transpose().cast<cd>() * G_[uj] * emu_h_.asDiagonal() - G_[uj];
+      const Eigen::MatrixXd C = (M * Binv).real();
+      W.topRightCorner(m_, nf_) = C;
+      W.bottomLeftCorner(nf_, m_) = C.transpose();
+    }
+    Wx_.push_back(W);
+  }
+  wx_.resize(n_);
 }
 
 void ModalPropagator::amplitudes(const Eigen::Ref<const Eigen::VectorXd>& x) {
@@ -161,27 +196,30 @@ void ModalPropagator::store(Eigen::Ref<Eigen::VectorXd> x) const {
 }
 
 void ModalPropagator::cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0,
-                                  const Eigen::Ref<const Eigen::VectorXd>& xs1, double s, bool regular,
+                                  const Eigen::Ref<const Eigen::VectorXd>& xs1, double s,
                                   Eigen::Ref<Eigen::VectorXd> q) {
   if (nf_ == 0) return;
-  if (!regular)
-    for (int a = 0; a < nf_; ++a)
-      for (int b = a; b < nf_; ++b) e1_(a, b) = e1_(b, a) = integral_of_exp(mu_(a) + mu_(b), s);
+  for (int a = 0; a < nf_; ++a)
+      for (int b = a; b < nf_; ++b)  // e^{(mu_a + mu_b) s} = e^{mu_a s} e^{mu_b s}, both in emu_
+        e1_(a, b) = e1_(b, a) = exp_integral(mu_(a) + mu_(b), s, [&] { return emu_(a) * emu_(b); });
+  if (m_ > 0) {
+    gx0_.noalias() = Gx_ * xs0;
+    gx1_.noalias() = Gx_ * xs1;
+  }
   for (int j = 0; j < quads_; ++j) {
     const auto uj = static_cast<std::size_t>(j);
-    // fast-fast: eta^T (H o E1) eta
+    // fast-fast: eta^T (H o E1) eta (bilinear: no conjugation)
     cd ff = 0.0;
     for (int a = 0; a < nf_; ++a) {
       cd row = 0.0;
-      for (int b = 0; b < nf_; ++b) row += (regular ? Fh_[uj](a, b) : H_[uj](a, b) * e1_(a, b)) * eta_(b);
+      for (int b = 0; b < nf_; ++b) row += H_[uj](a, b) * e1_(a, b) * eta_(b);
       ff += eta_(a) * row;
     }
-    // slow-fast: 2 sum_k eta_k g_k^T (e^{mu_k s} x_s(s) - x_s(0))
+    // slow-fast: 2 sum_k eta_k g_k^T (e^{mu_k s} x_s(s) - x_s(0)), g_k^T x_s
+    // from the real products Gx_ x_s (x_s is real)
     cd sf = 0.0;
-    for (int k = 0; k < nf_ && m_ > 0; ++k) {
-      const auto g = G_[uj].col(k);  // (bilinear g^T x: Eigen's dot would conjugate g)
-      sf += eta_(k) * (emu_(k) * g.cwiseProduct(xs1.cast<cd>()).sum() - g.cwiseProduct(xs0.cast<cd>()).sum());
-    }
+    for (int k = 0, re = 2 * nf_ * j, im = re + nf_; k < nf_ && m_ > 0; ++k)
+      sf += eta_(k) * (emu_(k) * cd(gx1_(re + k), gx1_(im + k)) - cd(gx0_(re + k), gx0_(im + k)));
     q(j) += ff.real() + 2.0 * sf.real();
   }
 }
@@ -189,12 +227,13 @@ void ModalPropagator::cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0,
 void ModalPropagator::step(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> q) {
   auto xs = x.head(m_);
   xs0_ = xs;
+  for (int j = 0; j < quads_; ++j) {  // (into scratch: a product inside dot() would allocate its temporary)
+    wx_.noalias() = Wx_[static_cast<std::size_t>(j)] * x;
+    q(j) += x.dot(wx_);
+  }
   xs1_.noalias() = Es_ * xs0_;
-  for (int j = 0; j < quads_; ++j) q(j) += xs0_.dot(Wss_[static_cast<std::size_t>(j)] * xs0_);
   amplitudes(x);
-  emu_ = emu_h_;
-  cross_terms(xs0_, xs1_, h_, true, q);
-  etas_ = eta_.cwiseProduct(emu_);
+  etas_ = eta_.cwiseProduct(emu_h_);
   xs = xs1_;
   store(x);
 }
@@ -228,8 +267,12 @@ void ModalPropagator::partial(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::V
     }
   }
   amplitudes(x);
-  for (int k = 0; k < nf_; ++k) emu_(k) = std::exp(mu_(k) * s);
-  cross_terms(xs0_, xs1_, s, false, q);
+  for (const FastMode& f : fast_) {  // a pair's conjugate: e^{conj(mu) s} = conj(e^{mu s})
+    const int j = f.index - m_;
+    emu_(j) = std::exp(mu_(j) * s);
+    if (f.pair()) emu_(j + 1) = std::conj(emu_(j));
+  }
+  cross_terms(xs0_, xs1_, s, q);
   etas_ = eta_.cwiseProduct(emu_);
   xs = xs1_;
   store(x);

@@ -25,6 +25,9 @@
 //              int_0^s e^{mu u} x_s(u) du = (A_s + mu I)^-1 (e^{mu s} x_s(s) - x_s(0)),
 //              g_j = (A_s + mu_j I)^-T (Q_sf B)_j (fast and slow eigenvalues
 //              apart: the resolvent is well conditioned, checked at build).
+// Over the regular sub-step h all three are linear in x(0)'s outer product, so
+// they are folded at build into one real form x^T W(h) x (N^2 products a step);
+// a shorter step evaluates them as above.
 //
 // Inert coordinates. The first `inert` slow coordinates are the absolute
 // angles of freely turning groups (ModalSplit::inert): nothing depends on them
@@ -62,7 +65,9 @@ class ModalPropagator {
   // The fast-fast and slow-fast integrals over s (with e^{mu s} in emu_,
   // x_s at both ends given), added to q.
   void cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0, const Eigen::Ref<const Eigen::VectorXd>& xs1,
-                   double s, bool regular, Eigen::Ref<Eigen::VectorXd> q);
+                   double s, Eigen::Ref<Eigen::VectorXd> q);
+  // The regular step's quadratures as real forms of x (Wx_), from B (x_f = B eta).
+  void regular_forms(const Eigen::MatrixXcd& B);
 
   int n_ = 0, m_ = 0, nf_ = 0, quads_ = 0;  // N, slow, fast real coordinates
   double h_ = 0.0;
@@ -75,12 +80,16 @@ class ModalPropagator {
   std::vector<Eigen::MatrixXcd> H_;     // per quadrature, nf x nf
   std::vector<Eigen::MatrixXcd> Fh_;    // per quadrature, H o E1(mu_j + mu_l, h)
   std::vector<Eigen::MatrixXcd> G_;     // per quadrature, m x nf: the g_j
+  std::vector<Eigen::MatrixXd> Wx_;     // per quadrature, N x N: the regular step's x^T W x (regular_forms)
+  Eigen::MatrixXd Gx_;                  // (2 nf quads) x m: per quadrature Re g^T then Im g^T (real products with x_s)
   Eigen::VectorXcd emu_h_;              // e^{mu h}
   // scratch
   Eigen::VectorXcd eta_, emu_, etas_;
   Eigen::VectorXd xs0_, xs1_;
   Eigen::MatrixXd qv_, gram_;
   Eigen::MatrixXcd e1_;
+  Eigen::VectorXd wx_;
+  Eigen::VectorXd gx0_, gx1_;           // Gx_ x_s at both ends
 };
 
 // E1(m, s) = int_0^s e^{m u} du = (e^{m s} - 1) / m, accurate for small |m s|.
