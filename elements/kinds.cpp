@@ -49,6 +49,10 @@ const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
      Crossing::own_mode, +1, spring_witness},
     {WitnessKind::damping_lower, "damping_lower", "c x' = -|Tc|: a contact-law spring's damping clamps at -|Tc|, or leaves it",
      Crossing::own_mode, -1, spring_witness},
+    {WitnessKind::knot_upper, "knot_upper", "x = x_k: a table spring passes its segment's upper knot into the next stage",
+     Crossing::segment, +1, spring_witness},
+    {WitnessKind::knot_lower, "knot_lower", "x = x_k-1: a table spring passes its segment's lower knot back a stage",
+     Crossing::segment, -1, spring_witness},
 };
 
 const ElementKindInfo& element_kind_info(ElementKind k) { return *kElementKinds[static_cast<int>(k)]; }

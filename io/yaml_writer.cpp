@@ -148,6 +148,39 @@ bool between_two_bodies(const S& s) {
   return false;
 }
 
+// True when a field given instead of `f` holds a value (a stiffness table: no stiffness).
+template <class S>
+bool replaced(const SpecField<S>& f, const S& s) {
+  for (const auto& other : spec_fields(s))
+    if (other.instead_of && std::string(other.instead_of) == f.key && other.points && !(s.*other.points).empty())
+      return true;
+  return false;
+}
+
+// `key: a`, or `key: {lower, upper}` for bounds that are not symmetric about 0.
+template <class S>
+void emit_bounds(YAML::Emitter& out, const SpecField<S>& f, const S& s, const S& d) {
+  const double lower = s.*f.lower, upper = s.*f.upper;
+  if (!(s.*f.bounds)) {
+    put(out, f.key, s.*f.number, d.*f.number);
+  } else if (lower == -upper) {
+    put(out, f.key, upper);
+  } else {
+    out << YAML::Key << f.key << YAML::Value << YAML::Flow << YAML::BeginMap;
+    put(out, "lower", lower);
+    put(out, "upper", upper);
+    out << YAML::EndMap;
+  }
+}
+
+void emit_points(YAML::Emitter& out, const char* key, const PointTable& t) {
+  if (t.empty()) return;
+  out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "points" << YAML::Value
+      << YAML::BeginSeq;
+  for (std::size_t i = 0; i < t.x.size(); ++i) out << YAML::BeginSeq << num(t.x[i]) << num(t.y[i]) << YAML::EndSeq;
+  out << YAML::EndSeq << YAML::EndMap;
+}
+
 // One field of an element by its kind's table (core/model_spec.hpp); `d`: the
 // kind's defaults, which optional fields are left out at.
 template <class S>
@@ -165,11 +198,18 @@ void emit_field(YAML::Emitter& out, const SpecField<S>& f, const S& s, const S& 
       return;
     case FieldType::number:
       if (f.between_bodies && !between_two_bodies(s)) return;
+      if (replaced(f, s)) return;
       if (f.required) put(out, f.key, s.*f.number);
       else put(out, f.key, s.*f.number, d.*f.number);
       return;
     case FieldType::text:
       if (s.*f.text != d.*f.text) out << YAML::Key << f.key << YAML::Value << s.*f.text;
+      return;
+    case FieldType::bounds:
+      emit_bounds(out, f, s, d);
+      return;
+    case FieldType::points:
+      emit_points(out, f.key, s.*f.points);
       return;
   }
 }

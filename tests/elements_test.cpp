@@ -231,16 +231,19 @@ TEST(KindsTable, EveryKindHasARowVisitedOnceInEachOrder) {
   }
 }
 
+ModelSpec linked_model();
+
 TEST(KindsTable, EventOfAStateChange) {
+  const Model m = assemble(linked_model());  // spring 0: the elastic shaft, friction 0: a bearing
   const auto& spring = element_kind_info(ElementKind::spring);
   const auto& friction = element_kind_info(ElementKind::friction);
   EXPECT_EQ(spring.kind, ElementKind::spring);
   EXPECT_STREQ(to_string(ElementKind::friction), "friction");
-  EXPECT_EQ(spring.event(0, 1), EventKind::contact);
-  EXPECT_EQ(spring.event(-1, 0), EventKind::separation);
-  EXPECT_EQ(friction.event(1, 0), EventKind::stick);
-  EXPECT_EQ(friction.event(0, -1), EventKind::break_away);
-  EXPECT_EQ(friction.event(1, -1), EventKind::reversal);
+  EXPECT_EQ(spring.event(m, 0, 0, 1), EventKind::contact);
+  EXPECT_EQ(spring.event(m, 0, -1, 0), EventKind::separation);
+  EXPECT_EQ(friction.event(m, 0, 1, 0), EventKind::stick);
+  EXPECT_EQ(friction.event(m, 0, 0, -1), EventKind::break_away);
+  EXPECT_EQ(friction.event(m, 0, 1, -1), EventKind::reversal);
   EXPECT_EQ(element_kind_info(ElementKind::torque).event, nullptr);
 }
 
