@@ -321,6 +321,8 @@ class Reducer {
   // The gap [lower, upper] of a spring description: `freeplay: a` when it is
   // [-a, a], else the bounds.
   static void set_gap(SpringSpec& s, double lower, double upper) {
+    lower += 0.0;  // -0 (a sum or quotient of zeros) is written as 0
+    upper += 0.0;
     if (lower == -upper) {
       s.freeplay = upper;
       return;

@@ -207,7 +207,8 @@ TEST(KindsTable, OneRowPerWitnessKindInOrderNamedOnce) {
     EXPECT_EQ(structural(info.kind), info.kind != WitnessKind::gap_turnaround) << info.name;
     // A crossing that leads to a side or direction names it.
     const bool sided = info.crossing == Crossing::freeplay_flank || info.crossing == Crossing::massless_kink ||
-                       info.crossing == Crossing::reserve_exhausted || info.crossing == Crossing::own_mode;
+                       info.crossing == Crossing::reserve_exhausted || info.crossing == Crossing::own_mode ||
+                       info.crossing == Crossing::segment;
     EXPECT_EQ(std::abs(info.sign), sided ? 1 : 0) << info.name;
   }
   EXPECT_EQ(names.size(), static_cast<std::size_t>(kNumWitnessKinds));

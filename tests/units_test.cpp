@@ -115,13 +115,17 @@ TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
         ASSERT_TRUE(element_field(f.key, type, dim)) << f.key;
         EXPECT_EQ(type, f.type) << f.key;
         EXPECT_EQ(dim, f.dimension) << f.key;
-        if (f.type == FieldType::number || f.type == FieldType::signal) {
+        if (f.type == FieldType::number || f.type == FieldType::signal || f.type == FieldType::bounds) {
           EXPECT_EQ(field_dimension(std::string("elements.e.") + f.key), f.dimension) << f.key;
+        }
+        if (f.type == FieldType::bounds) {  // {lower, upper}: each in the field's units
+          EXPECT_EQ(field_dimension(std::string("elements.e.") + f.key + ".lower"), f.dimension) << f.key;
+          EXPECT_EQ(field_dimension(std::string("elements.e.") + f.key + ".upper"), f.dimension) << f.key;
         }
       }
     }, kind);
   }
-  EXPECT_EQ(fields, 13);  // 7 of a spring, 4 of a friction element, 2 of a torque
+  EXPECT_EQ(fields, 16);  // 10 of a spring, 4 of a friction element, 2 of a torque
 }
 
 TEST(Units, StoredSignalsHaveOneUnitEach) {
