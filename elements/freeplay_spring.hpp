@@ -32,7 +32,9 @@
 // corners c x' = +|T_el| and c x' = -|T_el| are witnesses
 // (damping_upper/lower). The teeth meet with T_el = 0 < |c x'|: the clamp
 // starts at the corner of their approach, and is 0 where T_el is 0.
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/energy.hpp"
@@ -74,6 +76,15 @@ std::int8_t table_segment(const SpringTable& t, double x, double rate);
 // The spring's state at (x, x'): a gap's side (0 for a linear or rigid
 // spring without a gap), a table's segment; ties as freeplay_side.
 std::int8_t spring_state_at(const Spring& s, double x, double rate);
+// Whether a table spring is at rest at a knot's root: |x'| within `atol` or
+// the roundoff of its bodies' speeds. Leaving a knot from rest (x' = 0 and
+// x'' = 0 there, x ~ t^3), the integrator's x may creep an error tolerance
+// across the knot against the motion; such a root is decided by x'' (the
+// pipeline's probe), not by the crossing's direction.
+inline bool at_rest_at_knot(const Spring& s, const double* w, double atol) {
+  const double speeds = std::abs(w[s.a]) + (s.b == kGround ? 0.0 : std::abs(s.ratio * w[s.b]));
+  return std::abs(spring_rate(s, w)) <= std::max(atol, 64 * std::numeric_limits<double>::epsilon() * speeds);
+}
 // The state a result stores (Result::element_state): the side, or the segment's index in the model's table.
 inline std::int8_t spring_state_code(const Spring& s, std::int8_t state) {
   return s.has_table() ? s.table.label[state] : state;

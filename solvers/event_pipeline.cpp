@@ -173,7 +173,8 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
       case Crossing::own_mode:  // the element's row below
         break;
       case Crossing::segment:
-        state.spring_side[spec.index] = static_cast<std::int8_t>(state.spring_side[spec.index] + info.sign);
+        if (at_rest_at_knot(model.springs[spec.index], state.w.data(), settings.atol)) resting_knots.push_back(spec);
+        else state.spring_side[spec.index] = static_cast<std::int8_t>(state.spring_side[spec.index] + info.sign);
         break;
       case Crossing::contact_unloads:
         exhausted.push_back({model.spring_link[spec.index], FrictionMode::stuck});
@@ -197,7 +198,23 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
     }
     if (spec.element >= 0) apply_own_mode(spec);
   }
+  if (!resting_knots.empty()) cross_knots_from_rest();
   return friction_event;
+}
+
+// Knots whose roots came at rest (at_rest_at_knot): the segment beyond is
+// entered only when x'' points there a moment later; a knot touched at a
+// turning point, or crept across by the integrator's error while the motion
+// leaves it the other way, keeps the segment.
+void EventPipeline::cross_knots_from_rest() {
+  probe_accelerations();
+  for (const Witness& w : resting_knots) {
+    const int sign = witness_kind_info(w.kind).sign;
+    if (spring_deflection(model.springs[w.index], probe_acc.data()) * sign > 0.0)
+      state.spring_side[w.index] = static_cast<std::int8_t>(state.spring_side[w.index] + sign);
+    if (w.element >= 0) apply_own_mode(w);
+  }
+  resting_knots.clear();
 }
 
 // The mode of its own of the element that watches `w`, after its crossing
@@ -263,7 +280,7 @@ void EventPipeline::strike() {
   // A flight rising less than 1000 angle tolerances off the flank is below
   // what the integrator resolves: that impact is plastic (solvers/impacts.hpp).
   double gap = 0.0;
-  for (int s : struck) gap = std::max(gap, model.springs[s].freeplay);
+  for (int s : struck) gap = std::max(gap, std::abs(model.springs[s].center) + model.springs[s].freeplay);
   const RestThreshold rest{settings.rest_velocity, 1e3 * (settings.atol + settings.rtol * gap)};
   const ImpactOutcome out = resolve_impacts(model, state.spring_side, rest, ws.force, state.q, state.w, impact);
   if (!out.struck) return;  // touching but not approaching (at t_start): nothing jumped
@@ -412,7 +429,6 @@ bool EventPipeline::enter_kinks_from_rest() {
     if (row.at_rest_on_kink && row.at_rest_on_kink(model, i, state))
       changed = row.enter_from_rest(model, i, state, probe_acc.data()) || changed;
   });
-  rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);  // ws back at the state
   return changed;
 }
 
@@ -431,6 +447,7 @@ void EventPipeline::probe_accelerations() {
   const LockedClusters& c = ms.clusters;
   for (int j = 0; j < model.num_bodies(); ++j)
     if (c.rep[j] >= 0) probe_acc[j] = c.gain[j] * probe_ydot[2 * c.rep[j] + 1];
+  rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);  // ws back at the state
 }
 
 void EventPipeline::record_event_time() {

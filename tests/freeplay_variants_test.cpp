@@ -362,6 +362,34 @@ TEST(FreeplayVariants, SeriesEliminationAddsAsymmetricGaps) {
   }
 }
 
+// A rigid connection q_c = -2 q_b (c merged into b, Simplification 3)
+// rewrites the springs on c onto x = q_b with y = -2 x: a law T(y) becomes
+// -2 T(-2 x): a table's points (x_k / -2, -2 T_k) in reverse order, an offset
+// x0 / -2, a gap's bounds (u / -2, l / -2), stiffness 4 k. The merged run
+// equals the run of those springs written by hand on b (I = 1 + 4 * 0.5).
+TEST(FreeplayVariants, RigidMergeThroughANegativeRatioMapsEveryVariant) {
+  const std::string sim = "t_end: 2.0, output_step: 0.001, rtol: 1.0e-11, atol: 1.0e-13";
+  const Model merged = model_of(
+      "  tie: {type: spring, bodies: [b, c], ratio: -0.5, stiffness: .inf}\n"
+      "  pad: {type: spring, body: c, stiffness_table: {points: [[-0.2, -30], [-0.05, 0], [0.1, 0], [0.3, 50]]}}\n"
+      "  stop: {type: spring, body: c, stiffness: 100, offset: 0.02, freeplay: {lower: -0.4, upper: 0.1}}\n",
+      "  b: {inertia: 1.0, velocity: 1.0}\n  c: {inertia: 0.5, velocity: -2.0}\n", sim);
+  const Model by_hand = model_of(
+      "  pad: {type: spring, body: b, stiffness_table: {points: [[-0.15, -100], [-0.05, 0], [0.025, 0], [0.1, 60]]}}\n"
+      "  stop: {type: spring, body: b, stiffness: 400, offset: -0.01, freeplay: {lower: -0.05, upper: 0.2}}\n",
+      "  b: {inertia: 3.0, velocity: 1.0}\n", sim);
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    const Result r = run(merged, integrator), h = run(by_hand, integrator);
+    ASSERT_EQ(r.events.size(), h.events.size()) << integrator;
+    EXPECT_GE(r.events.size(), 4u) << integrator;
+    for (std::size_t i = 0; i < r.events.size(); ++i) {
+      EXPECT_NEAR(r.events[i].t, h.events[i].t, 1e-12) << integrator;
+      EXPECT_EQ(r.events[i].after, h.events[i].after) << integrator;
+    }
+    for (int k = 0; k < r.num_samples(); ++k) ASSERT_NEAR(r.angle[k], h.angle[k], 1e-12) << integrator;
+  }
+}
+
 // The writer keeps each variant (luztar reduce): an asymmetric gap as
 // {lower, upper}, a symmetric one as a number, offset and table points.
 TEST(FreeplayVariants, WriterRoundTripsEveryVariant) {
@@ -407,6 +435,31 @@ TEST(FreeplayVariants, StartAtRestOnAKnotEntersTheSegmentOfTheMotion) {
       EXPECT_NEAR(r.angle[last], M / k, 1e-9) << integrator << " M = " << M;
     }
   }
+}
+
+// Regression: models/clutch_damper.yaml starts with the damper at rest on its
+// knot (0, 0) with no torque (x'' = 0; the firing ripple's rise gives x ~ t^3).
+// CVODE at rtol 1e-12 let x creep an error tolerance below the knot within
+// 2e-11 s, a root of the knot behind the motion: the damper switched to the
+// coast segment while x grew, and never crossed the knot again (wrong stages,
+// the stop pins struck at 0.140 s, energy residual 2e-3). A knot root at rest
+// is now decided by x'' (EventPipeline::cross_knots_from_rest): CVODE logs the
+// exact integrator's stages.
+TEST(FreeplayVariants, LeavingAKnotFromRestIsNotUndoneByRoundoff) {
+  const Model m = io::load_model(std::string(LUZTAR_MODELS_DIR) + "/clutch_damper.yaml");
+  SimulationSettings s = m.simulation;
+  s.t_end = 0.17;  // before the stop pins
+  s.rtol = 1e-12;
+  s.atol = 1e-13;
+  s.integrator = "cvode_bdf";
+  const Result c = simulate(m, s);
+  s.integrator = "exact";
+  const Result e = simulate(m, s);
+  const std::vector<Expected> want = {{0.128462316658, EventKind::stage, 3, 4}, {0.163748063676, EventKind::stage, 4, 5}};
+  expect_events(e, want, 1e-10, "exact");
+  expect_events(c, want, 1e-9, "cvode_bdf");  // measured 5e-12
+  EXPECT_EQ(c.element_state[c.num_elements() + 1], 3);  // the damper (element 1) on the drive side from the first sample on
+  EXPECT_LT(worst_balance(c), 1e-9);
 }
 
 // --- MSL Rotational.Examples.Backlash ----------------------------------------------
