@@ -80,7 +80,7 @@ void solve_algebraic_bodies(const Model& m, Workspace& ws) {
     for (int i = 0; i < nA; ++i) q[i] = ws.algebraic_q[group.bodies[i]];
     const Eigen::VectorXd base = L.GO * L.outer(ws.q);
     double scale = 1e-300;
-    for (int r = 0; r < L.k.size(); ++r) scale = std::max(scale, L.k[r] * (std::abs(base[r]) + L.a[r]));
+    for (int r = 0; r < L.k.size(); ++r) scale = std::max(scale, L.k[r] * (std::abs(base[r]) + L.a[r] + std::abs(L.springs[r]->center)));
     for (int it = 0; it < 100; ++it) {
       const Eigen::VectorXd x = L.GA * q + base;
       Eigen::VectorXd t(x.size());
