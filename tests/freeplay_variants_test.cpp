@@ -390,6 +390,32 @@ TEST(FreeplayVariants, RigidMergeThroughANegativeRatioMapsEveryVariant) {
   }
 }
 
+// A massless node joining three springs with asymmetric gaps and offsets
+// stays an algebraic body (no theorem reduces it): at every instant its angle
+// minimises the springs' energy, so its torques balance, -T0 + T1 + T2 = 0
+// (s0 on q_n acts -T0 on n, s1 and s2 on q_a - q_n, q_b - q_n act +T1, +T2),
+// and the energy of the shifted gaps closes the balance.
+TEST(FreeplayVariants, AlgebraicNodeBalancesAsymmetricGaps) {
+  const Model m = model_of(
+      "  s0: {type: spring, body: n, stiffness: 50, offset: 0.02, freeplay: {lower: -0.05, upper: 0.1}}\n"
+      "  s1: {type: spring, bodies: [a, n], stiffness: 100, freeplay: {lower: -0.02, upper: 0.08}}\n"
+      "  s2: {type: spring, bodies: [b, n], stiffness: 80, offset: -0.01, freeplay: 0.03}\n",
+      "  a: {inertia: 1.0, velocity: 1.0}\n  b: {inertia: 2.0, velocity: -0.5}\n  n: {inertia: 0}\n",
+      "t_end: 2.0, output_step: 0.001, rtol: 1.0e-10, atol: 1.0e-12");
+  EXPECT_FALSE(exact_integrator_refusal(m).empty());  // algebraic bodies: CVODE
+  const Result r = run(m, "cvode_bdf");
+  const int ne = r.num_elements();
+  double worst = 0.0, largest = 0.0;
+  for (int k = 0; k < r.num_samples(); ++k) {
+    const double* T = &r.element_torque[k * ne];
+    worst = std::max(worst, std::abs(-T[0] + T[1] + T[2]));
+    largest = std::max(largest, std::abs(T[0]));
+  }
+  EXPECT_GT(largest, 0.5);      // N m: the node is loaded (measured 0.65)
+  EXPECT_LT(worst, 1e-12);      // measured 6e-15
+  EXPECT_LT(worst_balance(r), 1e-7);  // measured 3.7e-8 at rtol 1e-10 (elastic energy up to 0.75 J)
+}
+
 // The writer keeps each variant (luztar reduce): an asymmetric gap as
 // {lower, upper}, a symmetric one as a number, offset and table points.
 TEST(FreeplayVariants, WriterRoundTripsEveryVariant) {
