@@ -99,12 +99,12 @@ TEST_P(ExactModel, AgreesWithAdamsFirstSecond) {
   const Model m = io::load_model(std::string(LUZTAR_MODELS_DIR) + "/" + GetParam() + ".yaml");
   if (const std::string why = exact_integrator_refusal(m); !why.empty())
     GTEST_SKIP() << "exact does not serve this model: " << why;
-  // Known wrong answer of the exact integrator, reported (issue 19 WP4): the
-  // stop pins' rigid contact, with the damper's table (an affine law with a
-  // constant) in parallel, lets go at 0.2077143 s (CVODE BDF and Adams agree
-  // to 1e-10) but exact finds the release only at the next output stop (0.2078
-  // s). The model runs with cvode_bdf (its file says so); remove this skip with
-  // the fix in solvers/exact.
+  // Known wrong answer of the exact integrator, reported (issue 19 WP4; also
+  // on main with linear springs only): the stop pins' rigid contact lets go at
+  // 0.2077143 s (CVODE BDF and Adams agree to 1e-10), but exact finds the
+  // release only at the next output stop (0.2078 s): the contact torque's root
+  // is not found inside the integration. The model runs with cvode_bdf (its
+  // file says so); remove this skip with the fix in solvers/exact.
   if (GetParam() == "clutch_damper") GTEST_SKIP() << "exact misses the stop pins' release (known, reported)";
   const bool damped_train = GetParam() == "gear_train" || GetParam() == "servo_gear_train";
   const double span = damped_train ? kSensitiveSpan : 1.0;
