@@ -436,9 +436,15 @@ void offset_rules(const SpringSpec& s, const std::string& p) {
       (!s.stiffness_table.empty() || spring_has_gap(s) || !(s.stiffness > 0.0) || std::isinf(s.stiffness)))
     throw ModelError(p + ".preload", "needs a linear spring (a finite stiffness > 0 and no freeplay): preload is its "
                                      "torque at x = 0; with a gap or a stiffness table, give the offset");
-  if (s.offset != 0.0 && std::isinf(s.stiffness) && !spring_has_gap(s))
-    throw ModelError(p + ".offset", "a rigid connection (stiffness .inf without freeplay) holds q_a = ratio q_b and "
-                                    "takes no offset");
+  if (std::isinf(s.stiffness) && !spring_has_gap(s)) {
+    if (s.offset != 0.0)
+      throw ModelError(p + ".offset", "a rigid connection (stiffness .inf without freeplay) holds q_a = ratio q_b and "
+                                      "takes no offset");
+    if (spring_gap(s).first != 0.0)  // {lower: u, upper: u}: a shifted rigid connection
+      throw ModelError(p + ".freeplay", "a rigid connection (stiffness .inf without freeplay) holds q_a = ratio q_b: "
+                                        "its bounds must be 0 or span a gap (got lower = upper = " +
+                                            show(spring_gap(s).first) + ")");
+  }
 }
 
 // A stiffness table: 2 to kMaxTablePoints finite points, deflections
