@@ -203,9 +203,7 @@ Model build(const Reduction& reduction) {
       m.element_kind.push_back(ElementKind::spring);
       m.element_index.push_back(static_cast<int>(m.springs.size()));
       m.spring_element.push_back(id);
-      m.springs.push_back(
-          {body(s->body_a), body(s->body_b), s->ratio, s->stiffness, s->freeplay, s->damping, s->restitution,
-           s->damping_law == "contact"});
+      m.springs.push_back(spring_law(*s, body(s->body_a), body(s->body_b)));
     } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
       m.element_kind.push_back(ElementKind::friction);
       m.element_index.push_back(static_cast<int>(m.frictions.size()));

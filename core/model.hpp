@@ -8,6 +8,7 @@
 // with x_s = q_a - p q_b (G_s = e_a - p e_b) and v_f = q_a' - q_b' (F_f = e_a - e_b);
 // body index -1 stands for the fixed base.
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,16 +20,39 @@ namespace luztar {
 
 inline constexpr int kGround = -1;
 
+// A spring's piecewise-linear elastic law (stiffness_table): T_el(x) through
+// the knots, continued along its end segments. Segment k lies between knots
+// k - 1 and k (segment 0 below the first knot, n above the last).
+struct SpringTable {
+  std::vector<double> knot;    // (n) x at the knots [rad], increasing (the offset added)
+  std::vector<double> torque;  // (n) T_el at the knots [N m], nondecreasing
+  std::vector<double> slope;   // (n + 1) dT_el/dx on each segment [N m/rad]
+  std::vector<double> energy;  // (n) the elastic energy at each knot [J]: the integral of T_el from the offset
+  std::vector<std::int8_t> sign;   // (n + 1) the sign of T_el on each segment (-1, 0, +1)
+  // (n + 1) each segment's index in the table the model gives (its `state`):
+  // with damping_law contact, assemble() splits the segment on which T_el
+  // changes sign at its zero, so that the clamp's corners stay linear there.
+  std::vector<std::int8_t> label;
+  int segments() const { return static_cast<int>(slope.size()); }
+};
+
 struct Spring {
   int a = kGround, b = kGround;  // body indices (b may be kGround)
   double ratio = 1.0;            // p
   double stiffness = 0.0;        // k [N m/rad]
-  double freeplay = 0.0;         // a [rad]
+  double freeplay = 0.0;         // a: half the gap's width [rad]
   double damping = 0.0;          // c [N m s/rad]
   double restitution = 0.0;      // e, rigid freeplay only (stiffness inf)
-  bool contact_damping = false;  // damping_law contact (0 < k < inf, a > 0): see elements/freeplay_spring.hpp
-  // Rigid freeplay: the gap |x| <= a is a pair of unilateral constraints.
+  bool contact_damping = false;  // damping_law contact (a gap or a table): see elements/freeplay_spring.hpp
+  // The middle of the gap [rad]: the offset x0 plus (lower + upper) / 2 (0 for
+  // freeplay: a without offset). T_el = k luz(x - center, a): the gap spans
+  // [center - a, center + a].
+  double center = 0.0;
+  double offset = 0.0;  // x0, the unstretched angle [rad] (a table's knots include it)
+  SpringTable table;    // a stiffness table (then stiffness, freeplay and center are 0), else empty
+  // Rigid freeplay: the gap is a pair of unilateral constraints.
   bool rigid() const { return stiffness == INFINITY; }
+  bool has_table() const { return !table.slope.empty(); }
 };
 
 // A friction element's Coulomb part as a function of the relative speed,
@@ -180,6 +204,11 @@ struct Model {
   int element_id(const std::string& name) const;
   int input_id(const std::string& name) const;
 };
+
+// The law of a spring's description (core/spring_law.cpp) between bodies a and
+// b (b may be kGround): the gap as its middle and half-width around the
+// offset, or the stiffness table as knots.
+Spring spring_law(const SpringSpec& s, int a, int b);
 
 // Validates the description (throws ModelError naming the field), applies the
 // exact reductions of core/reduce.hpp (rigid connections, massless frictionless

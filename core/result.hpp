@@ -23,9 +23,10 @@ enum class EventKind {
   separation,   // freeplay spring: contact lost, back inside the gap (side +-1 -> 0)
   impact,       // rigid freeplay: teeth struck at side `from`, velocities jumped; `to` is the side
                 // after (0: rebound, +-1: at rest in contact, also logged as a contact)
+  stage,        // spring with a stiffness table: a knot crossed, segment `before` -> `after`
 };
 const char* to_string(EventKind k);
-inline constexpr int kNumEventKinds = 6;
+inline constexpr int kNumEventKinds = 7;
 
 struct EventRecord {
   double t = 0.0;           // [s]
@@ -83,7 +84,8 @@ struct Result {
   // torque element: the applied torque.
   std::vector<double> element_torque;
   // (nt x ne) element state: friction -1 slip-, 0 stuck, +1 slip+; spring -1/0/+1 freeplay
-  // side (0 = inside the gap); torque elements 0.
+  // side (0 = inside the gap), a table spring its segment 0..n (n points; 0 below the
+  // first); torque elements 0.
   std::vector<std::int8_t> element_state;
   std::vector<double> input_work;  // (nt) [J]
   std::vector<double> kinetic;     // (nt) [J]

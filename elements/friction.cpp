@@ -181,11 +181,13 @@ ElementOutput step_output(const Model& m, int i, const StepFrame& f) {
   return {smooth - P / f.h, static_cast<std::int8_t>(stuck ? 0 : u > 0.0 ? 1 : u < 0.0 ? -1 : P > 0.0 ? -1 : 1)};
 }
 
+EventKind event_of(const Model&, int, std::int8_t before, std::int8_t after) { return friction_event(before, after); }
+
 }  // namespace
 
 const ElementKindInfo kFrictionKind = {
     .kind = ElementKind::friction,
-    .event = friction_event,
+    .event = event_of,
     .sticks = true,
     .max_witnesses = kMaxFrictionWitnesses,
     .relation = relation_of,

@@ -53,6 +53,10 @@ const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
      Crossing::own_mode, +1, friction_witness},
     {WitnessKind::knot_lower, "knot_lower", "a slipping friction element's speed falls to the knot below its segment",
      Crossing::own_mode, -1, friction_witness},
+    {WitnessKind::stage_upper, "stage_upper", "x = x_k: a table spring passes its segment's upper knot into the next stage",
+     Crossing::segment, +1, spring_witness},
+    {WitnessKind::stage_lower, "stage_lower", "x = x_k-1: a table spring passes its segment's lower knot back a stage",
+     Crossing::segment, -1, spring_witness},
 };
 
 const ElementKindInfo& element_kind_info(ElementKind k) { return *kElementKinds[static_cast<int>(k)]; }

@@ -58,6 +58,7 @@ void EventPipeline::start() {
   exhausted.clear();
   if (!candidates.empty()) select_modes();
   restart();
+  if (enter_kinks_from_rest()) restart();
   before = state;  // sizes the kept copy: later events copy without allocating
 }
 
@@ -89,8 +90,9 @@ void EventPipeline::reselect() {
   struck.clear();
   if (find_missed_strikes()) strike();
   select_at_event();
-  log_changes();
   restart();
+  if (enter_kinks_from_rest()) restart();
+  log_changes();
 }
 
 void EventPipeline::restart() {
@@ -126,13 +128,13 @@ void EventPipeline::initial_modes() {
     if (!has_freeplay_events(sp) || model.spring_algebraic[s]) continue;
     const double x = spring_deflection(sp, state.q);
     if (sp.rigid()) {
-      if (std::abs(x) >= sp.freeplay * (1.0 - 1e-12)) {
-        state.spring_side[s] = x > 0.0 ? 1 : -1;
+      if (std::abs(x - sp.center) >= sp.freeplay * (1.0 - 1e-12)) {
+        state.spring_side[s] = x - sp.center > 0.0 ? 1 : -1;
         struck.push_back(static_cast<int>(s));
       }
       continue;
     }
-    state.spring_side[s] = freeplay_side(x, sp.freeplay, spring_rate(sp, state.w.data()));
+    state.spring_side[s] = spring_state_at(sp, x, spring_rate(sp, state.w.data()));
   }
   state.friction_mode.assign(model.frictions.size(), FrictionMode::slip_positive);
   for (std::size_t i = 0; i < model.frictions.size(); ++i)
@@ -173,6 +175,10 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
         break;
       case Crossing::own_mode:  // the element's row below
         break;
+      case Crossing::segment:
+        if (at_rest_at_knot(model.springs[spec.index], state.w.data(), settings.atol)) resting_knots.push_back(spec);
+        else state.spring_side[spec.index] = static_cast<std::int8_t>(state.spring_side[spec.index] + info.sign);
+        break;
       case Crossing::contact_unloads:
         exhausted.push_back({model.spring_link[spec.index], FrictionMode::stuck});
         friction_event = true;
@@ -195,7 +201,23 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
     }
     if (spec.element >= 0) apply_own_mode(spec);
   }
+  if (!resting_knots.empty()) cross_knots_from_rest();
   return friction_event;
+}
+
+// Knots whose roots came at rest (at_rest_at_knot): the segment beyond is
+// entered only when x'' points there a moment later; a knot touched at a
+// turning point, or crept across by the integrator's error while the motion
+// leaves it the other way, keeps the segment.
+void EventPipeline::cross_knots_from_rest() {
+  probe_accelerations();
+  for (const Witness& w : resting_knots) {
+    const int sign = witness_kind_info(w.kind).sign;
+    if (spring_deflection(model.springs[w.index], probe_acc.data()) * sign > 0.0)
+      state.spring_side[w.index] = static_cast<std::int8_t>(state.spring_side[w.index] + sign);
+    if (w.element >= 0) apply_own_mode(w);
+  }
+  resting_knots.clear();
 }
 
 // The mode of its own of the element that watches `w`, after its crossing
@@ -261,7 +283,7 @@ void EventPipeline::strike() {
   // A flight rising less than 1000 angle tolerances off the flank is below
   // what the integrator resolves: that impact is plastic (solvers/impacts.hpp).
   double gap = 0.0;
-  for (int s : struck) gap = std::max(gap, model.springs[s].freeplay);
+  for (int s : struck) gap = std::max(gap, std::abs(model.springs[s].center) + model.springs[s].freeplay);
   const RestThreshold rest{settings.rest_velocity, 1e3 * (settings.atol + settings.rtol * gap)};
   const ImpactOutcome out = resolve_impacts(model, state.spring_side, rest, ws.force, state.q, state.w, impact);
   if (!out.struck) return;  // touching but not approaching (at t_start): nothing jumped
@@ -290,7 +312,7 @@ bool EventPipeline::find_missed_strikes() {
   bool any = false;
   for (std::size_t s = 0; s < model.springs.size(); ++s) {
     if (!past_flank(s)) continue;
-    state.spring_side[s] = spring_deflection(model.springs[s], state.q) > 0.0 ? 1 : -1;
+    state.spring_side[s] = spring_deflection(model.springs[s], state.q) - model.springs[s].center > 0.0 ? 1 : -1;
     struck.push_back(static_cast<int>(s));
     ++data.stats.missed_strikes;
     any = true;
@@ -310,8 +332,9 @@ bool EventPipeline::past_flank(std::size_t s) const {
   const Spring& sp = model.springs[s];
   if (!sp.rigid() || state.spring_side[s] != 0) return false;
   const double pb = sp.b == kGround ? 0.0 : sp.ratio * state.q[sp.b];
-  const double roundoff = 16 * std::numeric_limits<double>::epsilon() * (std::abs(state.q[sp.a]) + std::abs(pb) + sp.freeplay);
-  return std::abs(state.q[sp.a] - pb) > sp.freeplay + roundoff;
+  const double roundoff = 16 * std::numeric_limits<double>::epsilon() *
+                          (std::abs(state.q[sp.a]) + std::abs(pb) + std::abs(sp.center) + sp.freeplay);
+  return std::abs(state.q[sp.a] - pb - sp.center) > sp.freeplay + roundoff;
 }
 
 // Rigid freeplays whose teeth touch are decided with the friction elements.
@@ -387,8 +410,47 @@ void EventPipeline::log_changes() {
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (!row.event) return;
     const std::int8_t a = row.state(model, i, before), b = row.state(model, i, state);
-    if (a != b) events.push_back({state.t, model.elements_of(row.kind)[i], row.event(a, b), a, b});
+    if (a != b) events.push_back({state.t, model.elements_of(row.kind)[i], row.event(model, i, a, b), a, b});
   });
+}
+
+// Elements at rest exactly on a kink of their law (a spring's flank or
+// knot): the witness of the kink is 0 now, and a root function that leaves 0
+// counts no crossing (CVODE's and the exact integrator's root finding alike),
+// so the branch the motion enters is decided here, from the accelerations of
+// the structure just built (each row's enter_from_rest). Returns whether a
+// mode changed (a restart is due).
+bool EventPipeline::enter_kinks_from_rest() {
+  bool due = false;
+  for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
+    due = due || (row.at_rest_on_kink && row.at_rest_on_kink(model, i, state));
+  });
+  if (!due) return false;
+  probe_accelerations();
+  bool changed = false;
+  for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.at_rest_on_kink && row.at_rest_on_kink(model, i, state))
+      changed = row.enter_from_rest(model, i, state, probe_acc.data()) || changed;
+  });
+  return changed;
+}
+
+// The bodies' accelerations a moment (kProbe) after state.t along the motion
+// (y + dt y', the signals at t + dt): where x'' is 0 at the instant (a torque
+// rising from 0), its sign a moment later is that of x'''.
+void EventPipeline::probe_accelerations() {
+  constexpr double kProbe = 1e-9;  // [s], far below any time scale the models resolve
+  const double dt = std::max(kProbe, 16 * std::numeric_limits<double>::epsilon() * std::abs(state.t));
+  probe_ydot.resize(y.size());
+  rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);
+  probe_y.resize(y.size());
+  for (std::size_t k = 0; k < y.size(); ++k) probe_y[k] = y[k] + dt * probe_ydot[k];
+  rhs(model, state, ms, state.t + dt, probe_y.data(), probe_ydot.data(), ws);
+  probe_acc.assign(model.num_bodies(), 0.0);
+  const LockedClusters& c = ms.clusters;
+  for (int j = 0; j < model.num_bodies(); ++j)
+    if (c.rep[j] >= 0) probe_acc[j] = c.gain[j] * probe_ydot[2 * c.rep[j] + 1];
+  rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);  // ws back at the state
 }
 
 void EventPipeline::record_event_time() {

@@ -86,6 +86,9 @@ class EventPipeline {
   void select_at_event();
   void select_modes();
   void log_changes();
+  bool enter_kinks_from_rest();
+  void cross_knots_from_rest();
+  void probe_accelerations();
   void record_event_time();
   bool can_stick(std::size_t i) const;
 
@@ -111,6 +114,8 @@ class EventPipeline {
   LockedClusters locked;             // their clusters (velocity projection)
   ModeSelectionScratch selection;
   std::vector<int> directions;       // (max_root_count) root directions for the integrator
+  std::vector<double> probe_y, probe_ydot, probe_acc;  // (2 nb, 2 nb, nb) enter_kinks_from_rest
+  std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
 };
 
 }  // namespace luztar

@@ -110,7 +110,7 @@ void settle_on_flanks(const Model& m, const std::vector<std::int8_t>& side, cons
   for (int sweep = 0; sweep < 3; ++sweep)
     for (const int s : ws.contacts) {
       const Spring& sp = m.springs[s];
-      const double gap = side[s] * sp.freeplay - spring_deflection(sp, q);
+      const double gap = side[s] * sp.freeplay - (spring_deflection(sp, q) - sp.center);  // to the flank
       const double ia = 1.0 / m.inertia[sp.a], ib = sp.b == kGround ? 0.0 : 1.0 / m.inertia[sp.b];
       const double k = gap / (ia + sp.ratio * sp.ratio * ib);
       q[sp.a] += ia * k;

@@ -278,7 +278,7 @@ class MoreauJean {
         continue;
       }
       const Spring& s = m_.springs[m_.links[l].element];
-      const double x = deflection(s, q_), rate = deflection_rate(s, v_);
+      const double x = deflection(s, q_) - s.center, rate = deflection_rate(s, v_);  // x from the gap's middle
       if (s.freeplay - x - 0.5 * h * rate <= 0.0) {  // g+ = a - x closing (row -G_s)
         active_.push_back(r);
         sign_.push_back(-1);
@@ -535,7 +535,7 @@ class TimeSteppingRun {
       const std::int8_t a = before_[e], b = mj_.state()[e];
       const ElementKindInfo& row = element_kind_info(model_.element_kind[e]);
       if (a == b || !row.event) continue;
-      r_.events.push_back({mj_.t(), e, row.event(a, b), a, b});
+      r_.events.push_back({mj_.t(), e, row.event(model_, model_.element_index[e], a, b), a, b});
       changed = true;
     }
     r_.stats.events += changed;

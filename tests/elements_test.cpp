@@ -207,7 +207,8 @@ TEST(KindsTable, OneRowPerWitnessKindInOrderNamedOnce) {
     EXPECT_EQ(structural(info.kind), info.kind != WitnessKind::gap_turnaround) << info.name;
     // A crossing that leads to a side or direction names it.
     const bool sided = info.crossing == Crossing::freeplay_flank || info.crossing == Crossing::massless_kink ||
-                       info.crossing == Crossing::reserve_exhausted || info.crossing == Crossing::own_mode;
+                       info.crossing == Crossing::reserve_exhausted || info.crossing == Crossing::own_mode ||
+                       info.crossing == Crossing::segment;
     EXPECT_EQ(std::abs(info.sign), sided ? 1 : 0) << info.name;
   }
   EXPECT_EQ(names.size(), static_cast<std::size_t>(kNumWitnessKinds));
@@ -231,16 +232,19 @@ TEST(KindsTable, EveryKindHasARowVisitedOnceInEachOrder) {
   }
 }
 
+ModelSpec linked_model();
+
 TEST(KindsTable, EventOfAStateChange) {
+  const Model m = assemble(linked_model());  // spring 0: the elastic shaft, friction 0: a bearing
   const auto& spring = element_kind_info(ElementKind::spring);
   const auto& friction = element_kind_info(ElementKind::friction);
   EXPECT_EQ(spring.kind, ElementKind::spring);
   EXPECT_STREQ(to_string(ElementKind::friction), "friction");
-  EXPECT_EQ(spring.event(0, 1), EventKind::contact);
-  EXPECT_EQ(spring.event(-1, 0), EventKind::separation);
-  EXPECT_EQ(friction.event(1, 0), EventKind::stick);
-  EXPECT_EQ(friction.event(0, -1), EventKind::break_away);
-  EXPECT_EQ(friction.event(1, -1), EventKind::reversal);
+  EXPECT_EQ(spring.event(m, 0, 0, 1), EventKind::contact);
+  EXPECT_EQ(spring.event(m, 0, -1, 0), EventKind::separation);
+  EXPECT_EQ(friction.event(m, 0, 1, 0), EventKind::stick);
+  EXPECT_EQ(friction.event(m, 0, 0, -1), EventKind::break_away);
+  EXPECT_EQ(friction.event(m, 0, 1, -1), EventKind::reversal);
   EXPECT_EQ(element_kind_info(ElementKind::torque).event, nullptr);
 }
 

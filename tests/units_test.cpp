@@ -117,13 +117,17 @@ TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
         ASSERT_TRUE(element_field(f.key, type, dim)) << f.key;
         EXPECT_EQ(type, f.type) << f.key;
         EXPECT_EQ(dim, f.dimension) << f.key;
-        if (f.type == FieldType::number || f.type == FieldType::signal) {
+        if (f.type == FieldType::number || f.type == FieldType::signal || f.type == FieldType::bounds) {
           EXPECT_EQ(field_dimension(std::string("elements.e.") + f.key), f.dimension) << f.key;
+        }
+        if (f.type == FieldType::bounds) {  // {lower, upper}: each in the field's units
+          EXPECT_EQ(field_dimension(std::string("elements.e.") + f.key + ".lower"), f.dimension) << f.key;
+          EXPECT_EQ(field_dimension(std::string("elements.e.") + f.key + ".upper"), f.dimension) << f.key;
         }
       }
     }, kind);
   }
-  EXPECT_EQ(fields, 17);  // 7 of a spring, 8 of a friction element, 2 of a torque
+  EXPECT_EQ(fields, 20);  // 10 of a spring, 8 of a friction element, 2 of a torque
   EXPECT_EQ(field_dimension("elements.clutch.radius"), Dimension::length);
   EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.final"), Dimension::force);
   EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.end"), Dimension::time);

@@ -52,7 +52,8 @@ DISPLAY_UNITS = {
 }
 # Event kinds in the strip below the panels, top to bottom, with their colours.
 EVENT_COLOURS = {"stick": "tab:blue", "break_away": "tab:red", "reversal": "tab:purple",
-                 "contact": "tab:green", "separation": "tab:olive", "impact": "black"}
+                 "contact": "tab:green", "separation": "tab:olive", "impact": "black",
+                 "stage": "tab:cyan"}
 # Palette of the stuck intervals, one colour per friction element (apart from
 # the lines' tab10 colours).
 STUCK_COLOURS = ["#e6a817", "#2a9d8f", "#b56576", "#6d597a", "#8ab17d", "#e76f51", "#457b9d", "#9c6644"]

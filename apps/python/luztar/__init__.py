@@ -124,7 +124,7 @@ class Result:
         energy: dict input_work / kinetic / elastic / dissipated -> (nt,) array [J].
         block_output: (nt, nsb) held outputs of the sampled blocks (:attr:`block_names`).
         events: structured array with fields t [s], element (name), kind (stick,
-            break_away, reversal, contact, separation, impact), before, after (states).
+            break_away, reversal, contact, separation, impact, stage), before, after (states).
         time_stuck: dict element -> seconds stuck (0 for non-friction elements).
         status: "reached_time", "event_limit", "event_storm", "solver_failure", or
             "interrupted" (Ctrl-C; the samples so far).
