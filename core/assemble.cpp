@@ -98,8 +98,9 @@ Reduction unlocated_validate_and_reduce(const ModelSpec& full) {
   return reduction;
 }
 
-// The signal slots (each load's torque, then each friction element's MT0) and
-// the links (each friction element, then each rigid freeplay) of the elements.
+// The signal slots (each load's torque, then each friction element's MT0,
+// then each one-way clutch's drag) and the links (each friction element, then
+// each rigid freeplay, then each one-way clutch) of the elements.
 void number_slots_and_links(Model& m) {
   for (std::size_t l = 0; l < m.loads.size(); ++l) {
     m.loads[l].slot = static_cast<int>(m.slots.size());
@@ -116,6 +117,16 @@ void number_slots_and_links(Model& m) {
     if (!m.springs[s].rigid()) continue;
     m.spring_link[s] = static_cast<int>(m.links.size());
     m.links.push_back({LinkKind::contact, static_cast<int>(s), m.springs[s].a, m.springs[s].b, m.springs[s].ratio});
+  }
+  for (std::size_t i = 0; i < m.one_way_clutches.size(); ++i) {
+    Friction& law = m.one_way_clutches[i].law;
+    law.slot = static_cast<int>(m.slots.size());
+    m.slots.push_back({law.coulomb, m.one_way_element[i], "coulomb"});
+  }
+  for (std::size_t i = 0; i < m.one_way_clutches.size(); ++i) {
+    OneWayClutch& c = m.one_way_clutches[i];
+    c.link = static_cast<int>(m.links.size());
+    m.links.push_back({LinkKind::one_way, static_cast<int>(i), c.law.a, c.law.b, 1.0});
   }
 }
 
@@ -170,6 +181,13 @@ Model build(const Reduction& reduction) {
       m.element_index.push_back(static_cast<int>(m.loads.size()));
       m.load_element.push_back(id);
       m.loads.push_back({body(t->body), add_signal(t->torque, "elements." + t->name + ".torque")});
+    } else if (const auto* c = std::get_if<OneWayClutchSpec>(&e)) {
+      m.element_kind.push_back(ElementKind::one_way_clutch);
+      m.element_index.push_back(static_cast<int>(m.one_way_clutches.size()));
+      m.one_way_element.push_back(id);
+      const Friction law{body(c->body_a), body(c->body_b), c->viscous, c->static_ratio,
+                         add_signal(c->coulomb, "elements." + c->name + ".coulomb")};
+      m.one_way_clutches.push_back({law, c->overrun == "negative" ? -1 : 1});
     }
   }
   number_slots_and_links(m);
@@ -249,12 +267,12 @@ std::string exact_integrator_refusal(const Model& m) {
     while (parent[j] != j) j = parent[j] = parent[parent[j]];
     return j;
   };
-  for (const ModelLink& l : m.links) {
+  for (int link = 0; link < m.num_links(); ++link) {
+    const ModelLink& l = m.links[link];
     const int a = root(l.a), b = root(l.b == kGround ? m.num_bodies() : l.b);
-    if (a == b) {
-      const int e = l.kind == LinkKind::friction ? m.friction_element[l.element] : m.spring_element[l.element];
-      return "element '" + m.element_names[e] + "' closes a loop of clutches, bearings and rigid freeplays";
-    }
+    if (a == b)  // (a one-way clutch is a clutch here)
+      return "element '" + m.element_names[m.link_element(link)] +
+             "' closes a loop of clutches, bearings and rigid freeplays";
     parent[a] = b;
   }
   if (m.num_bodies() > kExactMaxBodies)

@@ -19,9 +19,10 @@ void friction_witnesses(int index, FrictionMode mode, double slip_margin, std::v
 }
 
 double friction_witness(const Model& m, const Witness& w, const WitnessInputs& in) {
-  // Friction element i is link i (Model::links): its limit and torque.
+  // The index is a link (friction element i is link i; a one-way clutch's,
+  // OneWayClutch::link): its rate, limit and torque.
   switch (w.kind) {
-    case WitnessKind::slip_velocity: return friction_rate(m.frictions[w.index], in.w) - w.level;
+    case WitnessKind::slip_velocity: return friction_link_rate(m.links[w.index], in.w) - w.level;
     case WitnessKind::stick_upper: return in.limit[w.index] - in.lambda[w.index];
     case WitnessKind::stick_lower: return in.limit[w.index] + in.lambda[w.index];
     default: return 0.0;  // not a friction witness (kinds.cpp dispatches by kind)

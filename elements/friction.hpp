@@ -29,6 +29,11 @@ extern const ElementKindInfo kFrictionKind;
 // --- relation -------------------------------------------------------------
 // Relative velocity v = w_a - w_b [rad/s] (w_b = 0 for the base).
 inline double friction_rate(const Friction& f, const double* w) { return slip_velocity(f, w); }
+// The same for a link of a friction element or a one-way clutch (Model::links:
+// ratio 1): the rate its slip and reserve witnesses watch.
+inline double friction_link_rate(const ModelLink& l, const double* w) {
+  return w[l.a] - (l.b == kGround ? 0.0 : w[l.b]);
+}
 // The element's torque lambda on the bodies: -lambda on a, +lambda on b (force: (nb)).
 inline void apply_friction_torque(const Friction& f, double torque, double* force) {
   force[f.a] -= torque;
@@ -79,7 +84,8 @@ inline constexpr int kMaxFrictionWitnesses = 3;
 // both reserves; slipping, its velocity, slip_margin past 0 (see
 // solvers/dynamics.hpp, build_mode_structure).
 void friction_witnesses(int index, FrictionMode mode, double slip_margin, std::vector<Witness>& out);
-// Value of a friction witness (slip_velocity, stick_upper/lower).
+// Value of a friction witness (slip_velocity, stick_upper/lower), of a
+// friction element's or a one-way clutch's: its index is their link.
 double friction_witness(const Model& m, const Witness& w, const WitnessInputs& in);
 
 // --- outputs ----------------------------------------------------------------

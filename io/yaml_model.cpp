@@ -300,7 +300,7 @@ class Reader {
         s.*f.text = text(required(e, f.key, field), at);
         break;
       case FieldType::signal:
-        s.*f.signal = signal(required(e, f.key, field), at);
+        if (f.required || e[f.key]) s.*f.signal = signal(required(e, f.key, field), at);
         break;
       case FieldType::number:
         if (f.required) s.*f.number = number(required(e, f.key, field), at, f.dimension);
