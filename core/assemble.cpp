@@ -260,7 +260,9 @@ std::string exact_integrator_refusal(const Model& m) {
              "' is massless on viscous bearings (a first-order mode of rate k/mu: the exact sub-step is 1/rate, "
              "measured 400x slower than cvode_bdf on gear_train_simplification1)";
   // A loop: a link joining two bodies (or a body and the base) already joined
-  // by links (union-find over the bodies, the base as node nb).
+  // by links (union-find over the bodies, the base as node nb). A friction
+  // element without dry friction (a viscous bearing) never locks: it is no link
+  // of any structure, so it closes no loop.
   std::vector<int> parent(m.inertia.size() + 1);
   for (std::size_t j = 0; j < parent.size(); ++j) parent[j] = static_cast<int>(j);
   auto root = [&](int j) {
@@ -269,6 +271,7 @@ std::string exact_integrator_refusal(const Model& m) {
   };
   for (int link = 0; link < m.num_links(); ++link) {
     const ModelLink& l = m.links[link];
+    if (l.kind == LinkKind::friction && !can_have_dry_friction(m, m.frictions[l.element])) continue;
     const int a = root(l.a), b = root(l.b == kGround ? m.num_bodies() : l.b);
     if (a == b)  // (a one-way clutch is a clutch here)
       return "element '" + m.element_names[m.link_element(link)] +

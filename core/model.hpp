@@ -191,6 +191,13 @@ struct Model {
   int input_id(const std::string& name) const;
 };
 
+// True unless friction law f's MT0 is identically 0: a pure viscous element
+// never sticks, needs no events and is no link of any locked structure.
+inline bool can_have_dry_friction(const Model& m, const Friction& f) {
+  const Signal& s = m.signals[f.coulomb];
+  return !(is_constant(s) && evaluate(s, m.simulation.t_start) == 0.0);
+}
+
 // Validates the description (throws ModelError naming the field), applies the
 // exact reductions of core/reduce.hpp (rigid connections, massless frictionless
 // bodies in series) and builds the Model. Bodies with inertia 0 that remain are

@@ -65,11 +65,7 @@ inline double friction_dissipation(const Friction& f, double v, FrictionMode mod
 // The viscous part's power mu v_1 v_2 (the time stepper books mu v_theta v_mid).
 inline double viscous_friction_dissipation(const Friction& f, double v1, double v2) { return f.viscous * v1 * v2; }
 
-// True unless MT0 is identically 0 (a pure viscous element never sticks and needs no events).
-inline bool can_have_dry_friction(const Model& m, const Friction& f) {
-  const Signal& s = m.signals[f.coulomb];
-  return !(is_constant(s) && evaluate(s, m.simulation.t_start) == 0.0);
-}
+// (can_have_dry_friction, core/model.hpp: MT0 not identically 0.)
 // Bearings of massless bodies are not S-S elements either: their stick-slip is
 // the luz branch of the first-order equation (Theorem 5.3).
 inline bool can_stick(const Model& m, const Friction& f) {

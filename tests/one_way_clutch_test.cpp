@@ -30,8 +30,9 @@
 #include "core/energy.hpp"
 #include "elements/kinds.hpp"
 #include "elements/one_way_clutch.hpp"
+#include "tests/exact_signals.hpp"
 #include "io/yaml_model.hpp"
-#include "model_builder.hpp"
+#include "tests/model_builder.hpp"
 #include "solvers/simulator.hpp"
 
 namespace luztar {
@@ -40,29 +41,9 @@ namespace {
 using test::body;
 using test::element_state;
 using test::element_torque;
+using test::one_way;
+using test::step;
 using test::velocity;
-
-OneWayClutchSpec one_way(std::string name, std::string a, std::string b, Signal drag, double static_ratio = 1.0,
-                         std::string overrun = "positive", double viscous = 0.0) {
-  OneWayClutchSpec c;
-  c.name = std::move(name);
-  c.body_a = std::move(a);
-  c.body_b = std::move(b);
-  c.coulomb = std::move(drag);
-  c.static_ratio = static_ratio;
-  c.overrun = std::move(overrun);
-  c.viscous = viscous;
-  return c;
-}
-
-Signal step(double time, double initial, double final_value) {
-  Signal s;
-  s.kind = Signal::Kind::step;
-  s.time = time;
-  s.initial = initial;
-  s.final_value = final_value;
-  return s;
-}
 
 // The engage/overrun pair above, run to t_end with `integrator`.
 ModelSpec pair(double drag, double t2, double static_ratio, const std::string& integrator, double t_end = 4.0) {
@@ -377,15 +358,19 @@ TEST(OneWayClutch, StarterFreewheelModel) {
     const Model m = load_model_file("freewheel", integrator);
     const Result r = simulate(m);
     ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    // relative: exact to roundoff (the exponentials of its sub-steps);
+    // cvode_bdf to its global error at the model's rtol 1e-10 (1.8e-9
+    // measured at 0.5 s, after nine time constants)
+    const double rel = std::string(integrator) == "exact" ? 1e-11 : 1e-8;
     ASSERT_EQ(r.events.size(), 1u) << integrator;
     EXPECT_EQ(r.events[0].element, m.element_id("freewheel"));
     EXPECT_EQ(r.events[0].kind, EventKind::overrun);
     EXPECT_NEAR(r.events[0].t, t_star, 1e-9) << integrator;
     const int k = sample_at(r, 0.5);
-    EXPECT_NEAR(velocity(r, k, 0), w05, 1e-9 * w05) << integrator;
+    EXPECT_NEAR(velocity(r, k, 0), w05, rel * w05) << integrator;
     const int last = r.num_samples() - 1;
-    EXPECT_NEAR(velocity(r, last, 0), we2, 1e-9 * we2) << integrator;
-    EXPECT_NEAR(velocity(r, last, 1), ws2, 1e-9 * ws2) << integrator;
+    EXPECT_NEAR(velocity(r, last, 0), we2, rel * we2) << integrator;
+    EXPECT_NEAR(velocity(r, last, 1), ws2, rel * ws2) << integrator;
     EXPECT_NEAR(element_torque(r, last, m.element_id("freewheel")), D, 1e-12);
     const EnergyBalance b = energy_balance(r, last);
     EXPECT_LE(std::abs(b.relative), 1e-8) << integrator;
@@ -400,12 +385,36 @@ TEST(OneWayClutch, StarterFreewheelModel) {
   EXPECT_NEAR(r.events[0].t, t_star, 2e-5);
 }
 
+// The events of `r` less a graze at t_graze: a lock at most `window` before
+// or after it followed at once by an overrun in the same window. Returns how
+// many pairs it removed.
+int drop_graze(std::vector<EventRecord>& events, double t_graze, double window) {
+  int removed = 0;
+  for (std::size_t i = 0; i + 1 < events.size(); ++i)
+    if (events[i].kind == EventKind::lock && events[i + 1].kind == EventKind::overrun &&
+        std::abs(events[i].t - t_graze) <= window && std::abs(events[i + 1].t - t_graze) <= window) {
+      events.erase(events.begin() + static_cast<std::ptrdiff_t>(i), events.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      ++removed;
+    }
+  return removed;
+}
+
 // Modelica's OneWayClutch example (models/modelica_one_way_clutch.yaml, whose
 // comment maps MSL's parameters and derives the sequence): the logged
 // sequence (element, kind, before, after) exactly and the times to 1e-8 s in
 // both integrators; at 2 s both turn at -0.25 rad/s (momentum -0.5 shared:
 // the drive's impulse over whole periods is 0); the energy balance to 1e-8;
 // time stepping (h = 1e-5) gives the same kinds within 2 h.
+//
+// The graze at 1.5 s: overrunning and disengaged from 7/6 s, the input's
+// speed changes by the drive's impulse, which over the whole period to 1.5 s
+// is 0: v = w_out - w_in comes back to exactly 0 at 1.5 s with v' = -T = 0
+// and v'' = -T' = 60 pi, and leaves again (T < 0 after 1.5 s pulls the input
+// back). In exact arithmetic v touches 0 without crossing: no event (exact
+// reproduces this). A velocity error eps turns the touch into a lock and an
+// overrun sqrt(2 eps / (60 pi)) around 1.5 s: cvode_bdf (its global error at
+// rtol 1e-10, ~4e-10 rad/s: lock at 1.4999979 s) and time stepping (h 1e-5)
+// may log that pair; a window of 2e-5 s covers eps up to 3.8e-8 rad/s.
 TEST(OneWayClutch, ModelicaOneWayClutchExample) {
   const double pi = std::acos(-1.0);
   struct Expect {
@@ -420,13 +429,17 @@ TEST(OneWayClutch, ModelicaOneWayClutchExample) {
                              {7.0 / 6.0, EventKind::overrun},
                              {1.756204447, EventKind::lock}};
   EXPECT_NEAR(expected[0].t, 0.0802800002, 1e-10);
+  const double graze = 1.5, window = 2e-5;
   for (const char* integrator : kIntegrators) {
     const Model m = load_model_file("modelica_one_way_clutch", integrator);
     const Result r = simulate(m);
     ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
-    ASSERT_EQ(r.events.size(), std::size(expected)) << integrator;
+    std::vector<EventRecord> ev = r.events;
+    const int grazes = drop_graze(ev, graze, window);
+    EXPECT_LE(grazes, std::string(integrator) == "exact" ? 0 : 1) << integrator;
+    ASSERT_EQ(ev.size(), std::size(expected)) << integrator;
     for (std::size_t i = 0; i < std::size(expected); ++i) {
-      const EventRecord& e = r.events[i];
+      const EventRecord& e = ev[i];
       EXPECT_EQ(e.element, m.element_id("freewheel"));
       EXPECT_EQ(e.kind, expected[i].kind) << integrator << " " << i;
       EXPECT_EQ(e.before, expected[i].kind == EventKind::lock ? 1 : 0);
@@ -437,17 +450,23 @@ TEST(OneWayClutch, ModelicaOneWayClutchExample) {
     EXPECT_NEAR(velocity(r, last, 0), -0.25, 1e-8) << integrator;
     EXPECT_NEAR(velocity(r, last, 1), -0.25, 1e-8) << integrator;
     EXPECT_EQ(element_state(r, last, 0), 0);
-    EXPECT_LE(std::abs(energy_balance(r, last).relative), 1e-8) << integrator;
+    // exact: to roundoff; cvode_bdf: its quadratures' error at rtol 1e-10 (1.9e-8 measured)
+    const double balance = std::string(integrator) == "exact" ? 1e-12 : 1e-7;
+    EXPECT_LE(std::abs(energy_balance(r, last).relative), balance) << integrator;
+    for (int k = 0; k < r.num_samples(); ++k)  // never turned in its locked direction
+      EXPECT_GE(velocity(r, k, 1) - velocity(r, k, 0), -1e-12) << integrator << " " << r.time[k];
   }
   ModelSpec spec = io::load_model_spec(std::string(LUZTAR_MODELS_DIR) + "/modelica_one_way_clutch.yaml");
   spec.simulation.solver = "time_stepping";
   spec.simulation.step = 1e-5;
   const Result r = simulate(assemble(spec));
   ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
-  ASSERT_EQ(r.events.size(), std::size(expected));
+  std::vector<EventRecord> ev = r.events;
+  EXPECT_LE(drop_graze(ev, graze, window), 1);
+  ASSERT_EQ(ev.size(), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {
-    EXPECT_EQ(r.events[i].kind, expected[i].kind) << i;
-    EXPECT_NEAR(r.events[i].t, expected[i].t, 2e-5) << i;
+    EXPECT_EQ(ev[i].kind, expected[i].kind) << i;
+    EXPECT_NEAR(ev[i].t, expected[i].t, 2e-5 * (1.0 + 1e-6)) << i;  // 2 h, and the roundoff of t = k h
   }
 }
 
