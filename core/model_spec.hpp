@@ -168,7 +168,7 @@ inline std::span<const SpecField<OneWayClutchSpec>> spec_fields(const OneWayClut
 // spec_fields overload above, and its alternative here.
 using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec, OneWayClutchSpec>;
 
-// The kinds' `type` names, "spring, friction, torque".
+// The kinds' `type` names, "spring, friction, torque, one_way_clutch".
 std::string element_types();
 // A default description of the kind named `type` into `out`; false for no such kind.
 bool element_spec_of_type(const std::string& type, ElementSpec& out);

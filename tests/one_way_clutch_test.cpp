@@ -132,6 +132,38 @@ TEST(OneWayClutch, DragLocksEarlierAndDissipatesItsWork) {
   }
 }
 
+// Viscous drag only (mu = 0.25 N m s/rad, D = 0): overrunning, lambda = mu v,
+// so w_out' = -mu v, w_in' = T + mu v and v' = -T - 2 mu v; with T = 1 and
+// v(0) = 2, v = (2 + 1/(2 mu)) exp(-2 mu t) - 1/(2 mu) reaches 0 at
+// t = ln(1 + 4 mu) / (2 mu) = 2 ln 2. Locked the viscous term does nothing
+// (v = 0): both at 0.5 rad/s^2; the momentum 2 + t is shared, so at
+// 2.99 s (before the step) both turn at 2.495. Time stepping (h = 1e-4) within a
+// couple of steps.
+TEST(OneWayClutch, ViscousDragLocksAtItsClosedForm) {
+  const double t_lock = 2.0 * std::log(2.0);
+  for (const char* integrator : {"exact", "cvode_bdf", "time_stepping"}) {
+    ModelSpec spec = pair(0.0, -1.0, 1.0, std::string(integrator) == "time_stepping" ? "auto" : integrator, 2.99);
+    std::get<OneWayClutchSpec>(spec.elements[0]).viscous = 0.25;
+    const bool stepping = std::string(integrator) == "time_stepping";
+    if (stepping) {
+      spec.simulation.solver = "time_stepping";
+      spec.simulation.step = 1e-4;
+    }
+    const Result r = simulate(assemble(spec));
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    const std::vector<EventRecord> ev = events_of(r, 0);
+    ASSERT_EQ(ev.size(), 1u) << integrator;
+    EXPECT_EQ(ev[0].kind, EventKind::lock);
+    EXPECT_NEAR(ev[0].t, t_lock, stepping ? 2e-4 : 1e-9) << integrator;
+    const int last = r.num_samples() - 1;
+    EXPECT_NEAR(velocity(r, last, 0), (2.0 + 2.99) / 2.0, stepping ? 1e-3 : 1e-9) << integrator;
+    EXPECT_NEAR(velocity(r, last, 1), (2.0 + 2.99) / 2.0, stepping ? 1e-3 : 1e-9) << integrator;
+    EXPECT_EQ(element_state(r, last, 0), 0);
+    const EnergyBalance b = energy_balance(r, last);
+    EXPECT_LE(std::abs(b.relative), stepping || std::string(integrator) == "cvode_bdf" ? 1e-7 : 1e-12) << integrator;
+  }
+}
+
 // Against overrun the lock holds r D, then the drag D: T2 = -0.1 (needs 0.05
 // <= 0.1) stays locked, both slowing at 0.05 rad/s^2 to w(4) = 2.5 - 0.05;
 // static_ratio 2: T2 = -0.3 (0.15 <= 0.2) stays, T2 = -0.5 (0.25 > 0.2)
@@ -330,6 +362,56 @@ TEST(OneWayClutch, TimeSteppingConvergesAtOrderOne) {
     EXPECT_NEAR(r.time_stuck[0], 3.0 - 5.0 / 3.0, 2.0 * h);
     for (int k = 0; k < r.num_samples(); ++k) EXPECT_GE(velocity(r, k, 0) - velocity(r, k, 1), -1e-12);
   }
+}
+
+// Moreau-Jean on the pure freewheel (its row bounded by 0 against overrun,
+// unbounded the locking way): the pair without drag locks within the step
+// after 2 s, overruns within a step of 3 s, and ends at out 2.5, in 1.5;
+// the pair mirrored (overrun negative) the same, negated; the backstop
+// (BackstopAndOverrunNegative) holds the drum at exactly 0 until 1 s. Each
+// within a few steps h = 1e-4 (order 1).
+TEST(OneWayClutch, TimeSteppingPureFreewheelAndMirror) {
+  const double h = 1e-4;
+  for (const int o : {+1, -1}) {
+    ModelSpec spec = pair(0.0, -1.0, 1.0, "auto");
+    spec.simulation.solver = "time_stepping";
+    spec.simulation.step = h;
+    if (o < 0) {
+      spec.bodies = {body("out", 1.0, 0.0, -2.0), body("in", 1.0)};
+      std::get<OneWayClutchSpec>(spec.elements[0]).overrun = "negative";
+      std::get<TorqueSpec>(spec.elements[1]).torque = step(3.0, -1.0, 1.0);
+    }
+    const Result r = simulate(assemble(spec));
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    const std::vector<EventRecord> ev = events_of(r, 0);
+    ASSERT_EQ(ev.size(), 2u) << o;
+    EXPECT_EQ(ev[0].kind, EventKind::lock);
+    EXPECT_EQ(ev[0].before, o);
+    EXPECT_GE(ev[0].t, 2.0 - 1e-12);
+    EXPECT_LE(ev[0].t, 2.0 + 2.0 * h);
+    EXPECT_EQ(ev[1].kind, EventKind::overrun);
+    EXPECT_EQ(ev[1].after, o);
+    EXPECT_LE(std::abs(ev[1].t - 3.0), h * 1.000001);
+    const int last = r.num_samples() - 1;
+    EXPECT_NEAR(velocity(r, last, 0), o * 2.5, 4.0 * h) << o;
+    EXPECT_NEAR(velocity(r, last, 1), o * 1.5, 4.0 * h) << o;
+    for (int k = 0; k < r.num_samples(); ++k)  // never turned in its locked direction
+      EXPECT_GE(o * (velocity(r, k, 0) - velocity(r, k, 1)), -1e-12) << r.time[k];
+  }
+  ModelSpec spec;
+  spec.bodies = {body("drum", 2.0)};
+  spec.elements = {one_way("backstop", "drum", "", Signal::make_constant(0.0)),
+                   test::torque("load", "drum", test::ramp(0.0, 2.0, -1.0, 1.0))};
+  spec.simulation = test::settings(2.0, 0.01);
+  spec.simulation.solver = "time_stepping";
+  spec.simulation.step = h;
+  const Result r = simulate(assemble(spec));
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].kind, EventKind::overrun);
+  EXPECT_LE(std::abs(r.events[0].t - 1.0), 2.0 * h);
+  EXPECT_EQ(velocity(r, sample_at(r, 0.5), 0), 0.0);
+  EXPECT_NEAR(velocity(r, r.num_samples() - 1, 0), 0.25, 2.0 * h);
 }
 
 Model load_model_file(const std::string& stem, const std::string& integrator) {

@@ -102,7 +102,7 @@ TEST(Units, EveryNumericFieldHasItsDimension) {
 // kind that has it, and every number and signal field must take its units.
 TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
   std::string types = element_types() + ", ";
-  EXPECT_EQ(types, "spring, friction, torque, ");
+  EXPECT_EQ(types, "spring, friction, torque, one_way_clutch, ");
   int fields = 0;
   for (std::size_t start = 0, comma; (comma = types.find(", ", start)) != std::string::npos; start = comma + 2) {
     ElementSpec kind;
@@ -121,7 +121,7 @@ TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
       }
     }, kind);
   }
-  EXPECT_EQ(fields, 13);  // 7 of a spring, 4 of a friction element, 2 of a torque
+  EXPECT_EQ(fields, 18);  // 7 of a spring, 4 of a friction element, 2 of a torque, 5 of a one-way clutch
 }
 
 TEST(Units, StoredSignalsHaveOneUnitEach) {
