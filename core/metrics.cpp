@@ -239,9 +239,13 @@ std::vector<MetricSpec> default_metrics(const Model& model) {
   d.signal = "dissipated";
   out.push_back(d);
   for (int k = 0; k < kNumEventKinds; ++k) {
+    // lock and overrun only where a one-way clutch can log them: a model
+    // without one keeps the columns it had before the kind existed
+    const EventKind kind = static_cast<EventKind>(k);
+    if ((kind == EventKind::lock || kind == EventKind::overrun) && model.one_way_element.empty()) continue;
     MetricSpec ev;
     ev.kind = MetricSpec::Kind::events;
-    ev.event_kind = to_string(static_cast<EventKind>(k));
+    ev.event_kind = to_string(kind);
     ev.name = "events." + ev.event_kind;
     out.push_back(ev);
   }

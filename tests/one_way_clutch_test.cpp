@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/energy.hpp"
+#include "core/metrics.hpp"
 #include "elements/kinds.hpp"
 #include "elements/one_way_clutch.hpp"
 #include "tests/exact_signals.hpp"
@@ -162,6 +163,42 @@ TEST(OneWayClutch, ViscousDragLocksAtItsClosedForm) {
     const EnergyBalance b = energy_balance(r, last);
     EXPECT_LE(std::abs(b.relative), stepping || std::string(integrator) == "cvode_bdf" ? 1e-7 : 1e-12) << integrator;
   }
+}
+
+// Sweep metrics (core/metrics): by default a model with a one-way clutch
+// counts its lock and overrun events and the time it is locked (a model
+// without one keeps its columns); on the pair without drag over [0, 4]: one
+// lock, one overrun, locked 1 s (from 2 s to 3 s), 0.5 s of it in [2.5, 4].
+TEST(OneWayClutch, SweepMetrics) {
+  const Model m = assemble(pair(0.0, -1.0, 1.0, "exact"));
+  const std::vector<MetricSpec> metrics = default_metrics(m);
+  std::vector<std::string> names;
+  for (const MetricSpec& d : metrics) names.push_back(d.name);
+  for (const char* name : {"events.lock", "events.overrun", "time_stuck.freewheel"})
+    EXPECT_EQ(std::count(names.begin(), names.end(), name), 1) << name;
+  ModelSpec without = pair(0.0, -1.0, 1.0, "exact");
+  without.elements.erase(without.elements.begin());
+  for (const MetricSpec& d : default_metrics(assemble(without))) EXPECT_NE(d.name, "events.lock");
+  MetricSpec window;
+  window.name = "late";
+  window.kind = MetricSpec::Kind::time_stuck;
+  window.element = "freewheel";
+  window.t0 = 2.5;
+  window.t1 = 4.0;
+  check_metric(window, m);
+  std::vector<MetricSpec> all = metrics;
+  all.push_back(window);
+  const Result r = simulate(m);
+  const std::vector<double> v = compute_metrics(all, r);
+  auto value = [&](const std::string& name) {
+    return v[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())];
+  };
+  names.push_back("late");
+  ASSERT_EQ(v.size(), names.size());
+  EXPECT_EQ(value("events.lock"), 1.0);
+  EXPECT_EQ(value("events.overrun"), 1.0);
+  EXPECT_NEAR(value("time_stuck.freewheel"), 1.0, 1e-9);
+  EXPECT_NEAR(value("late"), 0.5, 1e-9);
 }
 
 // Against overrun the lock holds r D, then the drag D: T2 = -0.1 (needs 0.05
