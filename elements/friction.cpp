@@ -23,8 +23,10 @@ double friction_witness(const Model& m, const Witness& w, const WitnessInputs& i
   // OneWayClutch::link): its rate, limit and torque.
   switch (w.kind) {
     case WitnessKind::slip_velocity: return friction_link_rate(m.links[w.index], in.w) - w.level;
-    case WitnessKind::stick_upper: return in.limit[w.index] - in.lambda[w.index];
-    case WitnessKind::stick_lower: return in.limit[w.index] + in.lambda[w.index];
+    // (the reserve less its level: 0 for a friction element, a margin below 0
+    // for a one-way clutch, elements/one_way_clutch.hpp)
+    case WitnessKind::stick_upper: return in.limit[w.index] - in.lambda[w.index] - w.level;
+    case WitnessKind::stick_lower: return in.limit[w.index] + in.lambda[w.index] - w.level;
     default: return 0.0;  // not a friction witness (kinds.cpp dispatches by kind)
   }
 }

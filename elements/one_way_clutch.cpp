@@ -4,8 +4,10 @@ namespace luztar {
 
 void one_way_witnesses(const OneWayClutch& c, bool locked, double slip_margin, std::vector<Witness>& out) {
   if (locked) {
-    // r D - o lambda reaching 0 (friction_witness: stick_upper is limit - lambda, stick_lower limit + lambda)
-    out.push_back({c.overrun > 0 ? WitnessKind::stick_upper : WitnessKind::stick_lower, c.link, -1});
+    // r D - o lambda reaching -kOneWayReserveMargin (friction_witness:
+    // stick_upper is limit - lambda, stick_lower limit + lambda, less the level)
+    out.push_back({c.overrun > 0 ? WitnessKind::stick_upper : WitnessKind::stick_lower, c.link, -1,
+                   -kOneWayReserveMargin});
     return;
   }
   // o v falling through 0, slip_margin past it (elements/friction.cpp, friction_witnesses)

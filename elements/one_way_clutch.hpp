@@ -19,8 +19,9 @@
 //
 // Witnesses: overrunning, v reaching 0 from the overrun side (slip_velocity,
 // slip_margin past 0 as a friction element's); locked, only the reserve
-// against overrun, r D - o lambda (stick_upper for o = +1, stick_lower for
-// o = -1): the locking side has no reserve. Both watch its link (their index).
+// against overrun, r D - o lambda, kOneWayReserveMargin past 0 (stick_upper
+// for o = +1, stick_lower for o = -1): the locking side has no reserve. Both
+// watch its link (their index).
 //
 // Impacts: unlike dry friction the lock carries impulses (a sprag engages
 // against any approach): every one-way clutch is a row of the impact LCP with
@@ -77,6 +78,14 @@ inline double one_way_utilisation(const OneWayClutch& c, double lambda, double l
 // --- witnesses --------------------------------------------------------------------
 // Most witnesses it watches at once (one).
 inline constexpr int kMaxOneWayWitnesses = 1;
+// How far past 0 its reserve r D - o lambda goes before the reserve's root
+// [N m]: the absolute roundoff floor of a static torque against its limit
+// (solvers/event_pipeline.cpp, stuck_consistent). Without it the reserve of
+// a pure freewheel (D = 0) locked unloaded is identically 0, and one that
+// starts at 0 and falls (the load turning it forward from the instant it
+// locked, e.g. from rest at t_start) shows the integrator no sign change:
+// the clutch would stay locked, pulling, until an output point noticed.
+inline constexpr double kOneWayReserveMargin = 1e-12;
 // The witness of one-way clutch `c` (its link `c.link`) locked or overrunning
 // (see the top of this file); slip_margin as a friction element's.
 void one_way_witnesses(const OneWayClutch& c, bool locked, double slip_margin, std::vector<Witness>& out);

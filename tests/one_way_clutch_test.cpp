@@ -252,6 +252,41 @@ TEST(OneWayClutch, OverrunsWhereItsReserveRunsOut) {
   }
 }
 
+// A pure freewheel locked unloaded and then loaded forward from that very
+// instant: a backstop on a drum (J 1) at rest, T = t on it. At t = 0 the
+// selection locks it (T = 0: lambda = 0, no relative acceleration), and its
+// reserve 0 - lambda = -t falls from exactly 0: it must overrun at once
+// (kOneWayReserveMargin past 0), not at the next output point (what it did
+// without the margin: w(1) = 0.5 - 0.25^2 / 2 with output_step 0.25). The
+// drum then turns at w = t^2 / 2: 0.5 at 1 s. Likewise a pair at rest,
+// T = t on out (the overrun way), out ahead from 0: w_out = t^2 / 2, in at 0.
+TEST(OneWayClutch, OverrunsAtOnceFromAnUnloadedLock) {
+  for (const char* integrator : kIntegrators) {
+    ModelSpec spec;
+    spec.bodies = {body("drum", 1.0)};
+    spec.elements = {one_way("backstop", "drum", "", Signal::make_constant(0.0)),
+                     test::torque("load", "drum", test::ramp(0.0, 1.0, 0.0, 1.0))};
+    spec.simulation = test::settings(1.0, 0.25);
+    spec.simulation.integrator = integrator;
+    Result r = simulate(assemble(spec));
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.events.size(), 1u) << integrator;
+    EXPECT_EQ(r.events[0].kind, EventKind::overrun);
+    EXPECT_LE(r.events[0].t, 1e-9) << integrator;
+    EXPECT_NEAR(velocity(r, r.num_samples() - 1, 0), 0.5, 1e-9) << integrator;
+
+    spec.bodies = {body("out", 1.0), body("in", 1.0)};
+    spec.elements = {one_way("freewheel", "out", "in", Signal::make_constant(0.0)),
+                     test::torque("load", "out", test::ramp(0.0, 1.0, 0.0, 1.0))};
+    r = simulate(assemble(spec));
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.events.size(), 1u) << integrator;
+    EXPECT_LE(r.events[0].t, 1e-9) << integrator;
+    EXPECT_NEAR(velocity(r, r.num_samples() - 1, 0), 0.5, 1e-9) << integrator;
+    EXPECT_NEAR(velocity(r, r.num_samples() - 1, 1), 0.0, 1e-12) << integrator;  // what the lock passed on before it let go
+  }
+}
+
 // A backstop (to the base) holds a body against reverse: drum (J 2) at rest,
 // T = -1 + t on it, overrun positive: locked, the lock carrying lambda = T
 // (-lambda on the drum balances T) until T reaches 0 at 1 s; then the drum
