@@ -25,7 +25,7 @@ namespace luztar {
 enum class FieldType {
   number,      // a double; may carry a unit of `dimension`
   text,        // a word; `choices` lists the values it may take
-  signal,      // a Signal (core/signal.hpp) whose values have `dimension`; required
+  signal,      // a Signal (core/signal.hpp) whose values have `dimension`
   body,        // the name of one body; required
   attachment,  // `body: a` (to the fixed base) or `bodies: [a, b]`, into `text` and `second`; required
   speed_table, // a SpeedTable ([speed, value] points, or a CSV file of them) whose values have `dimension`
@@ -71,7 +71,7 @@ struct SpecField {
   SpeedTable S::*table = nullptr;      // speed_table
   Dimension dimension = Dimension::plain;  // number, signal, speed_table (its values): what it measures (core/units.hpp)
   NumberRule rule = NumberRule::finite;    // number
-  bool required = false;               // number: must be given (else the struct's default)
+  bool required = false;               // number, signal: must be given (else the struct's default)
   const char* choices = nullptr;       // text: the values it may take, "a, b"
   bool between_bodies = false;         // number: meaningful only between two bodies (written only then)
   // Fields with the same alternative > 0 are one choice: exactly one of them
@@ -217,15 +217,46 @@ struct TorqueSpec {
 };
 inline constexpr SpecField<TorqueSpec> kTorqueFields[] = {
     {.key = "body", .type = FieldType::body, .text = &TorqueSpec::body},
-    {.key = "torque", .type = FieldType::signal, .signal = &TorqueSpec::torque, .dimension = Dimension::torque},
+    {.key = "torque", .type = FieldType::signal, .signal = &TorqueSpec::torque, .dimension = Dimension::torque,
+     .required = true},
 };
 inline std::span<const SpecField<TorqueSpec>> spec_fields(const TorqueSpec&) { return kTorqueFields; }
 
+// One-way clutch (freewheel, sprag or roller clutch; to the base: a backstop)
+// on the relative velocity v = q_a' - q_b' (elements/one_way_clutch.hpp). It
+// never turns in its locked direction: o v >= 0 always, o = +1 for overrun
+// "positive" (v may be positive), -1 for "negative". Overrunning (o v > 0) it
+// drags with torque o D(t) + viscous v; locked (v = 0) it carries any torque
+// lambda with o lambda <= static_ratio D(t): unbounded in the locking direction,
+// at most static_ratio D against overrun. The torque acts as -lambda on body a
+// and +lambda on body b, as a friction element's. body_b empty: to the base.
+struct OneWayClutchSpec {
+  static constexpr const char* kType = "one_way_clutch";
+  static constexpr const char* kNoun = "a one-way clutch";
+  std::string name;
+  std::string body_a, body_b;      // body_b empty = fixed base
+  std::string overrun = "positive";  // positive | negative: the sign of v that runs free
+  Signal coulomb;                  // drag D(t) [N m] while overrunning, >= 0 at all times (0: a pure freewheel)
+  double viscous = 0.0;            // mu [N m s/rad], >= 0, while overrunning
+  double static_ratio = 1.0;       // locked: holds static_ratio D against overrun, >= 1
+};
+inline constexpr SpecField<OneWayClutchSpec> kOneWayClutchFields[] = {
+    {.key = "bodies", .type = FieldType::attachment, .text = &OneWayClutchSpec::body_a,
+     .second = &OneWayClutchSpec::body_b},
+    {.key = "overrun", .type = FieldType::text, .text = &OneWayClutchSpec::overrun, .choices = "positive, negative"},
+    {.key = "coulomb", .type = FieldType::signal, .signal = &OneWayClutchSpec::coulomb, .dimension = Dimension::torque},
+    {.key = "viscous", .number = &OneWayClutchSpec::viscous, .dimension = Dimension::damping,
+     .rule = NumberRule::nonnegative},
+    {.key = "static_ratio", .number = &OneWayClutchSpec::static_ratio, .dimension = Dimension::dimensionless,
+     .rule = NumberRule::at_least_one},
+};
+inline std::span<const SpecField<OneWayClutchSpec>> spec_fields(const OneWayClutchSpec&) { return kOneWayClutchFields; }
+
 // A new kind: its struct (with kType, kNoun), its field table and
 // spec_fields overload above, and its alternative here.
-using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec>;
+using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec, OneWayClutchSpec>;
 
-// The kinds' `type` names, "spring, friction, torque".
+// The kinds' `type` names, "spring, friction, torque, one_way_clutch".
 std::string element_types();
 // A default description of the kind named `type` into `out`; false for no such kind.
 bool element_spec_of_type(const std::string& type, ElementSpec& out);

@@ -61,6 +61,9 @@ void scale_friction_law(FrictionSpec& f, double abs_c) {
   }
 }
 
+// A one-way clutch's drag D seen on v' (v = c v'): |c| D.
+void scale_friction_law(OneWayClutchSpec& f, double abs_c) { f.coulomb = scaled(f.coulomb, abs_c); }
+
 class Reducer {
  public:
   explicit Reducer(const ModelSpec& spec) : spec_(spec) {}
@@ -85,7 +88,9 @@ class Reducer {
     if (!s.body_b.empty()) t.push_back({s.body_b, -s.ratio});
     return t;
   }
-  static std::vector<Term> friction_terms(const FrictionSpec& f) {
+  // The terms of a friction element's or a one-way clutch's relative velocity q_a' - q_b'.
+  template <class S>
+  static std::vector<Term> friction_terms(const S& f) {
     std::vector<Term> t = {{f.body_a, 1.0}};
     if (!f.body_b.empty()) t.push_back({f.body_b, -1.0});
     return t;
@@ -228,20 +233,11 @@ class Reducer {
         if (ns) *s = *ns;
         else drop.push_back(i);
       } else if (auto* f = std::get_if<FrictionSpec>(&e)) {
-        const std::vector<Term> t = substitute(friction_terms(*f), gone, kept, factor);
-        if (t.empty()) {
-          drop.push_back(i);  // relative velocity identically 0: never slips, never works
-          continue;
-        }
-        if (t.size() == 2 && t[0].c != -t[1].c)
-          throw ModelError("elements." + f->name, "friction between '" + t[0].body + "' and '" + t[1].body +
-                                                      "' after merging '" + gone + "' through ratio " +
-                                                      show(factor) + " is not a clutch on equal speeds");
-        const double c = t[0].c;
-        f->body_a = c > 0 ? t[0].body : (t.size() == 2 ? t[1].body : t[0].body);
-        f->body_b = t.size() == 2 ? (c > 0 ? t[1].body : t[0].body) : "";
-        f->viscous *= c * c;
-        scale_friction_law(*f, std::abs(c));
+        if (carry_friction(*f, "friction", gone, kept, factor) == 0) drop.push_back(i);
+      } else if (auto* c = std::get_if<OneWayClutchSpec>(&e)) {
+        const int direction = carry_friction(*c, "one-way clutch", gone, kept, factor);
+        if (direction == 0) drop.push_back(i);  // a rigid connection already holds it (v identically 0)
+        else if (direction < 0) c->overrun = c->overrun == "negative" ? "positive" : "negative";
       } else if (auto* l = std::get_if<TorqueSpec>(&e)) {
         if (kept.empty()) drop.push_back(i);  // taken by the base
         else {
@@ -255,6 +251,30 @@ class Reducer {
     spec_.bodies.erase(spec_.bodies.begin() + body_index(gone));
     steps_.push_back(step.str());
     steps_.insert(steps_.end(), redundant.begin(), redundant.end());
+  }
+
+  // A friction element or a one-way clutch (its law mu tar(v, MT0/mu) on
+  // v = q_a' - q_b') after q_gone = factor q_kept: v = c v' with v' the
+  // relative velocity of the bodies left (Theorem 3.2: mu c^2 and MT0 |c| seen
+  // on v'). Returns the sign of v / v' (a one-way clutch's overrun direction
+  // follows it: between two bodies they are swapped when c < 0, so only a
+  // clutch left on one body flips), or 0 when nothing is left (v identically
+  // 0: it never slips, never works, and is dropped). `what` names the kind in
+  // the error of a relation that is no longer between equal speeds.
+  template <class S>
+  static int carry_friction(S& f, const char* what, const std::string& gone, const std::string& kept, double factor) {
+    const std::vector<Term> t = substitute(friction_terms(f), gone, kept, factor);
+    if (t.empty()) return 0;
+    if (t.size() == 2 && t[0].c != -t[1].c)
+      throw ModelError("elements." + f.name, std::string(what) + " between '" + t[0].body + "' and '" + t[1].body +
+                                                 "' after merging '" + gone + "' through ratio " + show(factor) +
+                                                 " is not a clutch on equal speeds");
+    const double c = t[0].c;
+    f.body_a = c > 0 ? t[0].body : (t.size() == 2 ? t[1].body : t[0].body);
+    f.body_b = t.size() == 2 ? (c > 0 ? t[1].body : t[0].body) : "";
+    f.viscous *= c * c;
+    scale_friction_law(f, std::abs(c));
+    return t.size() == 2 || c > 0 ? 1 : -1;
   }
 
   // A rigid spring between `gone` and `kept`, which other rigid connections
@@ -400,7 +420,10 @@ class Reducer {
       bool has_torque = false;
       for (std::size_t i : elements_on(b.name)) {
         const ElementSpec& e = spec_.elements[i];
-        if (const auto* f = std::get_if<FrictionSpec>(&e)) {
+        if (const auto* c = std::get_if<OneWayClutchSpec>(&e)) {
+          throw ModelError("elements." + c->name, "a one-way clutch on the massless body '" + b.name +
+                                                      "' is not supported; give the body an inertia");
+        } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
           if (!f->coulomb_table.empty() || !f->mu_table.empty())
             throw ModelError("elements." + f->name, "a friction table on the massless body '" + b.name +
                                                         "' is not supported (its first-order law needs Coulomb + "

@@ -21,6 +21,8 @@ const char* to_string(EventKind k) {
     case EventKind::separation: return "separation";
     case EventKind::impact: return "impact";
     case EventKind::stage: return "stage";
+    case EventKind::lock: return "lock";
+    case EventKind::overrun: return "overrun";
   }
   return "?";
 }

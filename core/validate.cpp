@@ -633,6 +633,22 @@ void kind_rules(const ModelSpec& spec, const FrictionSpec& f, const std::string&
     throw ModelError(p + ".normal_force", "applies to 'mu_table' only");
 }
 
+// A one-way clutch's drag is a friction torque (>= 0 at all times), and it
+// never starts turning in its locked direction: o (w_a - w_b) >= 0 at t_start
+// (at rest, the S-S selection decides whether it locks or overruns).
+void kind_rules(const ModelSpec& spec, const OneWayClutchSpec& c, const std::string& p) {
+  const Range r = signal_range(c.coulomb, spec.signals, 0);
+  if (r.lo < 0.0) throw ModelError(p + ".coulomb", "the drag must stay >= 0 (it can reach " + show(r.lo) + ")");
+  const BodySpec* a = find_body(spec, c.body_a);
+  const BodySpec* b = c.body_b.empty() ? nullptr : find_body(spec, c.body_b);
+  const double v = (a ? a->velocity : 0.0) - (b ? b->velocity : 0.0);
+  const double o = c.overrun == "negative" ? -1.0 : 1.0;
+  if (o * v < 0.0)
+    throw ModelError(p, "the initial relative velocity w_" + c.body_a + (b ? " - w_" + c.body_b : std::string()) +
+                            " = " + show(v) + " rad/s turns the one-way clutch in its locked direction (overrun: " +
+                            c.overrun + "); start it at rest or overrunning");
+}
+
 }  // namespace
 
 void validate(const ModelSpec& spec) {

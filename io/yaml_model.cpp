@@ -427,8 +427,8 @@ class Reader {
         s.*f.text = text(required(e, f.key, field), at);
         break;
       case FieldType::signal:
-        if (f.alternative == 0 && !f.with) s.*f.signal = signal(required(e, f.key, field), at);
-        else if (e[f.key]) s.*f.signal = signal(e[f.key], at);
+        if (f.required) s.*f.signal = signal(required(e, f.key, field), at);
+        else if (e[f.key]) s.*f.signal = signal(e[f.key], at);  // a choice (alternative), or its default
         break;
       case FieldType::speed_table:
         if (e[f.key]) s.*f.table = speed_table(e[f.key], at, Dimension::angular_velocity, f.dimension);

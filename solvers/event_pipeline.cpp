@@ -8,6 +8,7 @@
 #include "core/times.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
+#include "elements/one_way_clutch.hpp"
 #include "solvers/mode_system.hpp"
 #include "elements/kinds.hpp"
 
@@ -18,8 +19,8 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
       events(t.log),
       has_massless_(std::any_of(m.inertia.begin(), m.inertia.end(), [](double i) { return i == 0.0; })) {
   directions.assign(max_root_count(m), 0);
-  const std::size_t nf = m.frictions.size(), nl = static_cast<std::size_t>(m.num_links());
-  arrived.reserve(nf);
+  const std::size_t nl = static_cast<std::size_t>(m.num_links());
+  arrived.reserve(nl);
   candidates.reserve(nl);
   exhausted.reserve(nl);
   links.reserve(nl);
@@ -50,10 +51,8 @@ void EventPipeline::start() {
   if (!struck.empty()) strike();  // teeth approaching at t_start
   // The S-S selection at t_start: bodies that start at rest start in a consistent mode.
   candidates.clear();
-  for (std::size_t i = 0; i < model.frictions.size(); ++i)
-    if (can_stick(i) && (slip_velocity(model.frictions[i], state.w) == 0.0 ||
-                         std::find(arrived.begin(), arrived.end(), static_cast<int>(i)) != arrived.end()))
-      candidates.push_back(static_cast<int>(i));
+  links.clear();
+  add_lock_candidates(0.0);
   add_contact_candidates();
   exhausted.clear();
   if (!candidates.empty()) select_modes();
@@ -99,7 +98,7 @@ void EventPipeline::restart() {
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (row.restart_mode) state.element_mode[model.elements_of(row.kind)[i]] = row.restart_mode(model, i, state);
   });
-  for (int i : ms.stuck) data.time_stuck[model.friction_element[i]] += state.t - data.segment_start;
+  for (int e : ms.held_elements) data.time_stuck[e] += state.t - data.segment_start;
   data.segment_start = state.t;
   build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms);
   for (int s = 0; s < ms.num_splits(); ++s) data.stats.redundant_splits += ms.split(s).nullity > 0 ? 1 : 0;
@@ -265,16 +264,22 @@ void EventPipeline::exhausted_in_group(const StaticSplit& sp, std::vector<BreakA
       if (state.spring_side[model.links[i].element] * ws.lambda[i] <= 1e-6 * scale) out.push_back({i, FrictionMode::stuck});
       continue;
     }
+    if (model.is_one_way_link(i)) {  // only against overrun
+      const int o = model.one_way_clutches[model.links[i].element].overrun;
+      if (o * ws.lambda[i] >= ws.limit[i] * (1.0 - 1e-6)) out.push_back({i, static_cast<FrictionMode>(o)});
+      continue;
+    }
     if (std::abs(ws.lambda[i]) >= ws.limit[i] * (1.0 - 1e-6))
       out.push_back({i, ws.lambda[i] > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative});
   }
 }
 
 // The impact of the rigid freeplays in `struck` (their side set to the
-// struck side): Newton's restitution over all contacts at once (solvers/
-// impacts.hpp). Teeth that rebound leave the contact; friction elements set
-// moving by the impulse slip (dry friction carries no impulse), those left
-// at zero relative velocity join `arrived` for the S-S selection.
+// struck side): Newton's restitution over all contacts at once, one-way
+// clutches engaging plastically (solvers/impacts.hpp). Teeth that rebound
+// leave the contact; friction elements set moving by the impulse slip (dry
+// friction carries no impulse) and one-way clutches set apart overrun; those
+// left at zero relative velocity join `arrived` for the S-S selection.
 void EventPipeline::strike() {
   for (int s : struck) struck_side[s] = state.spring_side[s];
   ws.q = state.q;
@@ -295,11 +300,20 @@ void EventPipeline::strike() {
   for (int s : struck)
     if (impact.approach[s] > 0.0)
       events.push_back({state.t, model.spring_element[s], EventKind::impact, struck_side[s], state.spring_side[s]});
-  for (std::size_t i = 0; i < model.frictions.size(); ++i) {
-    const double v = slip_velocity(model.frictions[i], state.w);
-    if (std::abs(v) > settings.atol) state.friction_mode[i] = v > 0.0 ? FrictionMode::slip_positive : FrictionMode::slip_negative;
-    else if (can_stick(i)) arrived.push_back(static_cast<int>(i));
+  for (int l = 0; l < model.num_links(); ++l) {
+    if (model.is_contact_link(l)) continue;
+    const double v = friction_link_rate(model.links[l], state.w.data());
+    if (std::abs(v) > settings.atol) set_moving(l, v);
+    else if (can_lock(l)) arrived.push_back(l);
   }
+}
+
+// A friction element or a one-way clutch moving at relative velocity v
+// (|v| > 0): it slips (overruns) that way.
+void EventPipeline::set_moving(int link, double v) {
+  const ModelLink& l = model.links[link];
+  if (l.kind == LinkKind::one_way) set_one_way_locked(model, l.element, false, state);
+  else state.friction_mode[l.element] = v > 0.0 ? FrictionMode::slip_positive : FrictionMode::slip_negative;
 }
 
 // Teeth found beyond their flank while in the gap: a rebound so slight that
@@ -337,6 +351,20 @@ bool EventPipeline::past_flank(std::size_t s) const {
   return std::abs(state.q[sp.a] - pb - sp.center) > sp.freeplay + roundoff;
 }
 
+// The friction elements and one-way clutches that can lock and are at rest:
+// locked already, arrived at rest (`arrived`), or with |v| <= tolerance.
+void EventPipeline::add_lock_candidates(double tolerance) {
+  for (int l = 0; l < model.num_links(); ++l) {
+    if (!can_lock(l)) continue;
+    const bool is_candidate = link_locked(model, state, l) ||
+                              std::find(arrived.begin(), arrived.end(), l) != arrived.end() ||
+                              std::abs(friction_link_rate(model.links[l], state.w.data())) <= tolerance;
+    if (!is_candidate) continue;
+    candidates.push_back(l);
+    links.push_back(link_of(model, l));
+  }
+}
+
 // Rigid freeplays whose teeth touch are decided with the friction elements.
 void EventPipeline::add_contact_candidates() {
   for (std::size_t s = 0; s < model.springs.size(); ++s)
@@ -361,15 +389,7 @@ void EventPipeline::evaluate_static_torques() {
 void EventPipeline::select_at_event() {
   candidates.clear();
   links.clear();
-  for (std::size_t i = 0; i < model.frictions.size(); ++i) {
-    if (!can_stick(i)) continue;
-    const bool is_candidate = state.friction_mode[i] == FrictionMode::stuck ||
-                              std::find(arrived.begin(), arrived.end(), static_cast<int>(i)) != arrived.end() ||
-                              std::abs(slip_velocity(model.frictions[i], state.w)) <= settings.atol;
-    if (!is_candidate) continue;
-    candidates.push_back(static_cast<int>(i));
-    links.push_back(link_of(model, static_cast<int>(i)));
-  }
+  add_lock_candidates(settings.atol);
   add_contact_candidates();
   if (candidates.empty()) return;
   lock_clusters(model.inertia, links, locked);
@@ -392,12 +412,18 @@ void EventPipeline::select_modes() {
 
 // A stuck element whose static torque exceeds its limit at an output point
 // (a reserve that reached zero without a sign change the integrator could
-// see, e.g. a clutch opening to MT0 = 0 while unloaded) triggers a re-selection.
+// see, e.g. a clutch opening to MT0 = 0 while unloaded) triggers a
+// re-selection; so does a locked one-way clutch over its limit against overrun.
 bool EventPipeline::stuck_consistent() {
   if (ms.stuck_links.empty()) return true;
   evaluate_static_torques();
-  for (int i : ms.stuck)
-    if (std::abs(ws.lambda[i]) > ws.limit[i] * (1.0 + 1e-9) + 1e-12) return false;
+  for (int l : ms.link_ids) {
+    if (model.is_contact_link(l)) continue;
+    const double against = model.is_one_way_link(l)  // the locking side has no limit
+                               ? model.one_way_clutches[model.links[l].element].overrun * ws.lambda[l]
+                               : std::abs(ws.lambda[l]);
+    if (against > ws.limit[l] * (1.0 + 1e-9) + 1e-12) return false;
+  }
   double scale = 0.0;  // a contact pulling (beyond roundoff) must let go
   for (int s : ms.contacts) scale = std::max(scale, std::abs(ws.lambda[model.spring_link[s]]));
   for (int s : ms.contacts)
@@ -467,6 +493,16 @@ bool EventPipeline::sample_blocks() {
   return data.blocks.sample(model, state.t, state.q.data(), state.w.data(), ws.inputs.data());
 }
 
-bool EventPipeline::can_stick(std::size_t i) const { return luztar::can_stick(model, model.frictions[i]); }
+// A friction element that can stick (elements/friction.hpp: can_stick), or
+// any one-way clutch (a pure freewheel, drag 0, still locks).
+bool EventPipeline::can_lock(int link) const {
+  const ModelLink& l = model.links[link];
+  switch (l.kind) {
+    case LinkKind::friction: return luztar::can_stick(model, model.frictions[l.element]);
+    case LinkKind::one_way: return true;
+    case LinkKind::contact: return false;
+  }
+  return false;
+}
 
 }  // namespace luztar
