@@ -145,8 +145,9 @@ Reduction unlocated_validate_and_reduce(const ModelSpec& full) {
   return reduction;
 }
 
-// The signal slots (each load's torque, then each friction element's MT0) and
-// the links (each friction element, then each rigid freeplay) of the elements.
+// The signal slots (each load's torque, then each friction element's MT0,
+// then each one-way clutch's drag) and the links (each friction element, then
+// each rigid freeplay, then each one-way clutch) of the elements.
 void number_slots_and_links(Model& m) {
   for (std::size_t l = 0; l < m.loads.size(); ++l) {
     m.loads[l].slot = static_cast<int>(m.slots.size());
@@ -163,6 +164,16 @@ void number_slots_and_links(Model& m) {
     if (!m.springs[s].rigid()) continue;
     m.spring_link[s] = static_cast<int>(m.links.size());
     m.links.push_back({LinkKind::contact, static_cast<int>(s), m.springs[s].a, m.springs[s].b, m.springs[s].ratio});
+  }
+  for (std::size_t i = 0; i < m.one_way_clutches.size(); ++i) {
+    Friction& law = m.one_way_clutches[i].law;
+    law.slot = static_cast<int>(m.slots.size());
+    m.slots.push_back({law.coulomb, m.one_way_element[i], "coulomb"});
+  }
+  for (std::size_t i = 0; i < m.one_way_clutches.size(); ++i) {
+    OneWayClutch& c = m.one_way_clutches[i];
+    c.link = static_cast<int>(m.links.size());
+    m.links.push_back({LinkKind::one_way, static_cast<int>(i), c.law.a, c.law.b, 1.0});
   }
 }
 
@@ -203,9 +214,7 @@ Model build(const Reduction& reduction) {
       m.element_kind.push_back(ElementKind::spring);
       m.element_index.push_back(static_cast<int>(m.springs.size()));
       m.spring_element.push_back(id);
-      m.springs.push_back(
-          {body(s->body_a), body(s->body_b), s->ratio, s->stiffness, s->freeplay, s->damping, s->restitution,
-           s->damping_law == "contact"});
+      m.springs.push_back(spring_law(*s, body(s->body_a), body(s->body_b)));
     } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
       m.element_kind.push_back(ElementKind::friction);
       m.element_index.push_back(static_cast<int>(m.frictions.size()));
@@ -220,6 +229,17 @@ Model build(const Reduction& reduction) {
       m.element_index.push_back(static_cast<int>(m.loads.size()));
       m.load_element.push_back(id);
       m.loads.push_back({body(t->body), add_signal(t->torque, "elements." + t->name + ".torque")});
+    } else if (const auto* c = std::get_if<OneWayClutchSpec>(&e)) {
+      m.element_kind.push_back(ElementKind::one_way_clutch);
+      m.element_index.push_back(static_cast<int>(m.one_way_clutches.size()));
+      m.one_way_element.push_back(id);
+      Friction law;  // a plain Coulomb law (its table tau = 1): the drag D(t) is its scale
+      law.a = body(c->body_a);
+      law.b = body(c->body_b);
+      law.viscous = c->viscous;
+      law.static_ratio = c->static_ratio;
+      law.coulomb = add_signal(c->coulomb, "elements." + c->name + ".coulomb");
+      m.one_way_clutches.push_back({law, c->overrun == "negative" ? -1 : 1});
     }
   }
   number_slots_and_links(m);
@@ -290,19 +310,22 @@ std::string exact_integrator_refusal(const Model& m) {
              "' is massless on viscous bearings (a first-order mode of rate k/mu, whose dissipation the exact "
              "integrator cannot yet sum to roundoff)";
   // A loop: a link joining two bodies (or a body and the base) already joined
-  // by links (union-find over the bodies, the base as node nb).
+  // by links (union-find over the bodies, the base as node nb). A friction
+  // element without dry friction (a viscous bearing) never locks: it is no link
+  // of any structure, so it closes no loop.
   std::vector<int> parent(m.inertia.size() + 1);
   for (std::size_t j = 0; j < parent.size(); ++j) parent[j] = static_cast<int>(j);
   auto root = [&](int j) {
     while (parent[j] != j) j = parent[j] = parent[parent[j]];
     return j;
   };
-  for (const ModelLink& l : m.links) {
+  for (int link = 0; link < m.num_links(); ++link) {
+    const ModelLink& l = m.links[link];
+    if (l.kind == LinkKind::friction && !can_have_dry_friction(m, m.frictions[l.element])) continue;
     const int a = root(l.a), b = root(l.b == kGround ? m.num_bodies() : l.b);
-    if (a == b) {
-      const int e = l.kind == LinkKind::friction ? m.friction_element[l.element] : m.spring_element[l.element];
-      return "element '" + m.element_names[e] + "' closes a loop of clutches, bearings and rigid freeplays";
-    }
+    if (a == b)  // (a one-way clutch is a clutch here)
+      return "element '" + m.element_names[m.link_element(link)] +
+             "' closes a loop of clutches, bearings and rigid freeplays";
     parent[a] = b;
   }
   // S(t) tau(|v|): affine within a segment when S is constant (read as such,

@@ -136,8 +136,8 @@ void check_metric(const MetricSpec& m, const Model& model) {
     case MetricSpec::Kind::time_stuck: {
       const int e = model.element_id(m.element);
       if (e < 0) bad(m, "the model has no element '" + m.element + "'");
-      if (model.element_kind[e] != ElementKind::friction)
-        bad(m, "'" + m.element + "' is not a friction element (only friction elements stick)");
+      if (!element_sticks(model.element_kind[e]))
+        bad(m, "'" + m.element + "' is not a friction element or a one-way clutch (only these stick)");
       break;
     }
     case MetricSpec::Kind::events: {
@@ -147,7 +147,7 @@ void check_metric(const MetricSpec& m, const Model& model) {
       for (int k = 0; k < kNumEventKinds; ++k) ok = ok || m.event_kind == to_string(static_cast<EventKind>(k));
       if (!ok)
         bad(m, "unknown event kind '" + m.event_kind + "' (expected one of: all, stick, break_away, reversal, contact, "
-               "separation)");
+               "separation, impact, stage, lock, overrun)");
       break;
     }
     case MetricSpec::Kind::energy: check_signal(m, "energy." + m.signal, model); break;
@@ -239,14 +239,18 @@ std::vector<MetricSpec> default_metrics(const Model& model) {
   d.signal = "dissipated";
   out.push_back(d);
   for (int k = 0; k < kNumEventKinds; ++k) {
+    // lock and overrun only where a one-way clutch can log them: a model
+    // without one keeps the columns it had before the kind existed
+    const EventKind kind = static_cast<EventKind>(k);
+    if ((kind == EventKind::lock || kind == EventKind::overrun) && model.one_way_element.empty()) continue;
     MetricSpec ev;
     ev.kind = MetricSpec::Kind::events;
-    ev.event_kind = to_string(static_cast<EventKind>(k));
+    ev.event_kind = to_string(kind);
     ev.name = "events." + ev.event_kind;
     out.push_back(ev);
   }
   for (int e = 0; e < model.num_elements(); ++e) {
-    if (model.element_kind[e] != ElementKind::friction) continue;
+    if (!element_sticks(model.element_kind[e])) continue;
     MetricSpec s;
     s.kind = MetricSpec::Kind::time_stuck;
     s.element = model.element_names[e];

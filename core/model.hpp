@@ -8,6 +8,7 @@
 // with x_s = q_a - p q_b (G_s = e_a - p e_b) and v_f = q_a' - q_b' (F_f = e_a - e_b);
 // body index -1 stands for the fixed base.
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,16 +20,39 @@ namespace luztar {
 
 inline constexpr int kGround = -1;
 
+// A spring's piecewise-linear elastic law (stiffness_table): T_el(x) through
+// the knots, continued along its end segments. Segment k lies between knots
+// k - 1 and k (segment 0 below the first knot, n above the last).
+struct SpringTable {
+  std::vector<double> knot;    // (n) x at the knots [rad], increasing (the offset added)
+  std::vector<double> torque;  // (n) T_el at the knots [N m], nondecreasing
+  std::vector<double> slope;   // (n + 1) dT_el/dx on each segment [N m/rad]
+  std::vector<double> energy;  // (n) the elastic energy at each knot [J]: the integral of T_el from the offset
+  std::vector<std::int8_t> sign;   // (n + 1) the sign of T_el on each segment (-1, 0, +1)
+  // (n + 1) each segment's index in the table the model gives (its `state`):
+  // with damping_law contact, assemble() splits the segment on which T_el
+  // changes sign at its zero, so that the clamp's corners stay linear there.
+  std::vector<std::int8_t> label;
+  int segments() const { return static_cast<int>(slope.size()); }
+};
+
 struct Spring {
   int a = kGround, b = kGround;  // body indices (b may be kGround)
   double ratio = 1.0;            // p
   double stiffness = 0.0;        // k [N m/rad]
-  double freeplay = 0.0;         // a [rad]
+  double freeplay = 0.0;         // a: half the gap's width [rad]
   double damping = 0.0;          // c [N m s/rad]
   double restitution = 0.0;      // e, rigid freeplay only (stiffness inf)
-  bool contact_damping = false;  // damping_law contact (0 < k < inf, a > 0): see elements/freeplay_spring.hpp
-  // Rigid freeplay: the gap |x| <= a is a pair of unilateral constraints.
+  bool contact_damping = false;  // damping_law contact (a gap or a table): see elements/freeplay_spring.hpp
+  // The middle of the gap [rad]: the offset x0 plus (lower + upper) / 2 (0 for
+  // freeplay: a without offset). T_el = k luz(x - center, a): the gap spans
+  // [center - a, center + a].
+  double center = 0.0;
+  double offset = 0.0;  // x0, the unstretched angle [rad] (a table's knots include it)
+  SpringTable table;    // a stiffness table (then stiffness, freeplay and center are 0), else empty
+  // Rigid freeplay: the gap is a pair of unilateral constraints.
   bool rigid() const { return stiffness == INFINITY; }
+  bool has_table() const { return !table.slope.empty(); }
 };
 
 // A friction element's Coulomb part as a function of the relative speed,
@@ -68,6 +92,17 @@ struct Friction {
   double constant_scale = NAN;
 };
 
+// A one-way clutch (elements/one_way_clutch.hpp): while overrunning, the
+// friction law of `law` in the overrun direction (mu v + D(t) o, D = its
+// coulomb signal); locked, a link holding any torque lambda with
+// o lambda <= static_ratio D(t). Its lock state is its element's byte of
+// State::element_mode (0 locked, o overrunning).
+struct OneWayClutch {
+  Friction law;     // bodies a, b (b may be kGround), viscous mu, static_ratio, drag D(t) (coulomb) and its slot
+  int overrun = 1;  // o: +1 when v = w_a - w_b may be positive, -1 when negative
+  int link = -1;    // its link (Model::links)
+};
+
 struct Load {
   int body = kGround;  // body index
   int signal = -1;     // index into Model::signals [N m]
@@ -85,27 +120,44 @@ struct SignalSlot {
 };
 
 // The element kinds (elements/kinds.hpp: the table the solvers iterate).
-enum class ElementKind { spring, friction, torque };
-inline constexpr int kNumElementKinds = 3;
-// Its name in results and files: "spring", "friction", "torque".
+enum class ElementKind { spring, friction, torque, one_way_clutch };
+inline constexpr int kNumElementKinds = 4;
+// Its name in results and files: "spring", "friction", "torque", "one_way_clutch".
 inline const char* to_string(ElementKind k) {
-  return k == ElementKind::spring ? "spring" : k == ElementKind::friction ? "friction" : "torque";
+  switch (k) {
+    case ElementKind::spring: return "spring";
+    case ElementKind::friction: return "friction";
+    case ElementKind::torque: return "torque";
+    case ElementKind::one_way_clutch: return "one_way_clutch";
+  }
+  return "?";
 }
+// Kinds whose state 0 means stuck (a friction element) or locked (a one-way
+// clutch): the time they spend there is Result::time_stuck.
+inline bool element_sticks(ElementKind k) { return k == ElementKind::friction || k == ElementKind::one_way_clutch; }
 
 // A link of the variable structure: an element that can lock two bodies
 // together. A stuck friction element (bearing or clutch) holds w_a = w_b; rigid
 // freeplay teeth in persistent contact hold w_a = p w_b with a one-sided
-// contact torque (side * lambda >= 0). Links are numbered once by assemble():
-// friction element i is link i, then the rigid freeplay springs in model order
-// (Model::spring_link), so that clusters, static splits, mode selection,
-// impacts and roots index torques and limits by one link id.
-enum class LinkKind { friction, contact };
+// contact torque (side * lambda >= 0); a locked one-way clutch holds w_a = w_b
+// with a torque bounded on one side only (o lambda <= static_ratio D). Links
+// are numbered once by assemble(): friction element i is link i, then the
+// rigid freeplay springs in model order (Model::spring_link), then the one-way
+// clutches (OneWayClutch::link), so that clusters, static splits, mode
+// selection, impacts and roots index torques and limits by one link id.
+enum class LinkKind { friction, contact, one_way };
 struct ModelLink {
   LinkKind kind = LinkKind::friction;
-  int element = -1;              // index in Model::frictions (friction) or Model::springs (contact)
+  int element = -1;              // index in Model::frictions, Model::springs (contact) or Model::one_way_clutches
   int a = kGround, b = kGround;  // body indices (b may be kGround)
-  double ratio = 1.0;            // w_a = ratio w_b while locked: 1 (friction) or the mesh ratio p (contact)
+  double ratio = 1.0;            // w_a = ratio w_b while locked: 1 (friction, one-way) or the mesh ratio p (contact)
 };
+// The kind of the elements whose links are of kind k.
+inline ElementKind element_kind_of(LinkKind k) {
+  return k == LinkKind::friction ? ElementKind::friction
+         : k == LinkKind::contact ? ElementKind::spring
+                                  : ElementKind::one_way_clutch;
+}
 
 // Massless frictionless bodies joined by springs that no theorem eliminates;
 // their angles solve the PL torque balance (solvers/algebraic_bodies.hpp).
@@ -134,7 +186,8 @@ struct Model {
   std::vector<Spring> springs;      // (ns x 1)
   std::vector<Friction> frictions;  // (nf x 1)
   std::vector<Load> loads;          // (nl x 1)
-  std::vector<ModelLink> links;     // (nf + rigid springs) the links of the variable structure (ModelLink)
+  std::vector<OneWayClutch> one_way_clutches;  // (now x 1)
+  std::vector<ModelLink> links;     // (nf + rigid springs + now) the links of the variable structure (ModelLink)
   std::vector<int> spring_link;     // (ns x 1) link id of each rigid freeplay spring, -1 for the others
   std::vector<Signal> signals;      // resolved (no references)
   std::vector<SignalSlot> slots;    // (slots) the signals the laws read, in slot order (SignalSlot)
@@ -153,10 +206,11 @@ struct Model {
   // Elements in the order of the model file (ne = ns + nf + nl)
   std::vector<std::string> element_names;   // (ne x 1)
   std::vector<ElementKind> element_kind;    // (ne x 1)
-  std::vector<int> element_index;           // (ne x 1) index in springs/frictions/loads
+  std::vector<int> element_index;           // (ne x 1) index in springs/frictions/loads/one_way_clutches
   std::vector<int> spring_element;          // (ns x 1) element id of each spring
   std::vector<int> friction_element;        // (nf x 1)
   std::vector<int> load_element;            // (nl x 1)
+  std::vector<int> one_way_element;         // (now x 1)
 
   std::vector<double> breakpoints;  // sorted signal discontinuities in (t_start, t_end]
   std::vector<std::string> reductions;  // what assemble() reduced (core/reduce.hpp), in the paper's terms
@@ -167,9 +221,18 @@ struct Model {
   int num_links() const { return static_cast<int>(links.size()); }
   // Element ids of the elements of kind k, in model order (spring_element, ...).
   const std::vector<int>& elements_of(ElementKind k) const {
-    return k == ElementKind::spring ? spring_element : k == ElementKind::friction ? friction_element : load_element;
+    switch (k) {
+      case ElementKind::spring: return spring_element;
+      case ElementKind::friction: return friction_element;
+      case ElementKind::torque: return load_element;
+      case ElementKind::one_way_clutch: return one_way_element;
+    }
+    return load_element;
   }
   bool is_contact_link(int link) const { return links[link].kind == LinkKind::contact; }
+  bool is_one_way_link(int link) const { return links[link].kind == LinkKind::one_way; }
+  // The element id of link `link` (Model::element_names).
+  int link_element(int link) const { return elements_of(element_kind_of(links[link].kind))[links[link].element]; }
   // Length of the input values array: named inputs, then held block outputs.
   int num_input_values() const { return static_cast<int>(inputs.size() + sampled.size()); }
   // The input values at the start of a run: declared inputs, initial block outputs.
@@ -180,6 +243,22 @@ struct Model {
   int element_id(const std::string& name) const;
   int input_id(const std::string& name) const;
 };
+
+// The law of a spring's description (core/spring_law.cpp) between bodies a and
+// b (b may be kGround): the gap as its middle and half-width around the
+// offset, or the stiffness table as knots.
+Spring spring_law(const SpringSpec& s, int a, int b);
+
+// True unless friction law f's Coulomb part is identically 0 (S identically 0
+// or a table of zeros): a pure viscous element never sticks, needs no events
+// and is no link of any locked structure.
+inline bool can_have_dry_friction(const Model& m, const Friction& f) {
+  const Signal& s = m.signals[f.coulomb];
+  if (is_constant(s) && evaluate(s, m.simulation.t_start) == 0.0) return false;
+  for (double tau : f.table.value)
+    if (tau != 0.0) return true;
+  return false;
+}
 
 // Validates the description (throws ModelError naming the field), applies the
 // exact reductions of core/reduce.hpp (rigid connections, massless frictionless

@@ -38,6 +38,13 @@ std::string name_problem(const std::string& name, bool column) {
   return {};
 }
 
+std::pair<double, double> spring_gap(const SpringSpec& s) {
+  if (s.freeplay_bounds) return {s.freeplay_lower, s.freeplay_upper};
+  return {-s.freeplay, s.freeplay};
+}
+
+double spring_offset(const SpringSpec& s) { return s.preload != 0.0 ? -s.preload / s.stiffness : s.offset; }
+
 const std::string& element_name(const ElementSpec& e) {
   return std::visit([](const auto& x) -> const std::string& { return x.name; }, e);
 }

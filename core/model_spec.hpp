@@ -25,10 +25,16 @@ namespace luztar {
 enum class FieldType {
   number,      // a double; may carry a unit of `dimension`
   text,        // a word; `choices` lists the values it may take
-  signal,      // a Signal (core/signal.hpp) whose values have `dimension`; required
+  signal,      // a Signal (core/signal.hpp) whose values have `dimension`
   body,        // the name of one body; required
   attachment,  // `body: a` (to the fixed base) or `bodies: [a, b]`, into `text` and `second`; required
   speed_table, // a SpeedTable ([speed, value] points, or a CSV file of them) whose values have `dimension`
+  // `key: a` (a number of `dimension`, into `number`) or `key: {lower, upper}`
+  // (both numbers of `dimension`, into `lower` and `upper`, and `bounds` set)
+  bounds,
+  // `key: {points: [[x, y], ...]}`: a piecewise-linear characteristic into
+  // `points`, x of `dimension`, y of `value_dimension`
+  points,
 };
 // A function of a relative speed given by points (a friction table, Part 1
 // Th. 3.5): speeds [rad/s] 0 = v_0 < v_1 < ... < v_n, values linear between
@@ -40,6 +46,11 @@ struct SpeedTable {
 // Most points a speed table may have: each knot is an event, and a slipping
 // element's segment is a mode byte (State::element_mode).
 inline constexpr std::size_t kMaxSpeedTablePoints = 64;
+// A characteristic y(x) given by its points (FieldType::points); empty when not given.
+struct PointTable {
+  std::vector<double> x, y;
+  bool empty() const { return x.empty(); }
+};
 
 // The rule validate() checks on a number, reported at its field.
 enum class NumberRule {
@@ -60,7 +71,7 @@ struct SpecField {
   SpeedTable S::*table = nullptr;      // speed_table
   Dimension dimension = Dimension::plain;  // number, signal, speed_table (its values): what it measures (core/units.hpp)
   NumberRule rule = NumberRule::finite;    // number
-  bool required = false;               // number: must be given (else the struct's default)
+  bool required = false;               // number, signal: must be given (else the struct's default)
   const char* choices = nullptr;       // text: the values it may take, "a, b"
   bool between_bodies = false;         // number: meaningful only between two bodies (written only then)
   // Fields with the same alternative > 0 are one choice: exactly one of them
@@ -71,6 +82,14 @@ struct SpecField {
   // The key of the field this one belongs to (radius and normal_force: mu_table):
   // written only with it, and it needs this one. Optional on its own.
   const char* with = nullptr;
+  double S::*lower = nullptr;          // bounds: the lower bound
+  double S::*upper = nullptr;          // bounds: the upper bound
+  bool S::*bounds = nullptr;           // bounds: true when given as {lower, upper}
+  PointTable S::*points = nullptr;     // points
+  Dimension value_dimension = Dimension::plain;  // points: what y measures
+  // The key of a required field this one stands instead of (points: a
+  // stiffness table instead of `stiffness`): exactly one of the two is given.
+  const char* instead_of = nullptr;
 };
 
 // A rotational rigid body. Angles in rad, velocities in rad/s.
@@ -82,34 +101,63 @@ struct BodySpec {
 };
 
 // Freeplay spring (shaft, gear mesh) on the relative angle x = q_a - ratio * q_b
-// (Part 2, sections 2.2-2.3). Torque k*luz(x, freeplay) + damping*x' acts as
+// (Part 2, sections 2.2-2.3). Torque T = T_el(x - x0) + damping*x' acts as
 // -T on body a and +ratio*T on body b. body_b empty: spring to the fixed base (x = q_a).
+// The elastic law T_el of x~ = x - x0 (x0: the offset, or -preload/stiffness) is
+// a gap [lower, upper] with stiffness outside it, k luz(x~ - (l + u)/2, (u - l)/2)
+// (freeplay a: [-a, a]), or the piecewise-linear stiffness_table.
 struct SpringSpec {
   static constexpr const char* kType = "spring";  // its `type` in YAML
   static constexpr const char* kNoun = "a spring";  // in messages
   std::string name;
   std::string body_a, body_b;  // body_b empty = fixed base
   double ratio = 1.0;          // gear ratio p = r_b / r_a (> 0)
-  double stiffness = 0.0;      // k [N m/rad], >= 0
-  double freeplay = 0.0;       // a = half of the total play [rad], >= 0
+  double stiffness = 0.0;      // k [N m/rad], >= 0 (0 with a stiffness_table)
+  double freeplay = 0.0;       // a = half of the total play [rad], >= 0: the gap [-a, a]
+  // freeplay: {lower, upper}: an asymmetric gap [lower, upper] around the
+  // offset [rad] (freeplay_bounds set; lower <= upper, finite)
+  double freeplay_lower = 0.0, freeplay_upper = 0.0;
+  bool freeplay_bounds = false;
+  double offset = 0.0;         // x0: the unstretched angle [rad] (MSL's phi_rel0)
+  double preload = 0.0;        // P: a linear spring's torque at x = 0 [N m], x0 = -P/k (not with offset)
+  // Points (x~_k [rad], T_k [N m]) of a piecewise-linear T_el(x~), x~
+  // increasing, T nondecreasing, continued along its end segments (instead of
+  // stiffness and freeplay: a zero-torque segment is a gap).
+  PointTable stiffness_table;
   double damping = 0.0;        // c [N m s/rad], >= 0, on x'
   // Rigid freeplay (stiffness .inf, freeplay > 0): the gap is a pair of
   // unilateral constraints |x| <= a, and closing it is an impact with Newton's
   // restitution coefficient e (relative normal velocity after = -e * before).
   double restitution = 0.0;    // e in [0, 1]; only for rigid freeplay
-  // Where the damping acts: "everywhere" (T = k luz(x, a) + c x') or
-  // "contact" (0 in the gap; in contact T = Tc + clamp(c x', -|Tc|, |Tc|),
-  // Tc = k luz(x, a): no jump as the teeth meet, no pull as they part).
+  // Where the damping acts: "everywhere" (T = T_el + c x') or "contact" (0
+  // where T_el = 0; elsewhere T = T_el + clamp(c x', -|T_el|, |T_el|): no jump
+  // as the teeth meet, no pull as they part).
   std::string damping_law = "everywhere";
 };
+// Most points of a stiffness table (a segment index is a byte of the state).
+inline constexpr std::size_t kMaxTablePoints = 64;
+// The gap of a spring's description as bounds [lower, upper] around its offset (freeplay a: [-a, a]) [rad].
+std::pair<double, double> spring_gap(const SpringSpec& s);
+// Its unstretched angle x0 [rad]: the offset, or -preload / stiffness.
+double spring_offset(const SpringSpec& s);
+// True when it has a gap of positive width (upper > lower).
+inline bool spring_has_gap(const SpringSpec& s) {
+  const auto [lower, upper] = spring_gap(s);
+  return upper > lower;
+}
 inline constexpr SpecField<SpringSpec> kSpringFields[] = {
     {.key = "bodies", .type = FieldType::attachment, .text = &SpringSpec::body_a, .second = &SpringSpec::body_b},
     {.key = "ratio", .number = &SpringSpec::ratio, .dimension = Dimension::dimensionless,
      .rule = NumberRule::nonzero, .between_bodies = true},
     {.key = "stiffness", .number = &SpringSpec::stiffness, .dimension = Dimension::stiffness,
      .rule = NumberRule::nonnegative_or_inf, .required = true},
-    {.key = "freeplay", .number = &SpringSpec::freeplay, .dimension = Dimension::angle,
-     .rule = NumberRule::nonnegative},
+    {.key = "freeplay", .type = FieldType::bounds, .number = &SpringSpec::freeplay, .dimension = Dimension::angle,
+     .rule = NumberRule::nonnegative, .lower = &SpringSpec::freeplay_lower, .upper = &SpringSpec::freeplay_upper,
+     .bounds = &SpringSpec::freeplay_bounds},
+    {.key = "offset", .number = &SpringSpec::offset, .dimension = Dimension::angle},
+    {.key = "preload", .number = &SpringSpec::preload, .dimension = Dimension::torque},
+    {.key = "stiffness_table", .type = FieldType::points, .dimension = Dimension::angle,
+     .points = &SpringSpec::stiffness_table, .value_dimension = Dimension::torque, .instead_of = "stiffness"},
     {.key = "damping", .number = &SpringSpec::damping, .dimension = Dimension::damping,
      .rule = NumberRule::nonnegative},
     {.key = "restitution", .number = &SpringSpec::restitution, .dimension = Dimension::dimensionless},
@@ -169,15 +217,46 @@ struct TorqueSpec {
 };
 inline constexpr SpecField<TorqueSpec> kTorqueFields[] = {
     {.key = "body", .type = FieldType::body, .text = &TorqueSpec::body},
-    {.key = "torque", .type = FieldType::signal, .signal = &TorqueSpec::torque, .dimension = Dimension::torque},
+    {.key = "torque", .type = FieldType::signal, .signal = &TorqueSpec::torque, .dimension = Dimension::torque,
+     .required = true},
 };
 inline std::span<const SpecField<TorqueSpec>> spec_fields(const TorqueSpec&) { return kTorqueFields; }
 
+// One-way clutch (freewheel, sprag or roller clutch; to the base: a backstop)
+// on the relative velocity v = q_a' - q_b' (elements/one_way_clutch.hpp). It
+// never turns in its locked direction: o v >= 0 always, o = +1 for overrun
+// "positive" (v may be positive), -1 for "negative". Overrunning (o v > 0) it
+// drags with torque o D(t) + viscous v; locked (v = 0) it carries any torque
+// lambda with o lambda <= static_ratio D(t): unbounded in the locking direction,
+// at most static_ratio D against overrun. The torque acts as -lambda on body a
+// and +lambda on body b, as a friction element's. body_b empty: to the base.
+struct OneWayClutchSpec {
+  static constexpr const char* kType = "one_way_clutch";
+  static constexpr const char* kNoun = "a one-way clutch";
+  std::string name;
+  std::string body_a, body_b;      // body_b empty = fixed base
+  std::string overrun = "positive";  // positive | negative: the sign of v that runs free
+  Signal coulomb;                  // drag D(t) [N m] while overrunning, >= 0 at all times (0: a pure freewheel)
+  double viscous = 0.0;            // mu [N m s/rad], >= 0, while overrunning
+  double static_ratio = 1.0;       // locked: holds static_ratio D against overrun, >= 1
+};
+inline constexpr SpecField<OneWayClutchSpec> kOneWayClutchFields[] = {
+    {.key = "bodies", .type = FieldType::attachment, .text = &OneWayClutchSpec::body_a,
+     .second = &OneWayClutchSpec::body_b},
+    {.key = "overrun", .type = FieldType::text, .text = &OneWayClutchSpec::overrun, .choices = "positive, negative"},
+    {.key = "coulomb", .type = FieldType::signal, .signal = &OneWayClutchSpec::coulomb, .dimension = Dimension::torque},
+    {.key = "viscous", .number = &OneWayClutchSpec::viscous, .dimension = Dimension::damping,
+     .rule = NumberRule::nonnegative},
+    {.key = "static_ratio", .number = &OneWayClutchSpec::static_ratio, .dimension = Dimension::dimensionless,
+     .rule = NumberRule::at_least_one},
+};
+inline std::span<const SpecField<OneWayClutchSpec>> spec_fields(const OneWayClutchSpec&) { return kOneWayClutchFields; }
+
 // A new kind: its struct (with kType, kNoun), its field table and
 // spec_fields overload above, and its alternative here.
-using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec>;
+using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec, OneWayClutchSpec>;
 
-// The kinds' `type` names, "spring, friction, torque".
+// The kinds' `type` names, "spring, friction, torque, one_way_clutch".
 std::string element_types();
 // A default description of the kind named `type` into `out`; false for no such kind.
 bool element_spec_of_type(const std::string& type, ElementSpec& out);

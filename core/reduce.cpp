@@ -61,6 +61,9 @@ void scale_friction_law(FrictionSpec& f, double abs_c) {
   }
 }
 
+// A one-way clutch's drag D seen on v' (v = c v'): |c| D.
+void scale_friction_law(OneWayClutchSpec& f, double abs_c) { f.coulomb = scaled(f.coulomb, abs_c); }
+
 class Reducer {
  public:
   explicit Reducer(const ModelSpec& spec) : spec_(spec) {}
@@ -85,7 +88,9 @@ class Reducer {
     if (!s.body_b.empty()) t.push_back({s.body_b, -s.ratio});
     return t;
   }
-  static std::vector<Term> friction_terms(const FrictionSpec& f) {
+  // The terms of a friction element's or a one-way clutch's relative velocity q_a' - q_b'.
+  template <class S>
+  static std::vector<Term> friction_terms(const S& f) {
     std::vector<Term> t = {{f.body_a, 1.0}};
     if (!f.body_b.empty()) t.push_back({f.body_b, -1.0});
     return t;
@@ -107,24 +112,38 @@ class Reducer {
     out.erase(std::remove_if(out.begin(), out.end(), [](const Term& t) { return t.c == 0.0; }), out.end());
     return out;
   }
-  // Spring with energy 1/2 k luz(sum c_i q_i, a)^2 in the standard form
-  // x = q_a - ratio q_b (Theorem 3.2: luz(c x, a) = sgn(c) |c| luz(x, a/|c|)).
-  // Its other fields (restitution, law, ...) are `base`'s: a substitution
-  // changes only the relation and what scales with it.
-  std::optional<SpringSpec> spring_from(const SpringSpec& base, const std::string& name, double k, double a,
-                                        double damping, std::vector<Term> terms) const {
+  // The spring `law` acts on y = sum c_i q_i (its stiffness, gap, offset,
+  // table and damping are y's); the same spring in the standard form
+  // x = q_a - ratio q_b with y = c x (Theorem 3.2: luz(c x, a) = sgn(c) |c|
+  // luz(x, a/|c|); a law T(y) is c T(c x) on x: stiffness and damping c^2,
+  // angles 1/c, torques c, a gap's bounds and a table's points in reverse
+  // order for c < 0). Its other fields (restitution, law, ...) are `law`'s.
+  std::optional<SpringSpec> spring_from(const SpringSpec& law, const std::string& name, std::vector<Term> terms) const {
     terms = substitute(terms, "", "", 0.0);  // merge terms on the same body, drop zeros and the base
     if (terms.empty()) return std::nullopt;
     if (terms.size() == 2 && body_index(terms[1].body) < body_index(terms[0].body)) std::swap(terms[0], terms[1]);
     const double c = terms[0].c;
-    SpringSpec s = base;
+    SpringSpec s = law;
     s.name = name;
     s.body_a = terms[0].body;
     s.body_b.clear();
     s.ratio = 1.0;
-    s.stiffness = c * c * k;
-    s.freeplay = a / std::abs(c);
-    s.damping = c * c * damping;
+    s.stiffness = c * c * law.stiffness;
+    s.freeplay = law.freeplay / std::abs(c);
+    s.damping = c * c * law.damping;
+    if (law.offset != 0.0) s.offset = law.offset / c;  // (0 stays +0: the writer leaves it out)
+    if (law.preload != 0.0) s.preload = c * law.preload;
+    if (law.freeplay_bounds) {
+      s.freeplay_lower = (c > 0 ? law.freeplay_lower : law.freeplay_upper) / c;
+      s.freeplay_upper = (c > 0 ? law.freeplay_upper : law.freeplay_lower) / c;
+    }
+    s.stiffness_table = {};
+    const PointTable& t = law.stiffness_table;
+    for (std::size_t i = 0; i < t.x.size(); ++i) {
+      const std::size_t k = c > 0 ? i : t.x.size() - 1 - i;
+      s.stiffness_table.x.push_back(t.x[k] / c);
+      s.stiffness_table.y.push_back(c * t.y[k]);
+    }
     if (terms.size() == 2) {
       s.body_b = terms[1].body;
       s.ratio = -terms[1].c / c;
@@ -167,7 +186,7 @@ class Reducer {
     for (std::size_t i = 0; i < spec_.elements.size(); ++i) {
       const auto* s = std::get_if<SpringSpec>(&spec_.elements[i]);
       // with freeplay it is an impact pair (rigid freeplay), kept as it is
-      if (!s || !std::isinf(s->stiffness) || s->freeplay != 0.0) continue;
+      if (!s || !std::isinf(s->stiffness) || spring_has_gap(*s)) continue;
       const SpringSpec rigid = *s;
       spec_.elements.erase(spec_.elements.begin() + static_cast<long>(i));
       // q_a = p q_b. Keep the heavier body; the other is expressed through it.
@@ -210,25 +229,15 @@ class Reducer {
         redundant.push_back("rigid spring '" + s->name +
                             "' closes a loop of rigid connections whose ratios agree: redundant, dropped");
       } else if (s) {
-        const auto ns = spring_from(*s, s->name, s->stiffness, s->freeplay, s->damping,
-                                    substitute(spring_terms(*s), gone, kept, factor));
+        const auto ns = spring_from(*s, s->name, substitute(spring_terms(*s), gone, kept, factor));
         if (ns) *s = *ns;
         else drop.push_back(i);
       } else if (auto* f = std::get_if<FrictionSpec>(&e)) {
-        const std::vector<Term> t = substitute(friction_terms(*f), gone, kept, factor);
-        if (t.empty()) {
-          drop.push_back(i);  // relative velocity identically 0: never slips, never works
-          continue;
-        }
-        if (t.size() == 2 && t[0].c != -t[1].c)
-          throw ModelError("elements." + f->name, "friction between '" + t[0].body + "' and '" + t[1].body +
-                                                      "' after merging '" + gone + "' through ratio " +
-                                                      show(factor) + " is not a clutch on equal speeds");
-        const double c = t[0].c;
-        f->body_a = c > 0 ? t[0].body : (t.size() == 2 ? t[1].body : t[0].body);
-        f->body_b = t.size() == 2 ? (c > 0 ? t[1].body : t[0].body) : "";
-        f->viscous *= c * c;
-        scale_friction_law(*f, std::abs(c));
+        if (carry_friction(*f, "friction", gone, kept, factor) == 0) drop.push_back(i);
+      } else if (auto* c = std::get_if<OneWayClutchSpec>(&e)) {
+        const int direction = carry_friction(*c, "one-way clutch", gone, kept, factor);
+        if (direction == 0) drop.push_back(i);  // a rigid connection already holds it (v identically 0)
+        else if (direction < 0) c->overrun = c->overrun == "negative" ? "positive" : "negative";
       } else if (auto* l = std::get_if<TorqueSpec>(&e)) {
         if (kept.empty()) drop.push_back(i);  // taken by the base
         else {
@@ -244,6 +253,30 @@ class Reducer {
     steps_.insert(steps_.end(), redundant.begin(), redundant.end());
   }
 
+  // A friction element or a one-way clutch (its law mu tar(v, MT0/mu) on
+  // v = q_a' - q_b') after q_gone = factor q_kept: v = c v' with v' the
+  // relative velocity of the bodies left (Theorem 3.2: mu c^2 and MT0 |c| seen
+  // on v'). Returns the sign of v / v' (a one-way clutch's overrun direction
+  // follows it: between two bodies they are swapped when c < 0, so only a
+  // clutch left on one body flips), or 0 when nothing is left (v identically
+  // 0: it never slips, never works, and is dropped). `what` names the kind in
+  // the error of a relation that is no longer between equal speeds.
+  template <class S>
+  static int carry_friction(S& f, const char* what, const std::string& gone, const std::string& kept, double factor) {
+    const std::vector<Term> t = substitute(friction_terms(f), gone, kept, factor);
+    if (t.empty()) return 0;
+    if (t.size() == 2 && t[0].c != -t[1].c)
+      throw ModelError("elements." + f.name, std::string(what) + " between '" + t[0].body + "' and '" + t[1].body +
+                                                 "' after merging '" + gone + "' through ratio " + show(factor) +
+                                                 " is not a clutch on equal speeds");
+    const double c = t[0].c;
+    f.body_a = c > 0 ? t[0].body : (t.size() == 2 ? t[1].body : t[0].body);
+    f.body_b = t.size() == 2 ? (c > 0 ? t[1].body : t[0].body) : "";
+    f.viscous *= c * c;
+    scale_friction_law(f, std::abs(c));
+    return t.size() == 2 || c > 0 ? 1 : -1;
+  }
+
   // A rigid spring between `gone` and `kept`, which other rigid connections
   // already hold at q_gone = factor q_kept, closes a loop. Its own ratio must
   // agree (to kLoopTolerance relative: the roundoff of ratios like 1/0.07);
@@ -251,7 +284,7 @@ class Reducer {
   // still, which is a ModelError (substituted, its roundoff residue would
   // silently fix the bodies to the base).
   bool closes_rigid_loop(const SpringSpec& s, const std::string& gone, const std::string& kept, double factor) {
-    if (!std::isinf(s.stiffness) || s.freeplay != 0.0 || kept.empty()) return false;
+    if (!std::isinf(s.stiffness) || spring_has_gap(s) || kept.empty()) return false;
     const bool forward = s.body_a == gone && s.body_b == kept;
     if (!forward && !(s.body_a == kept && s.body_b == gone)) return false;
     const double held = forward ? factor : 1.0 / factor;  // q_a = held q_b through the others
@@ -300,10 +333,12 @@ class Reducer {
     return false;
   }
 
-  // Normal form of a spring seen from body n: x = c (q_n - u q_o), k~ = c^2 k, a~ = a/|c|.
+  // Normal form of a spring seen from body n: x = q_n - u q_o with y = c x,
+  // k~ = c^2 k and its gap [lower, upper] in x (the offset included: y's gap
+  // [y0 + l, y0 + u] divided by c, reversed for c < 0).
   struct Seen {
     std::string other;
-    double u, k, a;
+    double u, k, lower, upper;
   };
   static Seen seen_from(const SpringSpec& s, const std::string& n) {
     double cn = 0.0, co = 0.0;
@@ -315,7 +350,27 @@ class Reducer {
         co = t.c;
       }
     }
-    return {other, -co / cn, cn * cn * s.stiffness, s.freeplay / std::abs(cn)};
+    const auto [l, u] = spring_gap(s);
+    const double x0 = spring_offset(s), lo = (x0 + l) / cn, hi = (x0 + u) / cn;
+    return {other, -co / cn, cn * cn * s.stiffness, std::min(lo, hi), std::max(lo, hi)};
+  }
+
+  // The gap [lower, upper] of a spring description: `freeplay: a` when it is
+  // [-a, a], else the bounds.
+  static void set_gap(SpringSpec& s, double lower, double upper) {
+    lower += 0.0;  // -0 (a sum or quotient of zeros) is written as 0
+    upper += 0.0;
+    if (lower == -upper) {
+      s.freeplay = upper;
+      return;
+    }
+    s.freeplay_bounds = true;
+    s.freeplay_lower = lower;
+    s.freeplay_upper = upper;
+  }
+  static std::string gap_text(const SpringSpec& s) {
+    if (!s.freeplay_bounds) return "freeplay " + show(s.freeplay);
+    return "gap [" + show(s.freeplay_lower) + ", " + show(s.freeplay_upper) + "]";
   }
 
   void series(const std::string& node, std::size_t i1, std::size_t i2) {
@@ -324,15 +379,19 @@ class Reducer {
     const Seen a = seen_from(s1, node), b = seen_from(s2, node);
     std::ostringstream step;
     const std::string name = s1.name + "+" + s2.name;
-    // Balance at the node: k~1 luz(X1, a~1) = k~2 luz(-X2, a~2) with X1 - X2 = u2 q_o2 - u1 q_o1 = y.
-    // Theorem 3.6: the common torque is (1/k~1 + 1/k~2)^-1 luz(y, a~1 + a~2).
+    // Balance at the node: T~1(X1) + T~2(X2) = 0 with X1 - X2 = u2 q_o2 - u1 q_o1 = y.
+    // Theorem 3.6: the common torque is (1/k~1 + 1/k~2)^-1 luz on y, its
+    // gap [L1 - U2, U1 - L2] (the compliances add; the bounds of a symmetric
+    // gap: a~1 + a~2).
     std::optional<SpringSpec> merged;
     if (a.k > 0.0 && b.k > 0.0) {
-      const double k = 1.0 / (1.0 / a.k + 1.0 / b.k);
+      SpringSpec law;
+      law.stiffness = 1.0 / (1.0 / a.k + 1.0 / b.k);
+      set_gap(law, a.lower - b.upper, a.upper - b.lower);
       std::vector<Term> terms;  // the base contributes no term
       if (!b.other.empty()) terms.push_back({b.other, b.u});
       if (!a.other.empty()) terms.push_back({a.other, -a.u});
-      merged = spring_from(SpringSpec{}, name, k, a.a + b.a, 0.0, terms);
+      merged = spring_from(law, name, terms);
     }
     if (merged) {
       step << "massless frictionless body " << node << " between springs '" << s1.name << "' and '" << s2.name
@@ -340,7 +399,7 @@ class Reducer {
            << "' on " << merged->body_a;
       if (!merged->body_b.empty()) step << " - " << show(merged->ratio) << " " << merged->body_b;
       step << " with stiffness (1/" << show(a.k) << " + 1/" << show(b.k) << ")^-1 scaled to " << show(merged->stiffness)
-           << " and freeplay " << show(merged->freeplay);
+           << " and " << gap_text(*merged);
     } else {
       step << "massless frictionless body " << node << " between springs '" << s1.name << "' and '" << s2.name
            << "': a spring of stiffness 0 leaves the chain without torque; both removed";
@@ -361,7 +420,10 @@ class Reducer {
       bool has_torque = false;
       for (std::size_t i : elements_on(b.name)) {
         const ElementSpec& e = spec_.elements[i];
-        if (const auto* f = std::get_if<FrictionSpec>(&e)) {
+        if (const auto* c = std::get_if<OneWayClutchSpec>(&e)) {
+          throw ModelError("elements." + c->name, "a one-way clutch on the massless body '" + b.name +
+                                                      "' is not supported; give the body an inertia");
+        } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
           if (!f->coulomb_table.empty() || !f->mu_table.empty())
             throw ModelError("elements." + f->name, "a friction table on the massless body '" + b.name +
                                                         "' is not supported (its first-order law needs Coulomb + "

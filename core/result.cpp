@@ -20,6 +20,9 @@ const char* to_string(EventKind k) {
     case EventKind::contact: return "contact";
     case EventKind::separation: return "separation";
     case EventKind::impact: return "impact";
+    case EventKind::stage: return "stage";
+    case EventKind::lock: return "lock";
+    case EventKind::overrun: return "overrun";
   }
   return "?";
 }

@@ -23,9 +23,12 @@ enum class EventKind {
   separation,   // freeplay spring: contact lost, back inside the gap (side +-1 -> 0)
   impact,       // rigid freeplay: teeth struck at side `from`, velocities jumped; `to` is the side
                 // after (0: rebound, +-1: at rest in contact, also logged as a contact)
+  stage,        // spring with a stiffness table: a knot crossed, segment `before` -> `after`
+  lock,         // one-way clutch: overrunning -> locked (relative velocity reached 0 and it holds)
+  overrun,      // one-way clutch: locked -> overrunning (the torque against overrun reached its limit)
 };
 const char* to_string(EventKind k);
-inline constexpr int kNumEventKinds = 6;
+inline constexpr int kNumEventKinds = 9;
 
 struct EventRecord {
   double t = 0.0;           // [s]
@@ -57,8 +60,7 @@ struct RunStats {
   long selection_fallbacks = 0;  // event-driven: S-S groups whose box QP missed its tolerance, re-solved by
                                  // Lemke's pivoting (solvers/mode_selection.hpp)
   long selection_unsolved = 0;   // event-driven: S-S groups whose box-LCP still missed its tolerance after
-                                 // that (or had no Lemke fallback: contacts in the group); modes were chosen
-                                 // from the best iterate
+                                 // that; modes were chosen from the best iterate
   long impact_fallbacks = 0;     // event-driven: impacts whose Lemke pivoting failed or missed its tolerance,
                                  // re-solved by projected Gauss-Seidel (solvers/impacts.hpp)
   long impacts_unsolved = 0;     // event-driven: impacts whose LCP neither solver met; the impulses are the
@@ -73,17 +75,20 @@ struct RunStats {
 struct Result {
   std::vector<std::string> body_names;     // (nb)
   std::vector<std::string> element_names;  // (ne)
-  std::vector<std::string> element_kinds;  // (ne) "spring" | "friction" | "torque"
+  std::vector<std::string> element_kinds;  // (ne) "spring" | "friction" | "torque" | "one_way_clutch"
 
   std::vector<double> time;            // (nt) output grid [s]
   std::vector<double> angle;           // (nt x nb) [rad]
   std::vector<double> velocity;        // (nt x nb) [rad/s]
   // (nt x ne) element torque [N m]: spring k*luz(x,a) + c*x' (acts -T on body a, +p*T on b);
   // friction torque opposing the relative velocity (static friction while stuck);
+  // one-way clutch likewise (its drag overrunning, the torque it carries locked);
   // torque element: the applied torque.
   std::vector<double> element_torque;
   // (nt x ne) element state: friction -1 slip-, 0 stuck, +1 slip+; spring -1/0/+1 freeplay
-  // side (0 = inside the gap); torque elements 0.
+  // side (0 = inside the gap), a table spring its segment 0..n (n points; 0 below the
+  // first); one-way clutch 0 locked, o (+1 or -1, its overrun direction)
+  // overrunning; torque elements 0.
   std::vector<std::int8_t> element_state;
   std::vector<double> input_work;  // (nt) [J]
   std::vector<double> kinetic;     // (nt) [J]
@@ -95,7 +100,7 @@ struct Result {
   std::vector<double> block_output;      // (nt x nsb) [block_units]
 
   std::vector<EventRecord> events;
-  std::vector<double> time_stuck;  // (ne) seconds each friction element spent stuck (0 for others)
+  std::vector<double> time_stuck;  // (ne) seconds each friction element spent stuck, each one-way clutch locked (0 for others)
 
   StepStatus status = StepStatus::reached_time;
   std::string message;

@@ -217,6 +217,8 @@ Dimension field_dimension(const std::string& path) {
   if (p[0] == "elements" && p.size() >= 3 && element_field(p[2], type, dim)) {  // the kinds' field tables
     if (type == FieldType::signal) return signal_part(p, 3, dim);
     if (type == FieldType::number && p.size() == 3) return dim;
+    if (type == FieldType::bounds && (p.size() == 3 || (p.size() == 4 && (p[3] == "lower" || p[3] == "upper"))))
+      return dim;
   }
   if (p[0] == "signals" && p.size() >= 2) return signal_part(p, 2, Dimension::plain);
   return Dimension::plain;

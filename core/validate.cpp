@@ -385,21 +385,27 @@ const BodySpec* find_body(const ModelSpec& spec, const std::string& name) {
 }
 
 // damping_law: contact (elements/freeplay_spring.hpp) needs teeth that meet
-// elastically: a gap (a > 0), a finite stiffness k > 0 (a rigid freeplay's
-// contact is an impact), and inertial bodies (a massless body's springs are
-// combined and solved with the law everywhere).
+// elastically: a gap (upper > lower) with a finite stiffness k > 0 (a rigid
+// freeplay's contact is an impact), or a stiffness table (the law is 0 where
+// its torque is), and inertial bodies (a massless body's springs are combined
+// and solved with the law everywhere).
 void contact_damping_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p) {
   const std::string f = p + ".damping_law";
-  if (s.freeplay == 0.0) throw ModelError(f, "contact needs a freeplay > 0 (a spring without a gap is always in contact)");
-  if (std::isinf(s.stiffness) || s.stiffness == 0.0)
-    throw ModelError(f, "contact needs a finite stiffness > 0 (got " + show(s.stiffness) + ")");
+  if (s.stiffness_table.empty()) {
+    if (!spring_has_gap(s))
+      throw ModelError(f, "contact needs a gap (freeplay > 0 or lower < upper) or a stiffness_table (a spring "
+                          "without a gap is always in contact)");
+    if (std::isinf(s.stiffness) || s.stiffness == 0.0)
+      throw ModelError(f, "contact needs a finite stiffness > 0 (got " + show(s.stiffness) + ")");
+  }
   for (const std::string& name : {s.body_a, s.body_b})
     if (const BodySpec* body = name.empty() ? nullptr : find_body(spec, name); body && body->inertia == 0.0)
       throw ModelError(f, "contact needs inertial bodies; '" + body->name + "' is massless (inertia 0)");
 }
 
-// A rigid freeplay (stiffness .inf, freeplay a > 0) is a pair of unilateral
-// constraints -a <= q_a - p q_b <= a between inertial bodies.
+// A rigid freeplay (stiffness .inf with a gap [l, u] around the offset x0) is
+// a pair of unilateral constraints x0 + l <= q_a - p q_b <= x0 + u between
+// inertial bodies.
 void rigid_freeplay_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p) {
   const BodySpec* a = find_body(spec, s.body_a);
   const BodySpec* b = s.body_b.empty() ? nullptr : find_body(spec, s.body_b);
@@ -408,10 +414,67 @@ void rigid_freeplay_rules(const ModelSpec& spec, const SpringSpec& s, const std:
       throw ModelError(p + ".bodies", "a rigid freeplay (stiffness .inf) needs inertial bodies; '" + body->name +
                                           "' is massless (inertia 0)");
   const double x = (a ? a->angle : 0.0) - s.ratio * (b ? b->angle : 0.0);
-  if (std::abs(x) > s.freeplay * (1.0 + 1e-12))
-    throw ModelError(p + ".freeplay", "the initial relative angle " + show(x) +
-                                          " rad lies outside the rigid freeplay [-" + show(s.freeplay) + ", " +
-                                          show(s.freeplay) + "]");
+  const auto [lower, upper] = spring_gap(s);
+  if (!s.freeplay_bounds && s.offset == 0.0) {  // [-a, a]
+    if (std::abs(x) > s.freeplay * (1.0 + 1e-12))
+      throw ModelError(p + ".freeplay", "the initial relative angle " + show(x) +
+                                            " rad lies outside the rigid freeplay [-" + show(s.freeplay) + ", " +
+                                            show(s.freeplay) + "]");
+    return;
+  }
+  const double xt = x - s.offset, slack = 1e-12 * (upper - lower);
+  if (xt < lower - slack || xt > upper + slack)
+    throw ModelError(p + ".freeplay", "the initial relative angle " + show(x) + " rad lies outside the rigid stops [" +
+                                          show(lower) + ", " + show(upper) + "] around the offset " + show(s.offset));
+}
+
+// The offset or the preload of a spring: one of them, the preload on a linear
+// spring only; a rigid connection (stiffness .inf, no gap) has neither.
+void offset_rules(const SpringSpec& s, const std::string& p) {
+  if (s.preload != 0.0 && s.offset != 0.0) throw ModelError(p + ".preload", "give 'offset' or 'preload', not both");
+  if (s.preload != 0.0 &&
+      (!s.stiffness_table.empty() || spring_has_gap(s) || !(s.stiffness > 0.0) || std::isinf(s.stiffness)))
+    throw ModelError(p + ".preload", "needs a linear spring (a finite stiffness > 0 and no freeplay): preload is its "
+                                     "torque at x = 0; with a gap or a stiffness table, give the offset");
+  if (std::isinf(s.stiffness) && !spring_has_gap(s)) {
+    if (s.offset != 0.0)
+      throw ModelError(p + ".offset", "a rigid connection (stiffness .inf without freeplay) holds q_a = ratio q_b and "
+                                      "takes no offset");
+    if (spring_gap(s).first != 0.0)  // {lower: u, upper: u}: a shifted rigid connection
+      throw ModelError(p + ".freeplay", "a rigid connection (stiffness .inf without freeplay) holds q_a = ratio q_b: "
+                                        "its bounds must be 0 or span a gap (got lower = upper = " +
+                                            show(spring_gap(s).first) + ")");
+  }
+}
+
+// A stiffness table: 2 to kMaxTablePoints finite points, deflections
+// increasing, torques not falling; instead of a stiffness and a gap; not at
+// a massless body (springs there are combined or solved as gap springs).
+void table_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p) {
+  const PointTable& t = s.stiffness_table;
+  const std::string f = p + ".stiffness_table";
+  if (s.stiffness != 0.0) throw ModelError(p, "give 'stiffness' or 'stiffness_table', not both");
+  if (s.freeplay != 0.0 || s.freeplay_bounds)
+    throw ModelError(p + ".freeplay", "a stiffness table carries its own gaps (give a zero-torque segment)");
+  if (t.x.size() != t.y.size()) throw ModelError(f, "deflections and torques differ in length");
+  if (t.x.size() < 2) throw ModelError(f + ".points", "needs at least 2 points (got " + std::to_string(t.x.size()) + ")");
+  if (t.x.size() > kMaxTablePoints)
+    throw ModelError(f + ".points", "has " + std::to_string(t.x.size()) + " points, more than the limit of " +
+                                        std::to_string(kMaxTablePoints));
+  for (std::size_t i = 0; i < t.x.size(); ++i) {
+    const std::string pf = f + ".points[" + std::to_string(i) + "]";
+    if (!std::isfinite(t.x[i]) || !std::isfinite(t.y[i]))
+      throw ModelError(pf, "must be finite numbers (got " + show(t.x[i]) + ", " + show(t.y[i]) + ")");
+    if (i == 0) continue;
+    if (!(t.x[i] > t.x[i - 1]))
+      throw ModelError(pf, "deflections must increase (got " + show(t.x[i]) + " after " + show(t.x[i - 1]) + ")");
+    if (t.y[i] < t.y[i - 1])
+      throw ModelError(pf, "the torque falls from " + show(t.y[i - 1]) + " to " + show(t.y[i]) +
+                               " N m: a spring's torque must not fall as it is deflected (negative stiffness)");
+  }
+  for (const std::string& name : {s.body_a, s.body_b})
+    if (const BodySpec* body = name.empty() ? nullptr : find_body(spec, name); body && body->inertia == 0.0)
+      throw ModelError(f, "a spring at the massless body '" + body->name + "' must be a gap or linear spring");
 }
 
 // --- the rules of an element kind: its field table's, then its own -----------
@@ -439,6 +502,15 @@ void number_rule(double v, NumberRule rule, const std::string& field) {
   }
 }
 
+// A field given as {lower, upper}: both finite, lower <= upper (and its number form unused).
+void bound_rules(double lower, double upper, double number, const std::string& field) {
+  require_finite(lower, field + ".lower");
+  require_finite(upper, field + ".upper");
+  if (!(lower <= upper))
+    throw ModelError(field + ".upper", "must be >= lower (got lower " + show(lower) + ", upper " + show(upper) + ")");
+  if (number != 0.0) throw ModelError(field, "give a number (half the play) or {lower, upper}, not both");
+}
+
 // True when `value` is one of "a, b, c".
 bool one_of(const std::string& value, const std::string& choices) {
   for (std::size_t start = 0;;) {
@@ -464,8 +536,11 @@ void field_rules(const ModelSpec& spec, const S& s, const std::string& p, const 
     if (!(s.*f.second).empty()) require_body(s.*f.second, field);
     if (s.*f.text == s.*f.second) throw ModelError(field, std::string(S::kNoun) + " needs two different bodies");
   }
-  for (const auto& f : spec_fields(s))
-    if (f.type == FieldType::number) number_rule(s.*f.number, f.rule, p + "." + f.key);
+  for (const auto& f : spec_fields(s)) {
+    if (f.type == FieldType::number || (f.type == FieldType::bounds && !(s.*f.bounds)))
+      number_rule(s.*f.number, f.rule, p + "." + f.key);
+    if (f.type == FieldType::bounds && s.*f.bounds) bound_rules(s.*f.lower, s.*f.upper, s.*f.number, p + "." + f.key);
+  }
   for (const auto& f : spec_fields(s))
     if (f.type == FieldType::text && f.choices && !one_of(s.*f.text, f.choices))
       throw ModelError(p + "." + f.key, std::string("must be one of ") + f.choices + " (got '" + s.*f.text + "')");
@@ -478,7 +553,9 @@ template <class S>
 void kind_rules(const ModelSpec&, const S&, const std::string&) {}
 
 void kind_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p) {
-  const bool rigid_freeplay = std::isinf(s.stiffness) && s.freeplay > 0.0;
+  if (!s.stiffness_table.empty()) table_rules(spec, s, p);
+  offset_rules(s, p);
+  const bool rigid_freeplay = std::isinf(s.stiffness) && spring_has_gap(s);
   if (s.restitution != 0.0 && !rigid_freeplay)
     throw ModelError(p + ".restitution",
                      "applies to rigid freeplay only (stiffness .inf with freeplay > 0): an elastic "
@@ -554,6 +631,22 @@ void kind_rules(const ModelSpec& spec, const FrictionSpec& f, const std::string&
   if (f.radius != 0.0) throw ModelError(p + ".radius", "applies to 'mu_table' only");
   if (!(f.normal_force.kind == Signal::Kind::constant && f.normal_force.value == 0.0))
     throw ModelError(p + ".normal_force", "applies to 'mu_table' only");
+}
+
+// A one-way clutch's drag is a friction torque (>= 0 at all times), and it
+// never starts turning in its locked direction: o (w_a - w_b) >= 0 at t_start
+// (at rest, the S-S selection decides whether it locks or overruns).
+void kind_rules(const ModelSpec& spec, const OneWayClutchSpec& c, const std::string& p) {
+  const Range r = signal_range(c.coulomb, spec.signals, 0);
+  if (r.lo < 0.0) throw ModelError(p + ".coulomb", "the drag must stay >= 0 (it can reach " + show(r.lo) + ")");
+  const BodySpec* a = find_body(spec, c.body_a);
+  const BodySpec* b = c.body_b.empty() ? nullptr : find_body(spec, c.body_b);
+  const double v = (a ? a->velocity : 0.0) - (b ? b->velocity : 0.0);
+  const double o = c.overrun == "negative" ? -1.0 : 1.0;
+  if (o * v < 0.0)
+    throw ModelError(p, "the initial relative velocity w_" + c.body_a + (b ? " - w_" + c.body_b : std::string()) +
+                            " = " + show(v) + " rad/s turns the one-way clutch in its locked direction (overrun: " +
+                            c.overrun + "); start it at rest or overrunning");
 }
 
 }  // namespace

@@ -42,13 +42,16 @@ std::int8_t settled_segment(const FrictionTable& table, FrictionMode mode, int s
 }
 
 double friction_witness(const Model& m, const Witness& w, const WitnessInputs& in) {
-  // Friction element i is link i (Model::links): its limit and torque.
+  // The index is a link (friction element i is link i; a one-way clutch's,
+  // OneWayClutch::link): its rate, limit and torque.
   switch (w.kind) {
     case WitnessKind::slip_velocity:
     case WitnessKind::knot_upper:
-    case WitnessKind::knot_lower: return friction_rate(m.frictions[w.index], in.w) - w.level;
-    case WitnessKind::stick_upper: return in.limit[w.index] - in.lambda[w.index];
-    case WitnessKind::stick_lower: return in.limit[w.index] + in.lambda[w.index];
+    case WitnessKind::knot_lower: return friction_link_rate(m.links[w.index], in.w) - w.level;
+    // (the reserve less its level: 0 for a friction element, a margin below 0
+    // for a one-way clutch, elements/one_way_clutch.hpp)
+    case WitnessKind::stick_upper: return in.limit[w.index] - in.lambda[w.index] - w.level;
+    case WitnessKind::stick_lower: return in.limit[w.index] + in.lambda[w.index] - w.level;
     default: return 0.0;  // not a friction witness (kinds.cpp dispatches by kind)
   }
 }
@@ -181,11 +184,13 @@ ElementOutput step_output(const Model& m, int i, const StepFrame& f) {
   return {smooth - P / f.h, static_cast<std::int8_t>(stuck ? 0 : u > 0.0 ? 1 : u < 0.0 ? -1 : P > 0.0 ? -1 : 1)};
 }
 
+EventKind event_of(const Model&, int, std::int8_t before, std::int8_t after) { return friction_event(before, after); }
+
 }  // namespace
 
 const ElementKindInfo kFrictionKind = {
     .kind = ElementKind::friction,
-    .event = friction_event,
+    .event = event_of,
     .sticks = true,
     .max_witnesses = kMaxFrictionWitnesses,
     .relation = relation_of,

@@ -47,6 +47,11 @@ extern const ElementKindInfo kFrictionKind;
 // --- relation -------------------------------------------------------------
 // Relative velocity v = w_a - w_b [rad/s] (w_b = 0 for the base).
 inline double friction_rate(const Friction& f, const double* w) { return slip_velocity(f, w); }
+// The same for a link of a friction element or a one-way clutch (Model::links:
+// ratio 1): the rate its slip and reserve witnesses watch.
+inline double friction_link_rate(const ModelLink& l, const double* w) {
+  return w[l.a] - (l.b == kGround ? 0.0 : w[l.b]);
+}
 // The element's torque lambda on the bodies: -lambda on a, +lambda on b (force: (nb)).
 inline void apply_friction_torque(const Friction& f, double torque, double* force) {
   force[f.a] -= torque;
@@ -112,15 +117,7 @@ inline double friction_table_remainder_slope(const Friction& f, double v, double
   return f.speed_dependent ? scale * f.table.slope[f.table.segment_of(std::abs(v))] : 0.0;
 }
 
-// True unless the Coulomb part is identically 0 (S identically 0 or a table of
-// zeros): a pure viscous element never sticks and needs no events.
-inline bool can_have_dry_friction(const Model& m, const Friction& f) {
-  const Signal& s = m.signals[f.coulomb];
-  if (is_constant(s) && evaluate(s, m.simulation.t_start) == 0.0) return false;
-  for (double tau : f.table.value)
-    if (tau != 0.0) return true;
-  return false;
-}
+// (can_have_dry_friction, core/model.hpp: the Coulomb part not identically 0.)
 // Bearings of massless bodies are not S-S elements either: their stick-slip is
 // the luz branch of the first-order equation (Theorem 5.3).
 inline bool can_stick(const Model& m, const Friction& f) {
@@ -141,7 +138,8 @@ void friction_witnesses(int index, FrictionMode mode, double slip_margin, std::v
 // written as v - level with level = s v_knot, so the value is the relative velocity's.
 void friction_witnesses(const FrictionTable& table, int index, FrictionMode mode, int segment, double slip_margin,
                         std::vector<Witness>& out);
-// Value of a friction witness (slip_velocity, stick_upper/lower, knot_upper/lower).
+// Value of a friction witness (slip_velocity, stick_upper/lower, knot_upper/lower),
+// of a friction element's or a one-way clutch's: its index is their link.
 double friction_witness(const Model& m, const Witness& w, const WitnessInputs& in);
 // The segment of the table a slipping element is on after its mode `segment`
 // (stuck: 0) met the state: kept while the speed lies in it (to within the

@@ -3,6 +3,7 @@
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "elements/massless_bearing.hpp"
+#include "elements/one_way_clutch.hpp"
 #include "elements/torque_load.hpp"
 
 namespace luztar {
@@ -16,20 +17,26 @@ double group_witness(const Model&, const Witness& w, const WitnessInputs& in) {
 }
 
 // In the order of ElementKind; each row is defined beside its kind's functions.
-const ElementKindInfo* const kElementKinds[kNumElementKinds] = {&kSpringKind, &kFrictionKind, &kTorqueKind};
+const ElementKindInfo* const kElementKinds[kNumElementKinds] = {&kSpringKind, &kFrictionKind, &kTorqueKind,
+                                                                &kOneWayClutchKind};
 
 }  // namespace
 
-const ElementKind kSumOrder[kNumElementKinds] = {ElementKind::torque, ElementKind::spring, ElementKind::friction};
-const ElementKind kListOrder[kNumElementKinds] = {ElementKind::friction, ElementKind::spring, ElementKind::torque};
+const ElementKind kSumOrder[kNumElementKinds] = {ElementKind::torque, ElementKind::spring, ElementKind::friction,
+                                                 ElementKind::one_way_clutch};
+const ElementKind kListOrder[kNumElementKinds] = {ElementKind::friction, ElementKind::spring, ElementKind::torque,
+                                                  ElementKind::one_way_clutch};
 
 // In the order of WitnessKind.
 const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
-    {WitnessKind::slip_velocity, "slip_velocity", "a slipping friction element arrives at rest",
-     Crossing::arrives_at_rest, 0, friction_witness},
-    {WitnessKind::stick_upper, "stick_upper", "a stuck friction element's reserve runs out: it breaks away in +",
+    {WitnessKind::slip_velocity, "slip_velocity",
+     "a slipping friction element (an overrunning one-way clutch) arrives at rest", Crossing::arrives_at_rest, 0,
+     friction_witness},
+    {WitnessKind::stick_upper, "stick_upper",
+     "a stuck friction element's (a locked one-way clutch's) reserve runs out: it breaks away (overruns) in +",
      Crossing::reserve_exhausted, +1, friction_witness},
-    {WitnessKind::stick_lower, "stick_lower", "a stuck friction element's reserve runs out: it breaks away in -",
+    {WitnessKind::stick_lower, "stick_lower",
+     "a stuck friction element's (a locked one-way clutch's) reserve runs out: it breaks away (overruns) in -",
      Crossing::reserve_exhausted, -1, friction_witness},
     {WitnessKind::group_reserve, "group_reserve", "a link of a stuck group with one loop reaches its limit",
      Crossing::group_exhausted, 0, group_witness},
@@ -53,6 +60,10 @@ const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
      Crossing::own_mode, +1, friction_witness},
     {WitnessKind::knot_lower, "knot_lower", "a slipping friction element's speed falls to the knot below its segment",
      Crossing::own_mode, -1, friction_witness},
+    {WitnessKind::stage_upper, "stage_upper", "x = x_k: a table spring passes its segment's upper knot into the next stage",
+     Crossing::segment, +1, spring_witness},
+    {WitnessKind::stage_lower, "stage_lower", "x = x_k-1: a table spring passes its segment's lower knot back a stage",
+     Crossing::segment, -1, spring_witness},
 };
 
 const ElementKindInfo& element_kind_info(ElementKind k) { return *kElementKinds[static_cast<int>(k)]; }

@@ -99,7 +99,7 @@ struct ElementKindInfo {
   ElementKind kind = ElementKind::spring;  // (its name: core/model.hpp, to_string)
   // The event a change of the element's state from `before` to `after` is;
   // nullptr for a kind whose state never changes.
-  EventKind (*event)(std::int8_t before, std::int8_t after) = nullptr;
+  EventKind (*event)(const Model& m, int i, std::int8_t before, std::int8_t after) = nullptr;
   bool sticks = false;  // state 0 is stuck: booked in Result::time_stuck
   int max_witnesses = 0;  // most witnesses one element watches at once
   // Its relation; false when it acts on one body alone.
@@ -128,6 +128,14 @@ struct ElementKindInfo {
   // state (an impact moves velocities across what its witnesses watch);
   // nullptr: kept as the crossings left it.
   std::int8_t (*restart_mode)(const Model& m, int i, const State& s) = nullptr;
+  // At a restart (t_start, a breakpoint): whether the element rests exactly
+  // on a kink of its law (a spring's flank or knot, x' = 0), where the branch
+  // its motion enters is not what its state says: a witness that starts at 0
+  // counts no crossing when it leaves 0. Then enter_from_rest sets its modes
+  // in s from the bodies' accelerations `acc` (nb) a moment later (its x''
+  // there) and says whether they changed.
+  bool (*at_rest_on_kink)(const Model& m, int i, const State& s) = nullptr;
+  bool (*enter_from_rest)(const Model& m, int i, State& s, const double* acc) = nullptr;
 
   // --- time stepping (solvers/time_stepping.hpp): the smooth law; links are rows of its impulse LCP ---
   Tangent (*step_tangent)(const Model& m, int i, const StepFrame& f) = nullptr;  // at the step's start

@@ -27,9 +27,11 @@ enum class WitnessKind {
   damping_upper,  // spring, damping_law contact, in contact: c x' - |Tc| crosses 0 (the clamp's + corner)
   damping_lower,  // ... c x' + |Tc| crosses 0 (the clamp's - corner)
   knot_upper,     // friction table, slipping in direction s on segment k: s v crosses v_{k+1} upwards
-  knot_lower      // ... s v crosses v_k downwards (k >= 1)
+  knot_lower,     // ... s v crosses v_k downwards (k >= 1)
+  stage_upper,    // spring with a stiffness table: x - x_k crosses 0 upwards at the segment's upper knot (level)
+  stage_lower     // ... x - x_k-1 crosses 0 downwards at its lower knot (level)
 };
-inline constexpr int kNumWitnessKinds = 14;
+inline constexpr int kNumWitnessKinds = 16;
 
 // What a crossing means for the variable structure; the event pipeline
 // (solvers/event_pipeline.cpp) applies it, with the sign of the kind's table
@@ -43,16 +45,17 @@ enum class Crossing {
   reserve_exhausted,  // a stuck friction element breaks away in direction sign
   group_exhausted,    // a link of a stuck group with one loop reaches its limit
   massless_kink,      // a massless body's luz branch goes 0 -> sign, or back to 0
-  own_mode            // only the element's mode of its own changes (its kind's row: mode_after)
+  own_mode,           // only the element's mode of its own changes (its kind's row: mode_after)
+  segment             // a table spring's segment steps by sign (its knot crossed: a `stage`)
 };
 
 // One root function: what it watches, on which element, and the crossing
 // direction that counts (CVODE convention: +1 increasing, -1 decreasing).
 struct Witness {
   WitnessKind kind;
-  int index;           // friction (slip/stick/knot), static split (group), spring (freeplay, contact, damping) or body (massless)
+  int index;           // friction (slip/stick/knot), static split (group), spring (freeplay, stage, contact, damping) or body (massless)
   int direction;
-  double level = 0.0;  // the root is where the watched quantity crosses this value
+  double level = 0.0;  // the root is where the watched quantity crosses this value (a knot: its x)
   int element = -1;    // element id of the element that watches it (set by the solver); -1: a group or a body
 };
 

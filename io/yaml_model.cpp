@@ -163,15 +163,10 @@ class Reader {
         }
       } else if (body["points"]) {
         const YAML::Node pts = body["points"];
-        if (!pts.IsSequence()) fail(pts, f + ".points", "expected a list of [time, value] pairs");
-        for (std::size_t i = 0; i < pts.size(); ++i) {
-          const std::string pf = f + ".points[" + std::to_string(i) + "]";
-          if (!pts[i].IsSequence() || pts[i].size() != 2) fail(pts[i], pf, "expected a [time, value] pair");
-          s.table_t.push_back(number(pts[i][0], pf, Dimension::time));
-          s.table_v.push_back(number(pts[i][1], pf));
-          if (i > 0 && !(s.table_t[i] > s.table_t[i - 1]))
-            fail(pts[i], pf, "times must increase strictly");
-        }
+        point_pairs(pts, f + ".points", "[time, value]", Dimension::time, field_dimension(f + ".points"), s.table_t,
+                    s.table_v, [&](std::size_t i, const std::string& pf) {
+                      if (i > 0 && !(s.table_t[i] > s.table_t[i - 1])) fail(pts[i], pf, "times must increase strictly");
+                    });
       } else {
         fail(body, f, "missing field 'file' (or 'points')");
       }
@@ -273,12 +268,8 @@ class Reader {
     if (!pts) fail(body, f, "missing field 'points' (or 'file')");
     if (!pts.IsSequence() || pts.size() == 0)
       fail(pts, f + ".points", "expected a list of [speed, value] pairs, e.g. [[0, 1.2], [0.5 rad/s, 0.8]]");
-    for (std::size_t i = 0; i < pts.size(); ++i) {
-      const std::string pf = f + ".points[" + std::to_string(i) + "]";
-      if (!pts[i].IsSequence() || pts[i].size() != 2) fail(pts[i], pf, "expected a [speed, value] pair");
-      out.speed.push_back(number(pts[i][0], pf, speed_dim));
-      out.value.push_back(number(pts[i][1], pf, value_dim));
-    }
+    point_pairs(pts, f + ".points", "[speed, value]", speed_dim, value_dim, out.speed, out.value,
+                [](std::size_t, const std::string&) {});
     return out;
   }
 
@@ -286,6 +277,62 @@ class Reader {
   void sampled_block(const YAML::Node& body, const std::string& f, Signal& s) {
     s.terms.push_back(signal(required(body, "of", f), f + ".of"));
     s.period = number(required(body, "period", f), f + ".period");
+  }
+
+  // A list of pairs `[x, y]` at `f` (f[i] each) into x and y, x of dimension
+  // dx, y of dy; each(i, field) is called after pair i is read.
+  template <class Each>
+  void point_pairs(const YAML::Node& pts, const std::string& f, const char* pair, Dimension dx, Dimension dy,
+                   std::vector<double>& x, std::vector<double>& y, Each&& each) {
+    remember(f, pts);
+    if (!pts.IsSequence()) fail(pts, f, std::string("expected a list of ") + pair + " pairs");
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      const std::string pf = f + "[" + std::to_string(i) + "]";
+      if (!pts[i].IsSequence() || pts[i].size() != 2) fail(pts[i], pf, std::string("expected a ") + pair + " pair");
+      x.push_back(number(pts[i][0], pf, dx));
+      y.push_back(number(pts[i][1], pf, dy));
+      each(i, pf);
+    }
+  }
+
+  // `key: a` or `key: {lower, upper}` (FieldType::bounds).
+  template <class S>
+  void bounds(const YAML::Node& n, const std::string& at, const SpecField<S>& f, S& s) {
+    if (n.IsMap()) {
+      remember(at, n);
+      check_keys(n, at, {"lower", "upper"});
+      s.*f.lower = number(required(n, "lower", at), at + ".lower", f.dimension);
+      s.*f.upper = number(required(n, "upper", at), at + ".upper", f.dimension);
+      s.*f.bounds = true;
+      return;
+    }
+    if (!n.IsScalar()) fail(n, at, "expected a number (half the play) or {lower, upper}");
+    s.*f.number = number(n, at, f.dimension);
+  }
+
+  // `key: {points: [[x, y], ...]}` (FieldType::points).
+  template <class S>
+  void points(const YAML::Node& n, const std::string& at, const SpecField<S>& f, S& s) {
+    remember(at, n);
+    require_map(n, at);
+    check_keys(n, at, {"points"});
+    PointTable& t = s.*f.points;
+    point_pairs(required(n, "points", at), at + ".points", "[deflection, torque]", f.dimension, f.value_dimension, t.x,
+                t.y, [](std::size_t, const std::string&) {});
+  }
+
+  // A field that another stands instead of (a stiffness table instead of a
+  // stiffness): exactly one of the two is given. Returns whether `f` must be read.
+  template <class S>
+  bool one_of_two(const YAML::Node& e, const std::string& field, const SpecField<S>& f, const S& s) {
+    for (const auto& other : spec_fields(s)) {
+      if (!other.instead_of || std::string(other.instead_of) != f.key) continue;
+      const std::string both = std::string("'") + f.key + "' or '" + other.key + "'";
+      if (e[f.key] && e[other.key]) fail(e, field, "give " + both + ", not both");
+      if (!e[f.key] && !e[other.key]) fail(e, field, "missing field " + both);
+      return static_cast<bool>(e[f.key]);
+    }
+    return true;
   }
 
   // Reads `bodies: [a, b]` (two bodies) or `body: a` (to the base).
@@ -380,18 +427,24 @@ class Reader {
         s.*f.text = text(required(e, f.key, field), at);
         break;
       case FieldType::signal:
-        if (f.alternative == 0 && !f.with) s.*f.signal = signal(required(e, f.key, field), at);
-        else if (e[f.key]) s.*f.signal = signal(e[f.key], at);
+        if (f.required) s.*f.signal = signal(required(e, f.key, field), at);
+        else if (e[f.key]) s.*f.signal = signal(e[f.key], at);  // a choice (alternative), or its default
         break;
       case FieldType::speed_table:
         if (e[f.key]) s.*f.table = speed_table(e[f.key], at, Dimension::angular_velocity, f.dimension);
         break;
       case FieldType::number:
-        if (f.required) s.*f.number = number(required(e, f.key, field), at, f.dimension);
+        if (f.required && one_of_two(e, field, f, s)) s.*f.number = number(required(e, f.key, field), at, f.dimension);
         else if (e[f.key]) s.*f.number = number(e[f.key], at, f.dimension);
         break;
       case FieldType::text:
         if (e[f.key]) s.*f.text = text(e[f.key], at);
+        break;
+      case FieldType::bounds:
+        if (e[f.key]) bounds(e[f.key], at, f, s);
+        break;
+      case FieldType::points:
+        if (e[f.key]) points(e[f.key], at, f, s);
         break;
     }
   }

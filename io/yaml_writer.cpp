@@ -148,11 +148,12 @@ bool between_two_bodies(const S& s) {
   return false;
 }
 
-// A speed table as its points (a table read from a file is written inline).
-void emit_speed_table(YAML::Emitter& out, const SpeedTable& t) {
-  out << YAML::Flow << YAML::BeginMap << YAML::Key << "points" << YAML::Value << YAML::BeginSeq;
-  for (std::size_t i = 0; i < t.speed.size(); ++i)
-    out << YAML::Flow << YAML::BeginSeq << num(t.speed[i]) << num(t.value[i]) << YAML::EndSeq;
+// A table as `key: {points: [[x, y], ...]}` (a speed table or a spring's
+// characteristic; one read from a file is written inline).
+void emit_points(YAML::Emitter& out, const char* key, const std::vector<double>& x, const std::vector<double>& y) {
+  out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "points" << YAML::Value
+      << YAML::BeginSeq;
+  for (std::size_t i = 0; i < x.size(); ++i) out << YAML::BeginSeq << num(x[i]) << num(y[i]) << YAML::EndSeq;
   out << YAML::EndSeq << YAML::EndMap;
 }
 
@@ -172,6 +173,31 @@ bool written(const SpecField<S>& f, const S& s) {
   return true;
 }
 
+// True when a field given instead of `f` holds a value (a stiffness table: no stiffness).
+template <class S>
+bool replaced(const SpecField<S>& f, const S& s) {
+  for (const auto& other : spec_fields(s))
+    if (other.instead_of && std::string(other.instead_of) == f.key && other.points && !(s.*other.points).empty())
+      return true;
+  return false;
+}
+
+// `key: a`, or `key: {lower, upper}` for bounds that are not symmetric about 0.
+template <class S>
+void emit_bounds(YAML::Emitter& out, const SpecField<S>& f, const S& s, const S& d) {
+  const double lower = s.*f.lower, upper = s.*f.upper;
+  if (!(s.*f.bounds)) {
+    put(out, f.key, s.*f.number, d.*f.number);
+  } else if (lower == -upper) {
+    put(out, f.key, upper);
+  } else {
+    out << YAML::Key << f.key << YAML::Value << YAML::Flow << YAML::BeginMap;
+    put(out, "lower", lower);
+    put(out, "upper", upper);
+    out << YAML::EndMap;
+  }
+}
+
 // One field of an element by its kind's table (core/model_spec.hpp); `d`: the
 // kind's defaults, which optional fields are left out at.
 template <class S>
@@ -179,8 +205,7 @@ void emit_field(YAML::Emitter& out, const SpecField<S>& f, const S& s, const S& 
   if (!written(f, s)) return;
   switch (f.type) {
     case FieldType::speed_table:
-      out << YAML::Key << f.key << YAML::Value;
-      emit_speed_table(out, s.*f.table);
+      emit_points(out, f.key, (s.*f.table).speed, (s.*f.table).value);
       return;
     case FieldType::attachment:
       emit_bodies(out, f.key, s.*f.text, s.*f.second);
@@ -194,11 +219,18 @@ void emit_field(YAML::Emitter& out, const SpecField<S>& f, const S& s, const S& 
       return;
     case FieldType::number:
       if (f.between_bodies && !between_two_bodies(s)) return;
+      if (replaced(f, s)) return;
       if (f.required) put(out, f.key, s.*f.number);
       else put(out, f.key, s.*f.number, d.*f.number);
       return;
     case FieldType::text:
       if (s.*f.text != d.*f.text) out << YAML::Key << f.key << YAML::Value << s.*f.text;
+      return;
+    case FieldType::bounds:
+      emit_bounds(out, f, s, d);
+      return;
+    case FieldType::points:
+      if (!(s.*f.points).empty()) emit_points(out, f.key, (s.*f.points).x, (s.*f.points).y);
       return;
   }
 }

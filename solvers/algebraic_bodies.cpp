@@ -48,13 +48,13 @@ struct Local {
   }
   double energy(const Eigen::VectorXd& x) const {
     double e = 0.0;
-    for (int r = 0; r < x.size(); ++r) e += 0.5 * k[r] * luz(x[r], a[r]) * luz(x[r], a[r]);
+    for (int r = 0; r < x.size(); ++r) e += spring_elastic_energy(*springs[r], x[r]);
     return e;
   }
   // Stiffness weights of the springs engaged at x (0 for slack ones).
   Eigen::VectorXd engaged(const Eigen::VectorXd& x) const {
     Eigen::VectorXd w(x.size());
-    for (int r = 0; r < x.size(); ++r) w[r] = spring_stiffness(*springs[r], freeplay_side(x[r], a[r], 0.0));
+    for (int r = 0; r < x.size(); ++r) w[r] = spring_stiffness(*springs[r], spring_state_at(*springs[r], x[r], 0.0));
     return w;
   }
   // Stiffness blocks of the region the solved angles (in q) are in.
@@ -80,7 +80,7 @@ void solve_algebraic_bodies(const Model& m, Workspace& ws) {
     for (int i = 0; i < nA; ++i) q[i] = ws.algebraic_q[group.bodies[i]];
     const Eigen::VectorXd base = L.GO * L.outer(ws.q);
     double scale = 1e-300;
-    for (int r = 0; r < L.k.size(); ++r) scale = std::max(scale, L.k[r] * (std::abs(base[r]) + L.a[r]));
+    for (int r = 0; r < L.k.size(); ++r) scale = std::max(scale, L.k[r] * (std::abs(base[r]) + L.a[r] + std::abs(L.springs[r]->center)));
     for (int it = 0; it < 100; ++it) {
       const Eigen::VectorXd x = L.GA * q + base;
       Eigen::VectorXd t(x.size());

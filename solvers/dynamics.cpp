@@ -9,6 +9,7 @@
 #include "elements/friction.hpp"
 #include "elements/kinds.hpp"
 #include "elements/massless_bearing.hpp"
+#include "elements/one_way_clutch.hpp"
 #include "solvers/filed_entries.hpp"
 
 namespace luztar {
@@ -45,26 +46,36 @@ StaticSplit& filed_split(ModeStructure& ms, const LockedClusters& c, int cluster
 
 int max_root_count(const Model& m) { return max_witness_count(m); }
 
+bool link_locked(const Model& m, const State& modes, int l) {
+  const ModelLink& link = m.links[l];
+  switch (link.kind) {
+    case LinkKind::friction: return modes.friction_mode[link.element] == FrictionMode::stuck;
+    case LinkKind::contact: return modes.spring_side[link.element] != 0;
+    case LinkKind::one_way: return one_way_locked(m, link.element, modes);
+  }
+  return false;
+}
+
 namespace {
 
 // The links locked in `modes` (Model::links, in link order: stuck frictions,
-// then rigid freeplays in contact) and the clusters they make.
+// then rigid freeplays in contact, then locked one-way clutches) and the
+// clusters they make.
 void lock_structure(const Model& m, const State& modes, ModeStructure& ms) {
   const int nl = m.num_links();
-  ms.stuck.clear();
   ms.contacts.clear();
+  ms.held_elements.clear();
   ms.link_ids.clear();
   ms.stuck_links.clear();
-  ms.stuck.reserve(m.frictions.size());
   ms.contacts.reserve(m.springs.size());
+  ms.held_elements.reserve(nl);
   ms.link_ids.reserve(nl);
   ms.stuck_links.reserve(nl);
   for (int l = 0; l < nl; ++l) {
     const ModelLink& link = m.links[l];
-    const bool locked = link.kind == LinkKind::friction ? modes.friction_mode[link.element] == FrictionMode::stuck
-                                                        : modes.spring_side[link.element] != 0;
-    if (!locked) continue;
-    (link.kind == LinkKind::friction ? ms.stuck : ms.contacts).push_back(link.element);
+    if (!link_locked(m, modes, l)) continue;
+    if (link.kind == LinkKind::contact) ms.contacts.push_back(link.element);
+    else ms.held_elements.push_back(m.link_element(l));
     ms.link_ids.push_back(l);
     ms.stuck_links.push_back(link_of(m, l));
   }

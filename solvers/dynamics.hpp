@@ -13,6 +13,7 @@
 // Quadratures (integrated by CVODE beside the state):
 //   input work   W' = sum_loads tau(t) w_body
 //   dissipation  D' = sum_springs c x'^2 + sum_slipping (mu v + MT0 dir) v
+//                + sum_overrunning one-way clutches (mu v + D o) v
 #include <Eigen/Dense>
 #include <span>
 #include <vector>
@@ -33,8 +34,8 @@ namespace luztar {
 // before, are reused: rebuilding allocates nothing in a steady state).
 struct ModeStructure {
   LockedClusters clusters;
-  std::vector<int> stuck;            // stuck friction indices
   std::vector<int> contacts;         // rigid freeplay springs in persistent contact
+  std::vector<int> held_elements;    // element ids of the stuck frictions and locked one-way clutches (time stuck)
   std::vector<Witness> roots;       // root functions (elements/witness.hpp, elements/kinds.hpp)
   bool roots_need_forces = false;    // some root watches a static torque or a massless body's torque
 
@@ -53,7 +54,7 @@ struct ModeStructure {
   std::vector<const StaticSplit*> active;
   long builds = 0;
   std::vector<int> split_links;      // links of the split being built
-  std::vector<int> link_ids;         // the structure's links: stuck frictions, then contacts (Model::links)
+  std::vector<int> link_ids;         // the structure's locked links, in link order (Model::links)
   std::vector<Link> stuck_links;     // (link_ids) their kinematics
   ClusterGroups stuck_by_cluster;    // link ids grouped by cluster
   std::vector<char> in_group;        // (num_links) link watched through its group's reserve
@@ -66,9 +67,11 @@ struct Workspace {
   std::vector<double> sigma;     // (signal_slot_count) the signal slots sigma: each load's torque, then each
                                  // friction element's MT0 [N m] (signal_values, or set by the caller)
   std::vector<double> force;     // (nb) applied torques (without static friction)
-  std::vector<double> limit;     // (num_links) static limit static_ratio * MT0(t) [N m] (frictions)
+  std::vector<double> limit;     // (num_links) static limit static_ratio * MT0(t) [N m] (frictions; one-way
+                                 // clutches: against overrun, static_ratio * D(t))
   std::vector<double> lambda;    // (num_links) friction torques (static for stuck elements), then
-                                 // contact torques of rigid freeplays [N m] (Model::links)
+                                 // contact torques of rigid freeplays, then one-way clutch torques [N m]
+                                 // (Model::links)
   std::vector<double> acc;       // (nc) cluster accelerations [rad/s^2]
   std::vector<double> group_utilisation;  // (splits) largest |lambda|/limit of each stuck group
   std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
@@ -104,6 +107,9 @@ void build_mode_structure(const Model& m, const State& modes, double t, const do
                           ModeStructure& ms);
 // Upper bound of ModeStructure::roots.size() for any structure of the model.
 int max_root_count(const Model& m);
+// Whether link l (Model::links) locks its bodies in `modes`: a stuck friction
+// element, rigid freeplay teeth in contact, a locked one-way clutch.
+bool link_locked(const Model& m, const State& modes, int l);
 
 // y -> full q, w in ws.
 void unpack(const ModeStructure& ms, const double* y, Workspace& ws);

@@ -8,6 +8,7 @@
 #include "core/times.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
+#include "elements/one_way_clutch.hpp"
 #include "solvers/mode_system.hpp"
 #include "elements/kinds.hpp"
 
@@ -18,8 +19,8 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
       events(t.log),
       has_massless_(std::any_of(m.inertia.begin(), m.inertia.end(), [](double i) { return i == 0.0; })) {
   directions.assign(max_root_count(m), 0);
-  const std::size_t nf = m.frictions.size(), nl = static_cast<std::size_t>(m.num_links());
-  arrived.reserve(nf);
+  const std::size_t nl = static_cast<std::size_t>(m.num_links());
+  arrived.reserve(nl);
   candidates.reserve(nl);
   exhausted.reserve(nl);
   links.reserve(nl);
@@ -50,14 +51,13 @@ void EventPipeline::start() {
   if (!struck.empty()) strike();  // teeth approaching at t_start
   // The S-S selection at t_start: bodies that start at rest start in a consistent mode.
   candidates.clear();
-  for (std::size_t i = 0; i < model.frictions.size(); ++i)
-    if (can_stick(i) && (slip_velocity(model.frictions[i], state.w) == 0.0 ||
-                         std::find(arrived.begin(), arrived.end(), static_cast<int>(i)) != arrived.end()))
-      candidates.push_back(static_cast<int>(i));
+  links.clear();
+  add_lock_candidates(0.0);
   add_contact_candidates();
   exhausted.clear();
   if (!candidates.empty()) select_modes();
   restart();
+  if (enter_kinks_from_rest()) restart();
   before = state;  // sizes the kept copy: later events copy without allocating
 }
 
@@ -89,15 +89,16 @@ void EventPipeline::reselect() {
   struck.clear();
   if (find_missed_strikes()) strike();
   select_at_event();
-  log_changes();
   restart();
+  if (enter_kinks_from_rest()) restart();
+  log_changes();
 }
 
 void EventPipeline::restart() {
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (row.restart_mode) state.element_mode[model.elements_of(row.kind)[i]] = row.restart_mode(model, i, state);
   });
-  for (int i : ms.stuck) data.time_stuck[model.friction_element[i]] += state.t - data.segment_start;
+  for (int e : ms.held_elements) data.time_stuck[e] += state.t - data.segment_start;
   data.segment_start = state.t;
   build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms);
   for (int s = 0; s < ms.num_splits(); ++s) data.stats.redundant_splits += ms.split(s).nullity > 0 ? 1 : 0;
@@ -126,13 +127,13 @@ void EventPipeline::initial_modes() {
     if (!has_freeplay_events(sp) || model.spring_algebraic[s]) continue;
     const double x = spring_deflection(sp, state.q);
     if (sp.rigid()) {
-      if (std::abs(x) >= sp.freeplay * (1.0 - 1e-12)) {
-        state.spring_side[s] = x > 0.0 ? 1 : -1;
+      if (std::abs(x - sp.center) >= sp.freeplay * (1.0 - 1e-12)) {
+        state.spring_side[s] = x - sp.center > 0.0 ? 1 : -1;
         struck.push_back(static_cast<int>(s));
       }
       continue;
     }
-    state.spring_side[s] = freeplay_side(x, sp.freeplay, spring_rate(sp, state.w.data()));
+    state.spring_side[s] = spring_state_at(sp, x, spring_rate(sp, state.w.data()));
   }
   state.friction_mode.assign(model.frictions.size(), FrictionMode::slip_positive);
   for (std::size_t i = 0; i < model.frictions.size(); ++i)
@@ -173,6 +174,10 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
         break;
       case Crossing::own_mode:  // the element's row below
         break;
+      case Crossing::segment:
+        if (at_rest_at_knot(model.springs[spec.index], state.w.data(), settings.atol)) resting_knots.push_back(spec);
+        else state.spring_side[spec.index] = static_cast<std::int8_t>(state.spring_side[spec.index] + info.sign);
+        break;
       case Crossing::contact_unloads:
         exhausted.push_back({model.spring_link[spec.index], FrictionMode::stuck});
         friction_event = true;
@@ -195,7 +200,23 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
     }
     if (spec.element >= 0) apply_own_mode(spec);
   }
+  if (!resting_knots.empty()) cross_knots_from_rest();
   return friction_event;
+}
+
+// Knots whose roots came at rest (at_rest_at_knot): the segment beyond is
+// entered only when x'' points there a moment later; a knot touched at a
+// turning point, or crept across by the integrator's error while the motion
+// leaves it the other way, keeps the segment.
+void EventPipeline::cross_knots_from_rest() {
+  probe_accelerations();
+  for (const Witness& w : resting_knots) {
+    const int sign = witness_kind_info(w.kind).sign;
+    if (spring_deflection(model.springs[w.index], probe_acc.data()) * sign > 0.0)
+      state.spring_side[w.index] = static_cast<std::int8_t>(state.spring_side[w.index] + sign);
+    if (w.element >= 0) apply_own_mode(w);
+  }
+  resting_knots.clear();
 }
 
 // The mode of its own of the element that watches `w`, after its crossing
@@ -243,16 +264,22 @@ void EventPipeline::exhausted_in_group(const StaticSplit& sp, std::vector<BreakA
       if (state.spring_side[model.links[i].element] * ws.lambda[i] <= 1e-6 * scale) out.push_back({i, FrictionMode::stuck});
       continue;
     }
+    if (model.is_one_way_link(i)) {  // only against overrun
+      const int o = model.one_way_clutches[model.links[i].element].overrun;
+      if (o * ws.lambda[i] >= ws.limit[i] * (1.0 - 1e-6)) out.push_back({i, static_cast<FrictionMode>(o)});
+      continue;
+    }
     if (std::abs(ws.lambda[i]) >= ws.limit[i] * (1.0 - 1e-6))
       out.push_back({i, ws.lambda[i] > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative});
   }
 }
 
 // The impact of the rigid freeplays in `struck` (their side set to the
-// struck side): Newton's restitution over all contacts at once (solvers/
-// impacts.hpp). Teeth that rebound leave the contact; friction elements set
-// moving by the impulse slip (dry friction carries no impulse), those left
-// at zero relative velocity join `arrived` for the S-S selection.
+// struck side): Newton's restitution over all contacts at once, one-way
+// clutches engaging plastically (solvers/impacts.hpp). Teeth that rebound
+// leave the contact; friction elements set moving by the impulse slip (dry
+// friction carries no impulse) and one-way clutches set apart overrun; those
+// left at zero relative velocity join `arrived` for the S-S selection.
 void EventPipeline::strike() {
   for (int s : struck) struck_side[s] = state.spring_side[s];
   ws.q = state.q;
@@ -261,7 +288,7 @@ void EventPipeline::strike() {
   // A flight rising less than 1000 angle tolerances off the flank is below
   // what the integrator resolves: that impact is plastic (solvers/impacts.hpp).
   double gap = 0.0;
-  for (int s : struck) gap = std::max(gap, model.springs[s].freeplay);
+  for (int s : struck) gap = std::max(gap, std::abs(model.springs[s].center) + model.springs[s].freeplay);
   const RestThreshold rest{settings.rest_velocity, 1e3 * (settings.atol + settings.rtol * gap)};
   const ImpactOutcome out = resolve_impacts(model, state.spring_side, rest, ws.force, state.q, state.w, impact);
   if (!out.struck) return;  // touching but not approaching (at t_start): nothing jumped
@@ -273,11 +300,20 @@ void EventPipeline::strike() {
   for (int s : struck)
     if (impact.approach[s] > 0.0)
       events.push_back({state.t, model.spring_element[s], EventKind::impact, struck_side[s], state.spring_side[s]});
-  for (std::size_t i = 0; i < model.frictions.size(); ++i) {
-    const double v = slip_velocity(model.frictions[i], state.w);
-    if (std::abs(v) > settings.atol) state.friction_mode[i] = v > 0.0 ? FrictionMode::slip_positive : FrictionMode::slip_negative;
-    else if (can_stick(i)) arrived.push_back(static_cast<int>(i));
+  for (int l = 0; l < model.num_links(); ++l) {
+    if (model.is_contact_link(l)) continue;
+    const double v = friction_link_rate(model.links[l], state.w.data());
+    if (std::abs(v) > settings.atol) set_moving(l, v);
+    else if (can_lock(l)) arrived.push_back(l);
   }
+}
+
+// A friction element or a one-way clutch moving at relative velocity v
+// (|v| > 0): it slips (overruns) that way.
+void EventPipeline::set_moving(int link, double v) {
+  const ModelLink& l = model.links[link];
+  if (l.kind == LinkKind::one_way) set_one_way_locked(model, l.element, false, state);
+  else state.friction_mode[l.element] = v > 0.0 ? FrictionMode::slip_positive : FrictionMode::slip_negative;
 }
 
 // Teeth found beyond their flank while in the gap: a rebound so slight that
@@ -290,7 +326,7 @@ bool EventPipeline::find_missed_strikes() {
   bool any = false;
   for (std::size_t s = 0; s < model.springs.size(); ++s) {
     if (!past_flank(s)) continue;
-    state.spring_side[s] = spring_deflection(model.springs[s], state.q) > 0.0 ? 1 : -1;
+    state.spring_side[s] = spring_deflection(model.springs[s], state.q) - model.springs[s].center > 0.0 ? 1 : -1;
     struck.push_back(static_cast<int>(s));
     ++data.stats.missed_strikes;
     any = true;
@@ -310,8 +346,23 @@ bool EventPipeline::past_flank(std::size_t s) const {
   const Spring& sp = model.springs[s];
   if (!sp.rigid() || state.spring_side[s] != 0) return false;
   const double pb = sp.b == kGround ? 0.0 : sp.ratio * state.q[sp.b];
-  const double roundoff = 16 * std::numeric_limits<double>::epsilon() * (std::abs(state.q[sp.a]) + std::abs(pb) + sp.freeplay);
-  return std::abs(state.q[sp.a] - pb) > sp.freeplay + roundoff;
+  const double roundoff = 16 * std::numeric_limits<double>::epsilon() *
+                          (std::abs(state.q[sp.a]) + std::abs(pb) + std::abs(sp.center) + sp.freeplay);
+  return std::abs(state.q[sp.a] - pb - sp.center) > sp.freeplay + roundoff;
+}
+
+// The friction elements and one-way clutches that can lock and are at rest:
+// locked already, arrived at rest (`arrived`), or with |v| <= tolerance.
+void EventPipeline::add_lock_candidates(double tolerance) {
+  for (int l = 0; l < model.num_links(); ++l) {
+    if (!can_lock(l)) continue;
+    const bool is_candidate = link_locked(model, state, l) ||
+                              std::find(arrived.begin(), arrived.end(), l) != arrived.end() ||
+                              std::abs(friction_link_rate(model.links[l], state.w.data())) <= tolerance;
+    if (!is_candidate) continue;
+    candidates.push_back(l);
+    links.push_back(link_of(model, l));
+  }
 }
 
 // Rigid freeplays whose teeth touch are decided with the friction elements.
@@ -338,15 +389,7 @@ void EventPipeline::evaluate_static_torques() {
 void EventPipeline::select_at_event() {
   candidates.clear();
   links.clear();
-  for (std::size_t i = 0; i < model.frictions.size(); ++i) {
-    if (!can_stick(i)) continue;
-    const bool is_candidate = state.friction_mode[i] == FrictionMode::stuck ||
-                              std::find(arrived.begin(), arrived.end(), static_cast<int>(i)) != arrived.end() ||
-                              std::abs(slip_velocity(model.frictions[i], state.w)) <= settings.atol;
-    if (!is_candidate) continue;
-    candidates.push_back(static_cast<int>(i));
-    links.push_back(link_of(model, static_cast<int>(i)));
-  }
+  add_lock_candidates(settings.atol);
   add_contact_candidates();
   if (candidates.empty()) return;
   lock_clusters(model.inertia, links, locked);
@@ -369,12 +412,18 @@ void EventPipeline::select_modes() {
 
 // A stuck element whose static torque exceeds its limit at an output point
 // (a reserve that reached zero without a sign change the integrator could
-// see, e.g. a clutch opening to MT0 = 0 while unloaded) triggers a re-selection.
+// see, e.g. a clutch opening to MT0 = 0 while unloaded) triggers a
+// re-selection; so does a locked one-way clutch over its limit against overrun.
 bool EventPipeline::stuck_consistent() {
   if (ms.stuck_links.empty()) return true;
   evaluate_static_torques();
-  for (int i : ms.stuck)
-    if (std::abs(ws.lambda[i]) > ws.limit[i] * (1.0 + 1e-9) + 1e-12) return false;
+  for (int l : ms.link_ids) {
+    if (model.is_contact_link(l)) continue;
+    const double against = model.is_one_way_link(l)  // the locking side has no limit
+                               ? model.one_way_clutches[model.links[l].element].overrun * ws.lambda[l]
+                               : std::abs(ws.lambda[l]);
+    if (against > ws.limit[l] * (1.0 + 1e-9) + 1e-12) return false;
+  }
   double scale = 0.0;  // a contact pulling (beyond roundoff) must let go
   for (int s : ms.contacts) scale = std::max(scale, std::abs(ws.lambda[model.spring_link[s]]));
   for (int s : ms.contacts)
@@ -387,8 +436,47 @@ void EventPipeline::log_changes() {
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (!row.event) return;
     const std::int8_t a = row.state(model, i, before), b = row.state(model, i, state);
-    if (a != b) events.push_back({state.t, model.elements_of(row.kind)[i], row.event(a, b), a, b});
+    if (a != b) events.push_back({state.t, model.elements_of(row.kind)[i], row.event(model, i, a, b), a, b});
   });
+}
+
+// Elements at rest exactly on a kink of their law (a spring's flank or
+// knot): the witness of the kink is 0 now, and a root function that leaves 0
+// counts no crossing (CVODE's and the exact integrator's root finding alike),
+// so the branch the motion enters is decided here, from the accelerations of
+// the structure just built (each row's enter_from_rest). Returns whether a
+// mode changed (a restart is due).
+bool EventPipeline::enter_kinks_from_rest() {
+  bool due = false;
+  for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
+    due = due || (row.at_rest_on_kink && row.at_rest_on_kink(model, i, state));
+  });
+  if (!due) return false;
+  probe_accelerations();
+  bool changed = false;
+  for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.at_rest_on_kink && row.at_rest_on_kink(model, i, state))
+      changed = row.enter_from_rest(model, i, state, probe_acc.data()) || changed;
+  });
+  return changed;
+}
+
+// The bodies' accelerations a moment (kProbe) after state.t along the motion
+// (y + dt y', the signals at t + dt): where x'' is 0 at the instant (a torque
+// rising from 0), its sign a moment later is that of x'''.
+void EventPipeline::probe_accelerations() {
+  constexpr double kProbe = 1e-9;  // [s], far below any time scale the models resolve
+  const double dt = std::max(kProbe, 16 * std::numeric_limits<double>::epsilon() * std::abs(state.t));
+  probe_ydot.resize(y.size());
+  rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);
+  probe_y.resize(y.size());
+  for (std::size_t k = 0; k < y.size(); ++k) probe_y[k] = y[k] + dt * probe_ydot[k];
+  rhs(model, state, ms, state.t + dt, probe_y.data(), probe_ydot.data(), ws);
+  probe_acc.assign(model.num_bodies(), 0.0);
+  const LockedClusters& c = ms.clusters;
+  for (int j = 0; j < model.num_bodies(); ++j)
+    if (c.rep[j] >= 0) probe_acc[j] = c.gain[j] * probe_ydot[2 * c.rep[j] + 1];
+  rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);  // ws back at the state
 }
 
 void EventPipeline::record_event_time() {
@@ -405,6 +493,16 @@ bool EventPipeline::sample_blocks() {
   return data.blocks.sample(model, state.t, state.q.data(), state.w.data(), ws.inputs.data());
 }
 
-bool EventPipeline::can_stick(std::size_t i) const { return luztar::can_stick(model, model.frictions[i]); }
+// A friction element that can stick (elements/friction.hpp: can_stick), or
+// any one-way clutch (a pure freewheel, drag 0, still locks).
+bool EventPipeline::can_lock(int link) const {
+  const ModelLink& l = model.links[link];
+  switch (l.kind) {
+    case LinkKind::friction: return luztar::can_stick(model, model.frictions[l.element]);
+    case LinkKind::one_way: return true;
+    case LinkKind::contact: return false;
+  }
+  return false;
+}
 
 }  // namespace luztar

@@ -82,12 +82,17 @@ class EventPipeline {
   void strike();
   bool find_missed_strikes();
   bool past_flank(std::size_t s) const;
+  void add_lock_candidates(double tolerance);
   void add_contact_candidates();
+  void set_moving(int link, double v);
   void select_at_event();
   void select_modes();
   void log_changes();
+  bool enter_kinks_from_rest();
+  void cross_knots_from_rest();
+  void probe_accelerations();
   void record_event_time();
-  bool can_stick(std::size_t i) const;
+  bool can_lock(int link) const;
 
   const Model& model;
   const SimulationSettings& settings;
@@ -101,7 +106,7 @@ class EventPipeline {
   const bool has_massless_;
   // Storage kept between events, so that handling one allocates nothing.
   State before;                      // modes before the event (log_changes)
-  std::vector<int> arrived;          // friction elements whose slip velocity reached 0
+  std::vector<int> arrived;          // links (friction, one-way) whose relative velocity reached 0
   std::vector<BreakAway> exhausted;  // stuck elements whose reserve reached 0, unloading contacts
   std::vector<int> struck;           // rigid freeplays whose teeth just met
   std::vector<std::int8_t> struck_side;  // (ns) the side each was struck at
@@ -111,6 +116,8 @@ class EventPipeline {
   LockedClusters locked;             // their clusters (velocity projection)
   ModeSelectionScratch selection;
   std::vector<int> directions;       // (max_root_count) root directions for the integrator
+  std::vector<double> probe_y, probe_ydot, probe_acc;  // (2 nb, 2 nb, nb) enter_kinks_from_rest
+  std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
 };
 
 }  // namespace luztar

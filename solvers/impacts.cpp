@@ -10,56 +10,70 @@ namespace luztar {
 
 namespace {
 
-// Index of a body among the bodies the contacts touch (ws.bodies, sorted).
+// Index of a body among the bodies the rows touch (ws.bodies, sorted).
 int local_index(const ImpactWorkspace& ws, int body) {
   return static_cast<int>(std::lower_bound(ws.bodies.begin(), ws.bodies.end(), body) - ws.bodies.begin());
 }
 
-// The rigid freeplays in contact (ws.contacts) and the bodies they touch (ws.bodies).
-void gather_contacts(const Model& m, const std::vector<std::int8_t>& side, ImpactWorkspace& ws) {
+// The rows of the impact (ws.rows): the rigid freeplays in contact (ws.contacts),
+// then every one-way clutch; and the bodies they touch (ws.bodies).
+void gather_rows(const Model& m, const std::vector<std::int8_t>& side, ImpactWorkspace& ws) {
   ws.approach.assign(m.springs.size(), 0.0);
   ws.contacts.clear();
+  ws.rows.clear();
   ws.bodies.clear();
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     const Spring& sp = m.springs[s];
     if (!sp.rigid() || side[s] == 0) continue;
     ws.contacts.push_back(static_cast<int>(s));
-    ws.bodies.push_back(sp.a);
-    if (sp.b != kGround) ws.bodies.push_back(sp.b);
+    ws.rows.push_back({sp.a, sp.b, sp.ratio, static_cast<double>(-side[s]), sp.restitution, static_cast<int>(s)});
+  }
+  for (const OneWayClutch& c : m.one_way_clutches)  // u = o v >= 0, plastic
+    ws.rows.push_back({c.law.a, c.law.b, 1.0, static_cast<double>(c.overrun), 0.0, -1});
+  for (const ImpactRow& r : ws.rows) {
+    ws.bodies.push_back(r.a);
+    if (r.b != kGround) ws.bodies.push_back(r.b);
   }
   std::sort(ws.bodies.begin(), ws.bodies.end());
   ws.bodies.erase(std::unique(ws.bodies.begin(), ws.bodies.end()), ws.bodies.end());
 }
 
+// u = dir (w_a - p w_b), the row's separating velocity.
+double separating(const ImpactRow& r, const std::vector<double>& w) {
+  return r.dir * (w[r.a] - (r.b == kGround ? 0.0 : r.ratio * w[r.b]));
+}
+
 // Separating velocities before (ws.before), the rows of N M^-1 (ws.n_minv) and
 // the LCP's right-hand side (ws.q) by Newton's law. Returns the largest
 // separating speed; out.struck when some teeth approach.
-double approach_rows(const Model& m, const std::vector<std::int8_t>& side, const RestThreshold& rest,
-                     const std::vector<double>& force, const std::vector<double>& w, ImpactWorkspace& ws,
-                     ImpactOutcome& out) {
-  const int nc = static_cast<int>(ws.contacts.size()), nb = static_cast<int>(ws.bodies.size());
-  ws.before.resize(nc);
-  ws.q.resize(nc);
-  ws.n_minv.setZero(nc, nb);
+double approach_rows(const Model& m, const RestThreshold& rest, const std::vector<double>& force,
+                     const std::vector<double>& w, ImpactWorkspace& ws, ImpactOutcome& out) {
+  const int nr = static_cast<int>(ws.rows.size()), nb = static_cast<int>(ws.bodies.size());
+  ws.before.resize(nr);
+  ws.q.resize(nr);
+  ws.n_minv.setZero(nr, nb);
   double speed = 0.0;
-  for (int c = 0; c < nc; ++c) {
-    const Spring& sp = m.springs[ws.contacts[c]];
-    const double dir = -side[ws.contacts[c]];
-    ws.n_minv(c, local_index(ws, sp.a)) += dir / m.inertia[sp.a];
-    if (sp.b != kGround) ws.n_minv(c, local_index(ws, sp.b)) -= dir * sp.ratio / m.inertia[sp.b];
-    ws.before[c] = dir * spring_deflection(sp, w);  // x' = q_a' - p q_b' (x is linear in q)
+  for (int c = 0; c < nr; ++c) {
+    const ImpactRow& r = ws.rows[c];
+    ws.n_minv(c, local_index(ws, r.a)) += r.dir / m.inertia[r.a];
+    if (r.b != kGround) ws.n_minv(c, local_index(ws, r.b)) -= r.dir * r.ratio / m.inertia[r.b];
+    ws.before[c] = separating(r, w);  // x' = q_a' - p q_b' (x is linear in q)
+    speed = std::max(speed, std::abs(ws.before[c]));
+    if (r.spring < 0) {  // a one-way clutch engages plastically; it strikes nothing itself
+      ws.q[c] = ws.before[c];
+      continue;
+    }
     if (ws.before[c] < 0.0) {
       out.struck = true;
-      ws.approach[ws.contacts[c]] = -ws.before[c];
+      ws.approach[r.spring] = -ws.before[c];
     }
-    speed = std::max(speed, std::abs(ws.before[c]));
     // Newton's law, plastic when the rebound would be too slow or too shallow
     // (depth v^2 / (2 |acceleration back onto the flank|)) to resolve.
-    const double rebound = sp.restitution * -ws.before[c];
-    const double back = -dir * (force[sp.a] / m.inertia[sp.a] -
-                                (sp.b == kGround ? 0.0 : sp.ratio * force[sp.b] / m.inertia[sp.b]));
+    const double rebound = r.restitution * -ws.before[c];
+    const double back = -r.dir * (force[r.a] / m.inertia[r.a] -
+                                  (r.b == kGround ? 0.0 : r.ratio * force[r.b] / m.inertia[r.b]));
     const bool shallow = back > 0.0 && rebound * rebound < 2.0 * back * rest.depth;
-    const double e = rebound < rest.velocity || shallow ? 0.0 : sp.restitution;
+    const double e = rebound < rest.velocity || shallow ? 0.0 : r.restitution;
     ws.q[c] = (1.0 + e) * ws.before[c];
   }
   return speed;
@@ -67,16 +81,14 @@ double approach_rows(const Model& m, const std::vector<std::int8_t>& side, const
 
 // The impulses (ws.impulse) of the Delassus LCP: Lemke, or projected
 // Gauss-Seidel when Lemke fails or misses the tolerance (out.fallback, out.solved).
-void solve_impulses(const Model& m, const std::vector<std::int8_t>& side, double speed, ImpactWorkspace& ws,
-                    ImpactOutcome& out) {
-  const int nc = static_cast<int>(ws.contacts.size());
-  ws.delassus.resize(nc, nc);
-  for (int r = 0; r < nc; ++r)
-    for (int c = 0; c < nc; ++c) {
-      const Spring& sp = m.springs[ws.contacts[c]];
-      const double dir = -side[ws.contacts[c]];
-      ws.delassus(r, c) = dir * (ws.n_minv(r, local_index(ws, sp.a)) -
-                                 (sp.b != kGround ? sp.ratio * ws.n_minv(r, local_index(ws, sp.b)) : 0.0));
+void solve_impulses(double speed, ImpactWorkspace& ws, ImpactOutcome& out) {
+  const int nr = static_cast<int>(ws.rows.size());
+  ws.delassus.resize(nr, nr);
+  for (int r = 0; r < nr; ++r)
+    for (int c = 0; c < nr; ++c) {
+      const ImpactRow& col = ws.rows[c];
+      ws.delassus(r, c) = col.dir * (ws.n_minv(r, local_index(ws, col.a)) -
+                                     (col.b != kGround ? col.ratio * ws.n_minv(r, local_index(ws, col.b)) : 0.0));
     }
   LcpSolution sol = solve_lcp_lemke(ws.delassus, ws.q);
   if (sol.status != LcpStatus::solved || lcp_error(ws.delassus, ws.q, sol.z) > 1e-9 * speed) {
@@ -110,7 +122,7 @@ void settle_on_flanks(const Model& m, const std::vector<std::int8_t>& side, cons
   for (int sweep = 0; sweep < 3; ++sweep)
     for (const int s : ws.contacts) {
       const Spring& sp = m.springs[s];
-      const double gap = side[s] * sp.freeplay - spring_deflection(sp, q);
+      const double gap = side[s] * sp.freeplay - (spring_deflection(sp, q) - sp.center);  // to the flank
       const double ia = 1.0 / m.inertia[sp.a], ib = sp.b == kGround ? 0.0 : 1.0 / m.inertia[sp.b];
       const double k = gap / (ia + sp.ratio * sp.ratio * ib);
       q[sp.a] += ia * k;
@@ -124,10 +136,10 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
                               const std::vector<double>& force, std::vector<double>& q, std::vector<double>& w,
                               ImpactWorkspace& ws) {
   ImpactOutcome out;
-  gather_contacts(m, side, ws);
-  const double speed = approach_rows(m, side, rest, force, w, ws, out);
+  gather_rows(m, side, ws);
+  const double speed = approach_rows(m, rest, force, w, ws, out);
   if (!out.struck) return out;
-  solve_impulses(m, side, speed, ws, out);
+  solve_impulses(speed, ws, out);
   apply_impulses(m, ws, w, out);
   settle_on_flanks(m, side, ws, q);
   // Teeth that fly apart leave the contact; a rebound is at least

@@ -11,7 +11,10 @@
 //
 // Dry friction carries no impulse (its torque is bounded), so M is the
 // bodies' own inertia: a stuck clutch between bodies that the impulse sets
-// apart slips afterwards.
+// apart slips afterwards. A one-way clutch's lock does carry impulses (a
+// sprag engages against any approach): every one-way clutch is a row
+// n = o (e_a - e_b) with restitution 0 (u = o v >= 0 before; afterwards it
+// stays >= 0, and the row's impulse is > 0 only where it ends at 0).
 //
 // Accumulation: a contact struck so slowly that its rebound e |u-| would be
 // below `rest_velocity`, or whose rebound flight against the relative
@@ -30,11 +33,20 @@ namespace luztar {
 // Storage kept between impacts. Lemke's tableau is built per impact, so an
 // impact allocates (an impact is a rare event next to the allocation-free
 // stick/slip and freeplay events).
+// One row of the impact: u = dir (w_a - ratio w_b) >= 0 separates.
+struct ImpactRow {
+  int a = kGround, b = kGround;  // body indices (b may be kGround)
+  double ratio = 1.0;            // p
+  double dir = 1.0;              // -side (a contact), o (a one-way clutch)
+  double restitution = 0.0;      // e (0 for a one-way clutch)
+  int spring = -1;               // the rigid freeplay spring, -1 for a one-way clutch
+};
 struct ImpactWorkspace {
-  std::vector<int> contacts;  // springs taking part (rigid, side != 0)
-  std::vector<int> bodies;    // their bodies, ascending
-  Eigen::MatrixXd n_minv;     // N M^-1 (contacts x bodies)
-  Eigen::MatrixXd delassus;   // N M^-1 N^T
+  std::vector<int> contacts;     // springs taking part (rigid, side != 0)
+  std::vector<ImpactRow> rows;   // the contacts' rows, then every one-way clutch's
+  std::vector<int> bodies;       // their bodies, ascending
+  Eigen::MatrixXd n_minv;        // N M^-1 (rows x bodies)
+  Eigen::MatrixXd delassus;      // N M^-1 N^T
   Eigen::VectorXd before, q, impulse;  // u-, (1 + e) u-, Pi
   std::vector<double> approach;        // (ns) approach speed -u- of each spring at the last impact (0: none)
 };

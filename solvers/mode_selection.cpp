@@ -5,6 +5,7 @@
 
 #include "bodies/clusters.hpp"
 #include "elements/friction.hpp"
+#include "elements/one_way_clutch.hpp"
 #include "solvers/numerics/box_qp.hpp"
 #include "solvers/filed_entries.hpp"
 #include "solvers/numerics/lcp.hpp"
@@ -54,34 +55,44 @@ ModeSelectionScratch::Group& group_for(const Model& m, ModeSelectionScratch& sc,
 }
 
 // The group's Delassus right-hand side (g.b) and bounds: a friction link
-// within its static limit, a contact one-sided (the teeth push, never pull).
-// Returns whether every bound is finite (Lemke's box-LCP can take the group).
-bool group_bounds(const Model& m, const State& modes, ModeSelectionScratch::Group& g, const Workspace& ws) {
+// within its static limit, a contact one-sided (the teeth push, never pull), a
+// one-way clutch bounded against overrun only (o lambda <= static_ratio D).
+// Every link has a finite bound on at least one side.
+void group_bounds(const Model& m, const State& modes, ModeSelectionScratch::Group& g, const Workspace& ws) {
   const int n = static_cast<int>(g.elements.size()), nb = static_cast<int>(g.bodies.size());
   for (int j = 0; j < nb; ++j) g.force[j] = ws.force[g.bodies[j]];
   g.b.noalias() = g.f_minv * g.force;
-  bool finite = true;
   for (int r = 0; r < n; ++r) {
     const int i = g.elements[r];
-    if (m.is_contact_link(i)) {
-      const int side = modes.spring_side[m.links[i].element];
-      g.lo[r] = side > 0 ? 0.0 : -INFINITY;
-      g.hi[r] = side > 0 ? INFINITY : 0.0;
-      finite = false;
-      continue;
+    const ModelLink& link = m.links[i];
+    switch (link.kind) {
+      case LinkKind::contact: {
+        const int side = modes.spring_side[link.element];
+        g.lo[r] = side > 0 ? 0.0 : -INFINITY;
+        g.hi[r] = side > 0 ? INFINITY : 0.0;
+        break;
+      }
+      case LinkKind::friction:
+        g.hi[r] = ws.limit[i];  // static_ratio MT0(t) (applied_forces)
+        g.lo[r] = -g.hi[r];
+        break;
+      case LinkKind::one_way: {
+        const bool positive = m.one_way_clutches[link.element].overrun > 0;
+        g.lo[r] = positive ? -INFINITY : -ws.limit[i];  // static_ratio D(t) (applied_forces)
+        g.hi[r] = positive ? ws.limit[i] : INFINITY;
+        break;
+      }
     }
-    g.hi[r] = ws.limit[i];  // static_ratio MT0(t) (applied_forces)
-    g.lo[r] = -g.hi[r];
   }
-  return finite;
 }
 
 // Gauss's principle as a box QP on the group's Delassus matrix (g.qp); when
 // PGS and its polish miss the tolerance (an ill-conditioned group), Lemke's
-// pivoting on the same box-LCP, exact up to roundoff. Booked in the report.
-void solve_group(ModeSelectionScratch::Group& g, bool finite, ModeSelectionReport& report) {
+// pivoting on the same box-LCP (one-sided bounds included), exact up to
+// roundoff. Booked in the report.
+void solve_group(ModeSelectionScratch::Group& g, ModeSelectionReport& report) {
   solve_box_qp(g.delassus, g.b, g.lo, g.hi, g.qp_workspace, g.qp);
-  if (!g.qp.converged && finite) {
+  if (!g.qp.converged) {
     const LcpSolution exact = solve_box_lcp_lemke(g.delassus, g.b, g.lo, g.hi);
     ++report.lemke_solves;
     if (exact.status == LcpStatus::solved &&
@@ -107,7 +118,8 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
   const Eigen::MatrixXd& A = g.delassus;
   double scale = g.b.cwiseAbs().maxCoeff(), force_scale = 0.0;
   for (int r = 0; r < n; ++r) {
-    if (std::isfinite(hi[r])) scale = std::max(scale, A(r, r) * hi[r]);
+    for (double bound : {hi[r], -g.lo[r]})  // the finite sides (a friction link's are equal)
+      if (std::isfinite(bound)) scale = std::max(scale, A(r, r) * bound);
     force_scale = std::max(force_scale, std::abs(qp.x[r]));
   }
   const double tol = 1e-10 * scale;
@@ -120,6 +132,18 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
       const int s = m.links[i].element;
       const bool unloading = exhausted_direction(i) != 0 && modes.spring_side[s] * qp.x[r] <= 1e-9 * force_scale;
       if (std::abs(acc) > tol || unloading) modes.spring_side[s] = 0;
+      else still_stuck.push_back(i);
+      continue;
+    }
+    if (m.is_one_way_link(i)) {
+      // Its relative acceleration can only point the overrun way (the locking
+      // side is unbounded): it overruns when it does, or when its exhausted
+      // reserve leaves its torque at the bound against overrun; else it locks.
+      const int c = m.links[i].element, o = m.one_way_clutches[c].overrun;
+      const double limit = o > 0 ? hi[r] : -g.lo[r];
+      const bool overruns = o * acc > tol || (exhausted_direction(i) == o && o * qp.x[r] >= limit * (1.0 - 1e-9));
+      set_one_way_locked(m, c, !overruns, modes);
+      if (overruns) any_slip = true;
       else still_stuck.push_back(i);
       continue;
     }
@@ -145,8 +169,8 @@ template <class ExhaustedDirection>
 void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, const Workspace& ws,
                   ExhaustedDirection&& exhausted_direction, ModeSelectionReport& report,
                   std::vector<int>& still_stuck, bool& any_slip) {
-  const bool finite = group_bounds(m, modes, g, ws);
-  solve_group(g, finite, report);
+  group_bounds(m, modes, g, ws);
+  solve_group(g, report);
   classify_group(m, modes, g, exhausted_direction, still_stuck, any_slip);
 }
 
@@ -175,8 +199,11 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
   sc.filed.resize(nl);
   sc.open = candidates;  // elements still to decide
   std::sort(sc.open.begin(), sc.open.end());
-  for (int i : sc.open)
-    if (!m.is_contact_link(i)) modes.friction_mode[m.links[i].element] = FrictionMode::stuck;
+  for (int i : sc.open) {
+    const ModelLink& l = m.links[i];
+    if (l.kind == LinkKind::friction) modes.friction_mode[l.element] = FrictionMode::stuck;
+    if (l.kind == LinkKind::one_way) set_one_way_locked(m, l.element, true, modes);
+  }
   while (!sc.open.empty()) {
     ++sc.selections;
     // Forces without the friction of the open elements (they are marked stuck).
@@ -200,9 +227,11 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
     // the QP already used: done. Otherwise re-decide the rest with kinetic
     // friction on the elements that slip.
     const bool kinetic_differs = std::any_of(sc.open.begin(), sc.open.end(), [&](int i) {
-      const int f = m.links[i].element;
-      return !m.is_contact_link(i) && modes.friction_mode[f] != FrictionMode::stuck &&
-             m.frictions[f].static_ratio != 1.0;
+      const ModelLink& l = m.links[i];
+      if (l.kind == LinkKind::one_way)
+        return !one_way_locked(m, l.element, modes) && m.one_way_clutches[l.element].law.static_ratio != 1.0;
+      return l.kind == LinkKind::friction && modes.friction_mode[l.element] != FrictionMode::stuck &&
+             m.frictions[l.element].static_ratio != 1.0;
     });
     if (!any_slip || !kinetic_differs) break;
     sc.open.swap(sc.still_stuck);

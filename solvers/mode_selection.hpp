@@ -3,7 +3,9 @@
 // for all friction elements at zero relative velocity at once, and with them
 // the rigid freeplays whose teeth touch (seed 002: the contact torque and the
 // relative acceleration are complementary, so contacts join the same box-LCP
-// with the one-sided bound [0, inf) in the direction of their side).
+// with the one-sided bound [0, inf) in the direction of their side) and the
+// one-way clutches at rest (bound only against overrun: [-inf, r D] for
+// overrun positive, [-r D, inf] for negative; elements/one_way_clutch.hpp).
 //
 // Candidates are the elements whose relative velocity is zero at the event:
 // the stuck ones and the ones whose slip velocity just reached zero. With their
@@ -12,14 +14,17 @@
 // 1/2 (f - F^T lambda)^T M^-1 (f - F^T lambda): a box-constrained QP / box-LCP
 // with the Delassus matrix A = F M^-1 F^T, solved by projected Gauss-Seidel
 // with an exact polish (solvers/numerics/box_qp); a group where that misses its
-// tolerance is solved again by Lemke's pivoting (solvers/numerics/lcp). An element whose
+// tolerance is solved again by Lemke's pivoting (solvers/numerics/lcp, one-sided
+// bounds included). An element whose
 // relative acceleration comes out zero stays (or becomes) stuck; one with a
 // non-zero relative acceleration slips in its direction, with kinetic friction.
 // When static and kinetic limits differ (static_ratio > 1) the choice is
 // repeated with the kinetic torques of the elements that slip, until no more
 // element leaves the stuck set. A contact whose relative acceleration comes
 // out non-zero (it can only point away from the teeth) separates: its side
-// becomes 0.
+// becomes 0. A one-way clutch's can only come out zero (it locks) or in its
+// overrun direction (it overruns, with its drag; a static_ratio > 1 is
+// re-decided with the drag D as for friction).
 #include <vector>
 
 #include "core/model.hpp"
@@ -68,10 +73,11 @@ struct ModeSelectionScratch {
   LockedClusters clusters;
 };
 
-// Decides the modes of `candidates` (link ids: friction elements at relative
-// velocity zero in ws.w at time t, and rigid freeplays in contact, their side
-// set); other elements keep their modes. Writes modes.friction_mode and, for
-// contacts that let go, modes.spring_side = 0.
+// Decides the modes of `candidates` (link ids: friction elements and one-way
+// clutches at relative velocity zero in ws.w at time t, and rigid freeplays in
+// contact, their side set); other elements keep their modes. Writes
+// modes.friction_mode, a one-way clutch's lock state (its element_mode) and,
+// for contacts that let go, modes.spring_side = 0.
 //
 // At the exact instant of break-away the required torque equals the limit and
 // the relative acceleration is zero: the acceleration alone cannot tell. For

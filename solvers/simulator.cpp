@@ -343,7 +343,7 @@ const std::vector<EventRecord>& Simulator::events() const { return impl_->log; }
 std::vector<double> Simulator::time_stuck() const {
   const SimData& d = impl_->data;
   std::vector<double> ts = d.time_stuck;
-  for (int i : impl_->ms.stuck) ts[impl_->model.friction_element[i]] += d.state.t - d.segment_start;
+  for (int e : impl_->ms.held_elements) ts[e] += d.state.t - d.segment_start;
   return ts;
 }
 

@@ -5,40 +5,56 @@
 #include <limits>
 
 #include "elements/friction.hpp"
+#include "elements/one_way_clutch.hpp"
 
 namespace luztar {
 
 namespace {
-double utilisation(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, const Eigen::VectorXd& L, double z) {
+// The largest utilisation at offset z: each torque l = l0 + n z as l / upper
+// in + and -l / lower in - (a side with an infinite limit counts 0), and 0
+// at least. With equal limits, |l| / L.
+double utilisation(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, const Eigen::VectorXd& upper,
+                   const Eigen::VectorXd& lower, double z) {
   double u = 0.0;
-  for (int i = 0; i < l0.size(); ++i) u = std::max(u, std::abs(l0[i] + n[i] * z) / L[i]);
+  for (int i = 0; i < l0.size(); ++i) {
+    const double l = l0[i] + n[i] * z;
+    u = std::max(u, std::max(l / upper[i], -l / lower[i]));
+  }
   return u;
 }
 }  // namespace
 
 double chebyshev_offset(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, const Eigen::VectorXd& L,
                         double& value, double z_low, double z_high) {
+  return chebyshev_offset(l0, n, L, L, value, z_low, z_high);
+}
+
+double chebyshev_offset(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, const Eigen::VectorXd& upper,
+                        const Eigen::VectorXd& lower, double& value, double z_low, double z_high) {
   const int m = static_cast<int>(l0.size());
   // u is convex in z: over [z_low, z_high] the minimum is a crossing inside or an end.
   double best_z = std::clamp(0.0, z_low, z_high);
-  value = utilisation(l0, n, L, best_z);
+  value = utilisation(l0, n, upper, lower, best_z);
   auto consider = [&](double z) {
     if (!std::isfinite(z)) return;
     z = std::clamp(z, z_low, z_high);
-    const double u = utilisation(l0, n, L, z);
+    const double u = utilisation(l0, n, upper, lower, z);
     if (u < value || (u == value && std::abs(z) < std::abs(best_z))) {
       value = u;
       best_z = z;
     }
   };
   for (int i = 0; i < m; ++i) {
-    if (n[i] != 0.0) consider(-l0[i] / n[i]);  // kink of |.| of element i
+    if (n[i] != 0.0) consider(-l0[i] / n[i]);  // kink of element i (|.|, or a one-sided line meeting 0)
     for (int j = i + 1; j < m; ++j)
-      for (double sigma : {1.0, -1.0}) {
-        // (l0_i + n_i z)/L_i = sigma (l0_j + n_j z)/L_j
-        const double slope = n[i] / L[i] - sigma * n[j] / L[j];
-        if (slope != 0.0) consider((sigma * l0[j] / L[j] - l0[i] / L[i]) / slope);
-      }
+      for (double si : {1.0, -1.0})
+        for (double sj : {1.0, -1.0}) {
+          // si (l0_i + n_i z)/L_i = sj (l0_j + n_j z)/L_j, L the limit on each one's side (an
+          // infinite one: the line 0, which meets the other at its kink)
+          const double Li = si > 0.0 ? upper[i] : lower[i], Lj = sj > 0.0 ? upper[j] : lower[j];
+          const double slope = si * n[i] / Li - sj * n[j] / Lj;
+          if (slope != 0.0) consider((sj * l0[j] / Lj - si * l0[i] / Li) / slope);
+        }
   }
   return best_z;
 }
@@ -76,15 +92,18 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
     sp.rhs.resize(nr);
     sp.sol.resize(nl);
     sp.bound.resize(nl);
+    sp.bound_lower.resize(nl);
   } else if (sp.nullity < 2) {
     return;  // nothing depends on t
   }
   if (sp.nullity >= 2) {
     // Weights: break-away limits when the cluster locked, normalised; a zero
     // limit gets a tiny weight so that the element carries (almost) nothing.
-    // A contact is weighted like the strongest friction element.
+    // A contact, and a one-way clutch (unbounded in its locking direction),
+    // is weighted like the strongest friction element.
+    auto strong = [&](int link) { return m.is_contact_link(link) || m.is_one_way_link(link); };
     for (int k = 0; k < nl; ++k) {
-      if (m.is_contact_link(links[k])) {
+      if (strong(links[k])) {
         sp.bound[k] = 0.0;
         continue;
       }
@@ -93,7 +112,7 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
     }
     const double lmax = sp.bound.maxCoeff();
     for (int k = 0; k < nl; ++k)
-      if (m.is_contact_link(links[k])) sp.bound[k] = lmax;
+      if (strong(links[k])) sp.bound[k] = lmax;
     for (int k = 0; k < nl; ++k) sp.sqrt_weight[k] = std::sqrt(lmax > 0.0 ? std::max(sp.bound[k] / lmax, 1e-12) : 1.0);
   }
   sp.solver.compute(sp.ft * sp.sqrt_weight.asDiagonal());
@@ -113,16 +132,23 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
   double u = 0.0;
   if (sp.nullity == 1) {
     // The loop's offset z is free within the contacts' one-sided bounds
-    // side * (l0 + n z) >= 0; a contact carries no utilisation (L = inf).
+    // side * (l0 + n z) >= 0; a contact carries no utilisation (L = inf), a
+    // one-way clutch only against overrun (its locking side: L = inf).
     double z_low = -INFINITY, z_high = INFINITY;
     bool feasible = true;
     for (int k = 0; k < nl; ++k) {
       const int link = sp.links[k];
-      if (!m.is_contact_link(link)) {
-        sp.bound[k] = std::max(limit[link], kTiny);
+      if (m.is_one_way_link(link)) {
+        const bool positive = m.one_way_clutches[m.links[link].element].overrun > 0;
+        sp.bound[k] = positive ? std::max(limit[link], kTiny) : INFINITY;
+        sp.bound_lower[k] = positive ? INFINITY : std::max(limit[link], kTiny);
         continue;
       }
-      sp.bound[k] = INFINITY;
+      if (!m.is_contact_link(link)) {
+        sp.bound[k] = sp.bound_lower[k] = std::max(limit[link], kTiny);
+        continue;
+      }
+      sp.bound[k] = sp.bound_lower[k] = INFINITY;
       const double side = spring_side[m.links[link].element], a = side * sp.sol[k], b = side * sp.null_dir[k];
       if (b > 0.0) z_low = std::max(z_low, -a / b);
       else if (b < 0.0) z_high = std::min(z_high, -a / b);
@@ -132,14 +158,18 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
     // Without an admissible offset some contact must let go: utilisation > 1
     // makes the group's reserve root fire where the interval closed.
     if (!feasible) z_low = z_high = std::isfinite(z_low) ? z_low : std::isfinite(z_high) ? z_high : 0.0;
-    const double z = chebyshev_offset(sp.sol, sp.null_dir, sp.bound, u, z_low, z_high);
+    const double z = chebyshev_offset(sp.sol, sp.null_dir, sp.bound, sp.bound_lower, u, z_low, z_high);
     for (int k = 0; k < nl; ++k) lambda[sp.links[k]] = sp.sol[k] + sp.null_dir[k] * z;
     return feasible ? u : std::max(u, 2.0);
   }
   for (int k = 0; k < nl; ++k) {
+    const int link = sp.links[k];
     const double lam = sp.sqrt_weight[k] * sp.sol[k];
-    lambda[sp.links[k]] = lam;
-    if (!m.is_contact_link(sp.links[k])) u = std::max(u, std::abs(lam) / std::max(limit[sp.links[k]], kTiny));
+    lambda[link] = lam;
+    if (m.is_one_way_link(link))
+      u = std::max(u, one_way_utilisation(m.one_way_clutches[m.links[link].element], lam, limit[link]));
+    else if (!m.is_contact_link(link))
+      u = std::max(u, std::abs(lam) / std::max(limit[link], kTiny));
   }
   return u;
 }

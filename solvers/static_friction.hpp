@@ -7,7 +7,9 @@
 // link's velocity row (e_a - e_b for friction, e_a - p e_b for a contact;
 // Model::links). The torques lambda therefore solve
 // F^T lambda = r with r_j = f_j - I_j a_j. A contact's torque is one-sided
-// (side * lambda >= 0); it has no upper limit.
+// (side * lambda >= 0); it has no upper limit. A locked one-way clutch's
+// torque is bounded against overrun only (o lambda <= static_ratio D), and a
+// loop with one weighs it like a contact (its locking side is unbounded).
 //
 // When the stuck links of a cluster form a tree the solution is unique. When
 // they close a loop (two stuck bearings on bodies that a stuck clutch locks
@@ -42,7 +44,8 @@ struct StaticSplit {
   // Scratch buffers for evaluations (sized at construction, so solving allocates nothing).
   mutable Eigen::VectorXd rhs;    // (bodies)
   mutable Eigen::VectorXd sol;    // (links)
-  mutable Eigen::VectorXd bound;  // (links) limits (nullity 1)
+  mutable Eigen::VectorXd bound;        // (links) limits in + (nullity 1)
+  mutable Eigen::VectorXd bound_lower;  // (links) limits in - (nullity 1; a one-way clutch's differ)
 };
 
 // Prepares the split of cluster `cluster` whose stuck links are `links` (friction
@@ -69,5 +72,11 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
 // cross, or at an end). Returns z; `value` receives the minimum.
 double chebyshev_offset(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, const Eigen::VectorXd& L,
                         double& value, double z_low = -INFINITY, double z_high = INFINITY);
+// The same with a limit for each sign: minimises the largest of 0,
+// (l0_i + n_i z) / upper_i and -(l0_i + n_i z) / lower_i (an infinite limit
+// leaves that side free: a one-way clutch's locking side).
+double chebyshev_offset(const Eigen::VectorXd& l0, const Eigen::VectorXd& n, const Eigen::VectorXd& upper,
+                        const Eigen::VectorXd& lower, double& value, double z_low = -INFINITY,
+                        double z_high = INFINITY);
 
 }  // namespace luztar

@@ -17,6 +17,7 @@
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "elements/kinds.hpp"
+#include "elements/one_way_clutch.hpp"
 #include "solvers/numerics/box_qp.hpp"
 #include "solvers/blocks/sampled_blocks.hpp"
 #include "solvers/sampling_loop.hpp"
@@ -25,15 +26,15 @@ namespace luztar {
 
 namespace {
 
-// A constraint row e_a + cb e_b (b may be the base): dry friction (cb = -1)
-// or the +G_s direction of a rigid freeplay (cb = -p).
 // A constraint row e_a + cb e_b (b may be the base) of a link (Model::links):
-// dry friction (cb = -1) or the +G_s direction of a rigid freeplay (cb = -p).
+// dry friction or a one-way clutch (cb = -1), or the +G_s direction of a
+// rigid freeplay (cb = -p).
 struct Row {
   int a = kGround, b = kGround;
   double cb = 0.0;
-  int element = -1;  // friction index (friction rows) or spring index (rigid freeplay rows)
+  int element = -1;  // friction, one-way clutch or spring index (Model::links' element)
   int link = -1;     // its link
+  int overrun = 0;   // a one-way clutch's o; 0 for the others
   double dot(const Eigen::VectorXd& v) const { return v[a] + (b == kGround ? 0.0 : cb * v[b]); }
 };
 
@@ -73,16 +74,7 @@ class MoreauJean {
       throw std::invalid_argument("time stepping: the step h must be > 0 (simulation.step)");
     if (!(s.theta >= 0.5 && s.theta <= 1.0))
       throw std::invalid_argument("time stepping: theta must be in [0.5, 1] (simulation.theta)");
-    // One row per link (Model::links: frictions first, always in the LCP, then
-    // rigid freeplays); a friction element without dry friction has none.
-    for (int l = 0; l < m.num_links(); ++l) {
-      const ModelLink& link = m.links[l];
-      const bool contact = link.kind == LinkKind::contact;
-      if (!contact && !can_have_dry_friction(m, m.frictions[link.element])) continue;
-      link_row_[l] = static_cast<int>(rows_.size());
-      rows_.push_back({link.a, link.b, -link.ratio, link.element, l});
-      if (!contact) num_friction_rows_ = static_cast<int>(rows_.size());
-    }
+    make_rows();
     q_ = Eigen::Map<const Eigen::VectorXd>(m.angle0.data(), nb);
     v_ = Eigen::Map<const Eigen::VectorXd>(m.velocity0.data(), nb);
     t_ = s.t_start;
@@ -131,7 +123,7 @@ class MoreauJean {
   const Model& m_;
   double theta_;
   std::vector<Row> rows_;
-  int num_friction_rows_ = 0;
+  int num_dry_rows_ = 0;  // rows_ leads with them: friction and one-way rows, always in the LCP
   std::vector<int> link_row_ = std::vector<int>(m_.num_links(), -1);  // (links) row of each link, -1 for none
   std::vector<Iteration> iterations_;  // the patterns met so far
   std::vector<Tangent> tangent_;       // (ne) at q_k, v_k (the kinds' step_tangent)
@@ -162,6 +154,37 @@ class MoreauJean {
 
   std::vector<double> torque_;
   std::vector<std::int8_t> state_;
+
+  // One row per link (Model::links): first the dry rows, always in the LCP
+  // (friction elements with dry friction, in link order, then one-way
+  // clutches, with or without drag: a pure freewheel still locks), then the
+  // rigid freeplays.
+  void make_rows() {
+    for (int pass = 0; pass < 2; ++pass)
+      for (int l = 0; l < m_.num_links(); ++l) {
+        const ModelLink& link = m_.links[l];
+        if ((link.kind == LinkKind::contact) != (pass == 1)) continue;
+        if (link.kind == LinkKind::friction && !can_have_dry_friction(m_, m_.frictions[link.element])) continue;
+        const int o = link.kind == LinkKind::one_way ? m_.one_way_clutches[link.element].overrun : 0;
+        link_row_[l] = static_cast<int>(rows_.size());
+        rows_.push_back({link.a, link.b, -link.ratio, link.element, l, o});
+        if (pass == 0) num_dry_rows_ = static_cast<int>(rows_.size());
+      }
+  }
+  // The friction law of dry row r (a friction element's, or a one-way clutch's drag).
+  const Friction& dry_law(int r) const {
+    return rows_[r].overrun == 0 ? m_.frictions[rows_[r].element] : m_.one_way_clutches[rows_[r].element].law;
+  }
+  // Its kinetic bound at t [N m]: a friction element's S tau_0, a one-way clutch's D.
+  double dry_limit(int r, double t) const {
+    return rows_[r].overrun == 0 ? rest_friction_limit(m_, rows_[r].element, t, values_.data())
+                                 : one_way_drag_at(m_, rows_[r].element, t, values_.data());
+  }
+  // How far the impulse P of dry row i (= its active index) presses against
+  // its finite bound: |P| for a friction row (hi_ the bound), -o P for a
+  // one-way clutch (against overrun: lambda = -P / h); and that bound.
+  double against(int i, double P) const { return rows_[i].overrun == 0 ? std::abs(P) : -rows_[i].overrun * P; }
+  double finite_bound(int i) const { return rows_[i].overrun > 0 ? -lo_[i] : hi_[i]; }
 
   static double deflection(const Spring& s, const Eigen::VectorXd& q) { return spring_deflection(s, q.data()); }
   static double deflection_rate(const Spring& s, const Eigen::VectorXd& v) { return spring_rate(s, v.data()); }
@@ -278,7 +301,7 @@ class MoreauJean {
         continue;
       }
       const Spring& s = m_.springs[m_.links[l].element];
-      const double x = deflection(s, q_), rate = deflection_rate(s, v_);
+      const double x = deflection(s, q_) - s.center, rate = deflection_rate(s, v_);  // x from the gap's middle
       if (s.freeplay - x - 0.5 * h * rate <= 0.0) {  // g+ = a - x closing (row -G_s)
         active_.push_back(r);
         sign_.push_back(-1);
@@ -303,13 +326,14 @@ class MoreauJean {
       const int r = active_[i];
       for (int j = 0; j < n; ++j) A_(i, j) = sign_[i] * sign_[j] * it.D(r, active_[j]);
       const double u_free = sign_[i] * rows_[r].dot(v_free_);
-      if (r < num_friction_rows_) {
-        const int f = rows_[r].element;
-        const Friction& fr = m_.frictions[f];
-        const double rest = rest_friction_limit(m_, f, t1, values_.data());  // S tau_0; the rest is smooth
-        const double L = link_held_[rows_[r].link] ? fr.static_ratio * rest : rest;
-        lo_[i] = -h * L;
-        hi_[i] = h * L;
+      if (r < num_dry_rows_) {
+        // lambda within [-L, L] (friction), o lambda <= L (one-way): P = -h lambda;
+        // a friction element's row holds S tau_0 (the rest of its table is smooth)
+        const double rest = dry_limit(r, t1);
+        const double L = link_held_[rows_[r].link] ? dry_law(r).static_ratio * rest : rest;
+        const int o = rows_[r].overrun;
+        lo_[i] = o > 0 ? -h * L : o < 0 ? -INFINITY : -h * L;
+        hi_[i] = o < 0 ? h * L : o > 0 ? INFINITY : h * L;
         b_[i] = -u_free;
         qp_.x[i] = impulse_[r];
       } else {
@@ -332,10 +356,10 @@ class MoreauJean {
   // still ends at the wider bound was not held, and keeps the kinetic box.
   bool static_limit_on_arrival() {
     bool any = false;
-    widened_.assign(num_friction_rows_, 0);
-    for (int i = 0; i < num_friction_rows_; ++i) {
-      const Friction& fr = m_.frictions[rows_[i].element];
-      if (link_held_[rows_[i].link] || fr.static_ratio == 1.0 || hi_[i] == 0.0) continue;
+    widened_.assign(num_dry_rows_, 0);
+    for (int i = 0; i < num_dry_rows_; ++i) {
+      const Friction& fr = dry_law(i);
+      if (link_held_[rows_[i].link] || fr.static_ratio == 1.0 || finite_bound(i) == 0.0) continue;
       const double u0 = rows_[i].dot(v_);
       const double u1 = rows_[i].dot(v_free_) + A_.row(i).dot(qp_.x);
       if (u0 * u1 > 0.0) continue;  // still slipping the same way
@@ -347,9 +371,9 @@ class MoreauJean {
     kinetic_x_ = qp_.x;
     solve_box_qp(A_, b_, lo_, hi_, qp_ws_, qp_, 20000, true);
     bool narrowed = false;
-    for (int i = 0; i < num_friction_rows_; ++i) {
-      if (!widened_[i] || std::abs(qp_.x[i]) < hi_[i] * (1.0 - 1e-9)) continue;
-      const double r = m_.frictions[rows_[i].element].static_ratio;
+    for (int i = 0; i < num_dry_rows_; ++i) {
+      if (!widened_[i] || against(i, qp_.x[i]) < finite_bound(i) * (1.0 - 1e-9)) continue;
+      const double r = dry_law(i).static_ratio;
       lo_[i] /= r;
       hi_[i] /= r;
       narrowed = true;
@@ -369,7 +393,7 @@ class MoreauJean {
       const int r = active_[i];
       const double P = qp_.x[static_cast<int>(i)];
       v_new_ += (sign_[i] * P) * it.WinvGt.col(r);
-      if (r < num_friction_rows_) impulse_[r] = P;
+      if (r < num_dry_rows_) impulse_[r] = P;
       else (sign_[i] < 0 ? contact_upper_ : contact_lower_)[rows_[r].link] += P;
     }
     v_mid_ = 0.5 * (v_ + v_new_);
@@ -394,8 +418,9 @@ class MoreauJean {
   }
 
   // Each link's impulse over the step and whether it held (StepFrame): a
-  // friction row stuck within its bound (friction rows lead the LCP in row
-  // order), a contact's pressed flank.
+  // friction row stuck within its bound, a one-way clutch inside its bound
+  // against overrun (dry rows lead the LCP in row order), a contact's pressed
+  // flank.
   void link_results() {
     for (int l = 0; l < m_.num_links(); ++l) {
       if (m_.is_contact_link(l)) {
@@ -405,7 +430,9 @@ class MoreauJean {
       }
       const int r = link_row_[l];
       link_impulse_[l] = r >= 0 ? impulse_[r] : 0.0;
-      link_held_[l] = r >= 0 && hi_[r] > 0.0 && std::abs(link_impulse_[l]) < hi_[r] * (1.0 - 1e-9);
+      // (a one-way clutch holds at a bound 0 too: any impulse in its locking direction)
+      const bool bounded = r >= 0 && (hi_[r] > 0.0 || rows_[r].overrun != 0);
+      link_held_[l] = bounded && against(r, link_impulse_[l]) < finite_bound(r) * (1.0 - 1e-9);
     }
   }
 
@@ -535,7 +562,7 @@ class TimeSteppingRun {
       const std::int8_t a = before_[e], b = mj_.state()[e];
       const ElementKindInfo& row = element_kind_info(model_.element_kind[e]);
       if (a == b || !row.event) continue;
-      r_.events.push_back({mj_.t(), e, row.event(a, b), a, b});
+      r_.events.push_back({mj_.t(), e, row.event(model_, model_.element_index[e], a, b), a, b});
       changed = true;
     }
     r_.stats.events += changed;

@@ -11,10 +11,11 @@
 //   W (v_k+1 - v_k) = h (F_theta + f(q_k, v_k) - h theta K v_k) + G^T P
 //   W = M + h theta C + h^2 theta^2 K
 //   q_k+1 = q_k + h ((1 - theta) v_k + theta v_k+1)
-// f: spring torques k luz(x, a) + c x' and viscous bearing torques mu v at the
+// f: spring torques T_el(x) + c x' and viscous bearing torques mu v at the
 // start of the step; K: the springs' tangent stiffness on their side of luz at
 // q_k (0 inside the gap, k outside: elastic freeplay stays in this smooth
-// part); C: spring damping and bearing viscosity; F_theta: the loads at
+// part; a stiffness table: the slope of the segment of q_k; the contact law:
+// its clamp's factor); C: spring damping and bearing viscosity; F_theta: the loads at
 // (1 - theta) t_k + theta t_k+1 (as a theta-weighted mean).
 //
 // The impulses solve one box-LCP per step (solvers/numerics/box_qp) on the Delassus
@@ -22,8 +23,9 @@
 //   dry friction (row e_a - e_b): P in h [-L, L]; u > 0 => P = -h L,
 //     u < 0 => P = h L, |P| < h L => u = 0 (stuck). L = MT0(t_k+1), or
 //     static_ratio MT0 when the element ended the previous step stuck.
-//   rigid freeplay (stiffness .inf): gap functions g+ = a - x (row -G_s) and
-//     g- = a + x (row G_s). A side is in the index set when its gap predicted
+//   rigid freeplay (stiffness .inf): gap functions g+ = a - (x - x_c) (row
+//     -G_s) and g- = a + (x - x_c) (row G_s), x_c the gap's middle (its stops
+//     at x_c -+ a: the offset and the bounds [lower, upper]). A side is in the index set when its gap predicted
 //     half a step ahead, g + h/2 g', is <= 0; then Newton's impact law at
 //     velocity level holds: 0 <= u_k+1 + e u_k  complementary to  P >= 0.
 // Accumulating impacts (e < 1 bouncing to rest in the gap) need no special

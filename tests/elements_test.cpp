@@ -207,7 +207,8 @@ TEST(KindsTable, OneRowPerWitnessKindInOrderNamedOnce) {
     EXPECT_EQ(structural(info.kind), info.kind != WitnessKind::gap_turnaround) << info.name;
     // A crossing that leads to a side or direction names it.
     const bool sided = info.crossing == Crossing::freeplay_flank || info.crossing == Crossing::massless_kink ||
-                       info.crossing == Crossing::reserve_exhausted || info.crossing == Crossing::own_mode;
+                       info.crossing == Crossing::reserve_exhausted || info.crossing == Crossing::own_mode ||
+                       info.crossing == Crossing::segment;
     EXPECT_EQ(std::abs(info.sign), sided ? 1 : 0) << info.name;
   }
   EXPECT_EQ(names.size(), static_cast<std::size_t>(kNumWitnessKinds));
@@ -226,22 +227,30 @@ TEST(KindsTable, EveryKindHasARowVisitedOnceInEachOrder) {
     EXPECT_NE(row.output, nullptr) << to_string(kind);
     EXPECT_NE(row.step_output, nullptr) << to_string(kind);
     EXPECT_EQ(row.event == nullptr, row.state == nullptr) << to_string(kind);  // a state that changes is logged
+    EXPECT_EQ(row.sticks, element_sticks(kind)) << to_string(kind);  // the row and core (time stuck) agree
     EXPECT_EQ(std::count(std::begin(kSumOrder), std::end(kSumOrder), kind), 1) << to_string(kind);
     EXPECT_EQ(std::count(std::begin(kListOrder), std::end(kListOrder), kind), 1) << to_string(kind);
   }
 }
 
+ModelSpec linked_model();
+
 TEST(KindsTable, EventOfAStateChange) {
+  const Model m = assemble(linked_model());  // spring 0: the elastic shaft, friction 0: a bearing
   const auto& spring = element_kind_info(ElementKind::spring);
   const auto& friction = element_kind_info(ElementKind::friction);
   EXPECT_EQ(spring.kind, ElementKind::spring);
   EXPECT_STREQ(to_string(ElementKind::friction), "friction");
-  EXPECT_EQ(spring.event(0, 1), EventKind::contact);
-  EXPECT_EQ(spring.event(-1, 0), EventKind::separation);
-  EXPECT_EQ(friction.event(1, 0), EventKind::stick);
-  EXPECT_EQ(friction.event(0, -1), EventKind::break_away);
-  EXPECT_EQ(friction.event(1, -1), EventKind::reversal);
+  EXPECT_EQ(spring.event(m, 0, 0, 1), EventKind::contact);
+  EXPECT_EQ(spring.event(m, 0, -1, 0), EventKind::separation);
+  EXPECT_EQ(friction.event(m, 0, 1, 0), EventKind::stick);
+  EXPECT_EQ(friction.event(m, 0, 0, -1), EventKind::break_away);
+  EXPECT_EQ(friction.event(m, 0, 1, -1), EventKind::reversal);
   EXPECT_EQ(element_kind_info(ElementKind::torque).event, nullptr);
+  const auto& one_way = element_kind_info(ElementKind::one_way_clutch);
+  EXPECT_STREQ(to_string(ElementKind::one_way_clutch), "one_way_clutch");
+  EXPECT_EQ(one_way.event(m, 0, 1, 0), EventKind::lock);  // (its state alone decides)
+  EXPECT_EQ(one_way.event(m, 0, 0, -1), EventKind::overrun);
 }
 
 // Bodies a, b, c; a bearing on a, a clutch a-b, an elastic spring a-b, a rigid
@@ -282,6 +291,34 @@ TEST(ModelLinks, FrictionsThenRigidFreeplaysWithTheirKinematics) {
   EXPECT_EQ(m.element_names[m.friction_element[m.links[1].element]], "clutch");
   EXPECT_EQ(m.element_names[m.spring_element[m.links[3].element]], "mesh");
   EXPECT_EQ(m.spring_link, (std::vector<int>{-1, 3}));  // the elastic shaft is no link
+}
+
+// One-way clutches are links after the rigid freeplays, their drags signal
+// slots after the frictions' MT0.
+TEST(ModelLinks, OneWayClutchesLast) {
+  ModelSpec spec = linked_model();
+  OneWayClutchSpec c;
+  c.name = "sprag";
+  c.body_a = "c";
+  c.body_b = "b";
+  c.overrun = "negative";
+  c.coulomb = Signal::make_constant(0.2);
+  spec.elements.insert(spec.elements.begin(), c);
+  const Model m = assemble(spec);
+  ASSERT_EQ(m.num_links(), 5);
+  const ModelLink& l = m.links[4];
+  EXPECT_EQ(l.kind, LinkKind::one_way);
+  EXPECT_EQ(l.element, 0);
+  EXPECT_EQ(l.a, m.body_index("c"));
+  EXPECT_EQ(l.b, m.body_index("b"));
+  EXPECT_TRUE(m.is_one_way_link(4));
+  EXPECT_EQ(m.link_element(4), 0);
+  EXPECT_EQ(m.link_element(3), m.element_id("mesh"));
+  EXPECT_EQ(m.one_way_clutches[0].link, 4);
+  EXPECT_EQ(m.one_way_clutches[0].overrun, -1);
+  EXPECT_EQ(m.one_way_clutches[0].law.slot, static_cast<int>(m.slots.size()) - 1);
+  EXPECT_STREQ(m.slots.back().field, "coulomb");
+  EXPECT_EQ(m.slots.back().element, 0);
 }
 
 TEST(TorqueLoad, TorqueAndPower) {

@@ -166,6 +166,30 @@ TEST(BoxLcp, ClosedFormOnTwoFrictionElements) {
   EXPECT_NEAR(s.w[1], 0.0, 1e-12);
 }
 
+// A bound infinite on one side (a one-way clutch's, a contact's): min
+// 1/2 x^T A x - b^T x with x0 <= 1 (x0 free below), x1 >= -1 (free above).
+// b = (5, -5): unconstrained x = A^-1 b = (5, -5) leaves both bounds, so
+// x = (1, -1), w = A x - b = (-4, 4): w <= 0 at x0's upper bound, w >= 0 at
+// x1's lower bound. b = (5, 0): x0 = 1, then 2 x1 = -1 inside: w1 = 0.
+// A variable free on both sides is no complementarity pair: refused.
+TEST(BoxLcp, LemkeTakesBoundsInfiniteOnOneSide) {
+  const Eigen::MatrixXd A = mat({{2, 1}, {1, 2}});
+  const Eigen::VectorXd lo = vec({-INFINITY, -1}), hi = vec({1, INFINITY});
+  LcpSolution s = solve_box_lcp_lemke(A, vec({5, -5}), lo, hi);
+  ASSERT_EQ(s.status, LcpStatus::solved);
+  EXPECT_EQ(s.z[0], 1.0);
+  EXPECT_NEAR(s.z[1], -1.0, 1e-12);
+  EXPECT_NEAR(s.w[0], -4.0, 1e-12);
+  EXPECT_NEAR(s.w[1], 4.0, 1e-12);
+  s = solve_box_lcp_lemke(A, vec({5, 0}), lo, hi);
+  ASSERT_EQ(s.status, LcpStatus::solved);
+  EXPECT_NEAR(s.z[0], 1.0, 1e-12);
+  EXPECT_NEAR(s.z[1], -0.5, 1e-12);
+  EXPECT_NEAR(s.w[1], 0.0, 1e-12);
+  EXPECT_EQ(solve_box_lcp_lemke(A, vec({5, 0}), vec({-INFINITY, -1}), vec({INFINITY, 1})).status,
+            LcpStatus::no_solution);
+}
+
 TEST(BoxLcp, LemkeAgreesWithTheEventTimeBoxQp) {
   // Friction elements on random chains: F has bearings (rows e_i) and clutches
   // (rows e_i - e_i+1); with both on every body A = F M^-1 F^T is singular
@@ -190,6 +214,12 @@ TEST(BoxLcp, LemkeAgreesWithTheEventTimeBoxQp) {
       b[i] = 3.0 * u(rng);
       hi[i] = 0.1 + std::abs(u(rng));
       lo[i] = -hi[i];
+    }
+    if (trial % 3 == 1) {
+      // One-sided bounds (one-way clutches, contacts) on every other row; b in
+      // the range of A, as F M^-1 f is, so that the QP stays bounded below.
+      for (int i = 0; i < n; i += 2) (i % 4 == 0 ? lo[i] : hi[i]) = i % 4 == 0 ? -INFINITY : INFINITY;
+      b = A * b;
     }
     const LcpSolution lemke = solve_box_lcp_lemke(A, b, lo, hi);
     ASSERT_EQ(lemke.status, LcpStatus::solved) << trial;

@@ -72,6 +72,19 @@ inline FrictionSpec friction(std::string name, std::string a, std::string b, dou
   f.static_ratio = static_ratio;
   return f;
 }
+// A one-way clutch on w_a - w_b with drag D(t) (elements/one_way_clutch.hpp).
+inline OneWayClutchSpec one_way(std::string name, std::string a, std::string b, Signal drag,
+                                double static_ratio = 1.0, std::string overrun = "positive", double viscous = 0.0) {
+  OneWayClutchSpec c;
+  c.name = std::move(name);
+  c.body_a = std::move(a);
+  c.body_b = std::move(b);
+  c.coulomb = std::move(drag);
+  c.static_ratio = static_ratio;
+  c.overrun = std::move(overrun);
+  c.viscous = viscous;
+  return c;
+}
 inline TorqueSpec torque(std::string name, std::string b, Signal s) {
   TorqueSpec t;
   t.name = std::move(name);

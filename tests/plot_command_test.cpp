@@ -277,7 +277,7 @@ TEST_F(PlotBlock, RefusesBadOptionsBeforeDrawing) {
        "energy.residual)\n"},
       {"-o " + out + " --xy elements.drive.torque",
        "luztar plot: --xy: elements.drive.torque: a torque element has no relative angle or velocity "
-       "(characteristics are drawn for springs and friction elements)\n"},
+       "(characteristics are drawn for springs, friction elements and one-way clutches)\n"},
       {"-o " + out + " --xy elements.bearing.torque --signals 'bodies.*'",
        "luztar plot: --xy and --signals draw different pictures: give one\n"},
       {"-o " + out + " --metric dissipated", "luztar plot: --metric does not apply to a run file ("},

@@ -104,7 +104,7 @@ TEST(Units, EveryNumericFieldHasItsDimension) {
 // kind that has it, and every number and signal field must take its units.
 TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
   std::string types = element_types() + ", ";
-  EXPECT_EQ(types, "spring, friction, torque, ");
+  EXPECT_EQ(types, "spring, friction, torque, one_way_clutch, ");
   int fields = 0;
   for (std::size_t start = 0, comma; (comma = types.find(", ", start)) != std::string::npos; start = comma + 2) {
     ElementSpec kind;
@@ -117,13 +117,17 @@ TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
         ASSERT_TRUE(element_field(f.key, type, dim)) << f.key;
         EXPECT_EQ(type, f.type) << f.key;
         EXPECT_EQ(dim, f.dimension) << f.key;
-        if (f.type == FieldType::number || f.type == FieldType::signal) {
+        if (f.type == FieldType::number || f.type == FieldType::signal || f.type == FieldType::bounds) {
           EXPECT_EQ(field_dimension(std::string("elements.e.") + f.key), f.dimension) << f.key;
+        }
+        if (f.type == FieldType::bounds) {  // {lower, upper}: each in the field's units
+          EXPECT_EQ(field_dimension(std::string("elements.e.") + f.key + ".lower"), f.dimension) << f.key;
+          EXPECT_EQ(field_dimension(std::string("elements.e.") + f.key + ".upper"), f.dimension) << f.key;
         }
       }
     }, kind);
   }
-  EXPECT_EQ(fields, 17);  // 7 of a spring, 8 of a friction element, 2 of a torque
+  EXPECT_EQ(fields, 25);  // 10 of a spring, 8 of a friction element, 2 of a torque, 5 of a one-way clutch
   EXPECT_EQ(field_dimension("elements.clutch.radius"), Dimension::length);
   EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.final"), Dimension::force);
   EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.end"), Dimension::time);

@@ -52,9 +52,12 @@ DISPLAY_UNITS = {
 }
 # Event kinds in the strip below the panels, top to bottom, with their colours.
 EVENT_COLOURS = {"stick": "tab:blue", "break_away": "tab:red", "reversal": "tab:purple",
-                 "contact": "tab:green", "separation": "tab:olive", "impact": "black"}
-# Palette of the stuck intervals, one colour per friction element (apart from
-# the lines' tab10 colours).
+                 "contact": "tab:green", "separation": "tab:olive", "impact": "black",
+                 "stage": "tab:cyan", "lock": "tab:brown", "overrun": "tab:orange"}
+# Element kinds whose state 0 is stuck (friction) or locked (one-way clutch).
+STICKING_KINDS = ("friction", "one_way_clutch")
+# Palette of the stuck intervals, one colour per friction element or one-way
+# clutch (apart from the lines' tab10 colours).
 STUCK_COLOURS = ["#e6a817", "#2a9d8f", "#b56576", "#6d597a", "#8ab17d", "#e76f51", "#457b9d", "#9c6644"]
 # Without --signals: angles and velocities of the first this many bodies, and the energies.
 DEFAULT_BODIES = 6
@@ -219,9 +222,10 @@ def held_inputs(f):
 
 
 def stuck_intervals(time, state, events, element):
-    """(start, end) pairs where friction element `element` is stuck: from its
-    state at the first sample and the exact times of its logged events
-    (stick: -> 0, break-away: 0 ->), not from the output grid."""
+    """(start, end) pairs where friction element `element` is stuck (a one-way
+    clutch locked): from its state at the first sample and the exact times of
+    its logged events (stick, lock: -> 0; break-away, overrun: 0 ->), not from
+    the output grid."""
     spans, start = [], (time[0] if state[0] == 0 else None)
     for t, name, before, after in events:
         if name != element or t <= time[0]:
@@ -277,7 +281,7 @@ def element_model(f, element):
 
 def relative(f, element, against):
     """The element's relative angle (spring: x = q_a - ratio q_b) or relative
-    velocity (spring: x'; friction: v = q_a' - q_b'), from the stored bodies:
+    velocity (spring: x'; friction, one-way clutch: v = q_a' - q_b'), from the stored bodies:
     (values in SI, label, SI unit)."""
     import numpy as np
     entry = element_model(f, element)
@@ -347,7 +351,7 @@ def plot_result(f, args, plt, fmt):
         sys.exit(f"luztar plot: {args.result}: no samples (the run stopped at its start)")
     events, kinds = read_events(f)
     frictions = [s.path.split(".")[1] for s in signals if s.path.endswith(".state")
-                 and text(f["elements"][s.path.split(".")[1]].attrs.get("kind", "")) == "friction"]
+                 and text(f["elements"][s.path.split(".")[1]].attrs.get("kind", "")) in STICKING_KINDS]
     stuck = {n: stuck_intervals(time, f["elements"][n]["state"][:], events, n) for n in frictions}
     # stuck over the whole run: the strip shows it; shading every panel would only tint them
     throughout = [n for n, spans in stuck.items() if spans == [(time[0], time[-1])]]
@@ -447,13 +451,13 @@ def plot_xy(f, args, plt, fmt):
     units = display_units(args.units)
     torques = [s for s in stored_signals(f) if s.path.startswith("elements.") and s.path.endswith(".torque")]
     drawable = [s for s in torques if text(f["elements"][s.path.split(".")[1]].attrs.get("kind", ""))
-                in ("spring", "friction")]
+                in ("spring",) + STICKING_KINDS]
     for pattern in filter(None, (p.strip() for p in args.xy.split(","))):
         other = [s for s in torques if fnmatch.fnmatchcase(s.path, pattern) and s not in drawable]
         if other and not any(fnmatch.fnmatchcase(s.path, pattern) for s in drawable):
             kind = text(f["elements"][other[0].path.split(".")[1]].attrs.get("kind", ""))
             refuse(f"--xy: {other[0].path}: a {kind} element has no relative angle or velocity "
-                   "(characteristics are drawn for springs and friction elements)")
+                   "(characteristics are drawn for springs, friction elements and one-way clutches)")
     curves = []
     for s in select(drawable, args.xy, "--xy"):
         element = s.path.split(".")[1]

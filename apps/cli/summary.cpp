@@ -71,15 +71,16 @@ void print_summary(std::ostream& out, const SummarySource& model, const Simulati
 
   const double span = t_last - s.t_start;
   std::size_t width = 0;  // the names in one column
+  auto sticks = [&](int e) { return r.element_kinds[e] == "friction" || r.element_kinds[e] == "one_way_clutch"; };
   for (int e = 0; e < r.num_elements(); ++e)
-    if (r.element_kinds[e] == "friction") width = std::max(width, r.element_names[e].size());
+    if (sticks(e)) width = std::max(width, r.element_names[e].size());
   if (width > 0) out << "  time stuck\n";
   for (int e = 0; e < r.num_elements(); ++e) {
-    if (r.element_kinds[e] != "friction") continue;
+    if (!sticks(e)) continue;
     const double ts = r.time_stuck[e];
     out << "    " << r.element_names[e] << std::string(width - r.element_names[e].size() + 2, ' ')
         << format("%.6g", ts) << " " << unit::time << " (" << format("%.1f", span > 0 ? 100.0 * ts / span : 0.0)
-        << " %)\n";
+        << " %)" << (r.element_kinds[e] == "one_way_clutch" ? " locked" : "") << "\n";
   }
   if (r.num_samples() > 0) {
     const EnergyBalance b = energy_balance(r, r.num_samples() - 1);

@@ -43,21 +43,45 @@ LcpMatrixClass classify_lcp_matrix(const Eigen::MatrixXd& M) {
 LcpSolution solve_box_lcp_lemke(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,
                                 const Eigen::VectorXd& hi) {
   const int n = static_cast<int>(b.size());
-  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(2 * n, 2 * n);
-  M.topLeftCorner(n, n) = A;
-  M.topRightCorner(n, n).setIdentity();
-  M.bottomLeftCorner(n, n) = -Eigen::MatrixXd::Identity(n, n);
-  Eigen::VectorXd q(2 * n);
-  q.head(n) = A * lo - b;
-  q.tail(n) = hi - lo;
+  // x = c + s y, y >= 0: from the finite lower bound (s = +1), else down from
+  // the upper (s = -1); the variables with both bounds finite (`boxed`) get
+  // a second one, z2 = w- perp hi - x.
+  Eigen::VectorXd c(n), sign(n);
+  std::vector<int> boxed;
+  for (int i = 0; i < n; ++i) {
+    const bool from_lo = std::isfinite(lo[i]);
+    if (!from_lo && !std::isfinite(hi[i])) {  // a free variable is not a complementarity pair
+      LcpSolution s;
+      s.status = LcpStatus::no_solution;
+      s.z = Eigen::VectorXd::Zero(n);
+      s.w = -b;
+      return s;
+    }
+    c[i] = from_lo ? lo[i] : hi[i];
+    sign[i] = from_lo ? 1.0 : -1.0;
+    if (from_lo && std::isfinite(hi[i])) boxed.push_back(i);
+  }
+  const int nbox = static_cast<int>(boxed.size());
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n + nbox, n + nbox);
+  M.topLeftCorner(n, n) = sign.asDiagonal() * A * sign.asDiagonal();
+  Eigen::VectorXd q(n + nbox);
+  q.head(n) = sign.asDiagonal() * (A * c - b);
+  for (int k = 0; k < nbox; ++k) {
+    M(boxed[k], n + k) = 1.0;
+    M(n + k, boxed[k]) = -1.0;
+    q[n + k] = hi[boxed[k]] - lo[boxed[k]];
+  }
   LcpSolution big = solve_lcp_lemke(M, q);
   LcpSolution s;
   s.status = big.status;
   s.iterations = big.iterations;
   s.degenerate = big.degenerate;
-  // x = lo + z1, but exactly hi where w- = z2 > 0 (lo + (hi - lo) may miss hi by roundoff)
-  s.z = lo + big.z.head(n);
-  for (int i = 0; i < n; ++i) s.z[i] = big.z[n + i] > 0.0 ? hi[i] : std::clamp(s.z[i], lo[i], hi[i]);
+  s.z = c + sign.cwiseProduct(big.z.head(n));
+  // exactly hi where w- = z2 > 0 (lo + (hi - lo) may miss hi by roundoff)
+  for (int k = 0; k < nbox; ++k) {
+    const int i = boxed[k];
+    s.z[i] = big.z[n + k] > 0.0 ? hi[i] : std::clamp(s.z[i], lo[i], hi[i]);
+  }
   s.w = A * s.z - b;
   return s;
 }

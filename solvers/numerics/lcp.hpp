@@ -50,11 +50,15 @@ LcpSolution solve_lcp_pgs(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, do
 // x = lo, w <= 0 where x = hi, w = 0 between (the KKT conditions of the box QP
 // of solvers/numerics/box_qp.hpp, which the event-time S-S selection and the time
 // stepper solve by PGS and an exact polish; this exact pivoting solver is the
-// cross-check). Finite bounds only. Splitting w = w+ - w- with
+// cross-check, and the selection's fallback). Splitting w = w+ - w- with
 // z1 = x - lo perp w+ and z2 = w- perp hi - x gives the standard LCP
 //   M = [A  I; -I  0],  q = [A lo - b; hi - lo]   (size 2n),
 // copositive-plus for positive semi-definite A, so a ray means no solution.
-// The returned z holds x (size n), w holds A x - b.
+// A bound infinite on one side leaves one plain pair for that variable:
+// x - lo perp w (hi = inf), or hi - x perp -w (lo = -inf, x = hi - z1, its
+// row and column of A negated); M stays copositive-plus. A variable with both
+// bounds infinite is refused (status no_solution). The returned z holds x
+// (size n), w holds A x - b.
 LcpSolution solve_box_lcp_lemke(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,
                                 const Eigen::VectorXd& hi);
 
