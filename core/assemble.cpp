@@ -137,6 +137,9 @@ Friction friction_law(const FrictionSpec& f, std::vector<Signal>& signals, Resol
 Reduction unlocated_validate_and_reduce(const ModelSpec& full) {
   validate(full);
   Reduction reduction = reduce(full);
+  if (reduction.spec.bodies.empty())  // validate() would say "no bodies" of a model that has some
+    throw ModelError("bodies", "the reduction leaves no body: every body is fixed to the base by a rigid "
+                               "connection (stiffness .inf) or eliminated as massless, so nothing can move");
   validate(reduction.spec);
   const SimulationSettings& sim = reduction.spec.simulation;
   if (sim.integrator == "exact" && sim.solver == "event_driven")

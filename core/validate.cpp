@@ -22,6 +22,17 @@ std::string show(double v) {
 void require_finite(double v, const std::string& field) {
   if (!std::isfinite(v)) throw ModelError(field, "must be a finite number (got " + show(v) + ")");
 }
+// A body's or an element's number is 0 or of a magnitude in [1e-100, 1e100]:
+// the model's laws multiply them in twos and threes (p^2 I, k / p^2, k x x),
+// which outside that range leaves double precision's (a subnormal inertia, a
+// ratio of 1e160) and would end a run in an internal error instead of naming
+// the field. (Signals may hold any finite value: a block's overflow is a run
+// error of its own, at its instant.)
+constexpr double kSmallestMagnitude = 1e-100, kLargestMagnitude = 1e100;
+void require_in_range(double v, const std::string& field) {
+  if (std::isfinite(v) && v != 0.0 && (std::abs(v) < kSmallestMagnitude || std::abs(v) > kLargestMagnitude))
+    throw ModelError(field, "must be 0 or of a magnitude between 1e-100 and 1e100 (got " + show(v) + ")");
+}
 void require_nonnegative(double v, const std::string& field) {
   require_finite(v, field);
   if (v < 0.0) throw ModelError(field, "must be >= 0 (got " + show(v) + ")");
@@ -428,6 +439,28 @@ void rigid_freeplay_rules(const ModelSpec& spec, const SpringSpec& s, const std:
                                           show(lower) + ", " + show(upper) + "] around the offset " + show(s.offset));
 }
 
+// A rigid connection (stiffness .inf without a gap) holds q_a = p q_b from
+// the start: initial angles or velocities that break it would be overwritten
+// when the bodies merge (a preload lost, kinetic energy gone from the
+// balance), so they are refused. Relative 1e-9 leaves room for the roundoff
+// of ratios such as 1/0.07; a massless body's velocity is not checked (it
+// carries no momentum: the merge does not use it). To the base: see reduce().
+void rigid_connection_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p) {
+  const BodySpec* a = find_body(spec, s.body_a);
+  const BodySpec* b = s.body_b.empty() ? nullptr : find_body(spec, s.body_b);
+  if (!a || !b) return;
+  auto check = [&](double xa, double xb, const char* what, const char* unit) {
+    const double pb = s.ratio * xb;
+    if (std::abs(xa - pb) <= 1e-9 * std::max(std::abs(xa), std::abs(pb))) return;
+    throw ModelError(p, std::string("the initial ") + what + " break the rigid connection " + a->name + " = " +
+                            show(s.ratio) + " * " + b->name + " (" + a->name + ": " + show(xa) + " " + unit +
+                            ", ratio * " + b->name + ": " + show(pb) + " " + unit + "): give consistent initial " +
+                            what + ", or a freeplay or finite stiffness");
+  };
+  check(a->angle, b->angle, "angles", "rad");
+  if (a->inertia > 0.0 && b->inertia > 0.0) check(a->velocity, b->velocity, "velocities", "rad/s");
+}
+
 // The offset or the preload of a spring: one of them, the preload on a linear
 // spring only; a rigid connection (stiffness .inf, no gap) has neither.
 void offset_rules(const SpringSpec& s, const std::string& p) {
@@ -480,7 +513,7 @@ void table_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& 
 // --- the rules of an element kind: its field table's, then its own -----------
 
 // The rule of a number field (core/model_spec.hpp, NumberRule).
-void number_rule(double v, NumberRule rule, const std::string& field) {
+void number_kind_rule(double v, NumberRule rule, const std::string& field) {
   switch (rule) {
     case NumberRule::finite:
       require_finite(v, field);
@@ -500,6 +533,11 @@ void number_rule(double v, NumberRule rule, const std::string& field) {
       if (v < 1.0) throw ModelError(field, "must be >= 1 (got " + show(v) + ")");
       break;
   }
+}
+
+void number_rule(double v, NumberRule rule, const std::string& field) {
+  number_kind_rule(v, rule, field);
+  require_in_range(v, field);
 }
 
 // A field given as {lower, upper}: both finite, lower <= upper (and its number form unused).
@@ -563,6 +601,7 @@ void kind_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p
   if (s.restitution < 0.0 || s.restitution > 1.0)
     throw ModelError(p + ".restitution", "must be in [0, 1] (got " + show(s.restitution) + ")");
   if (rigid_freeplay) rigid_freeplay_rules(spec, s, p);
+  if (std::isinf(s.stiffness) && !spring_has_gap(s)) rigid_connection_rules(spec, s, p);
   if (s.damping_law == "contact") contact_damping_rules(spec, s, p);
 }
 
@@ -695,6 +734,8 @@ void validate(const ModelSpec& spec) {
     require_nonnegative(b.inertia, p + ".inertia");  // 0: massless (reduced, see core/reduce.hpp)
     require_finite(b.angle, p + ".angle");
     require_finite(b.velocity, p + ".velocity");
+    for (const auto& [v, key] : {std::pair{b.inertia, ".inertia"}, {b.angle, ".angle"}, {b.velocity, ".velocity"}})
+      require_in_range(v, p + key);
   }
   const std::set<std::string> body_names = names;
   require_inlined_within_limits(spec);

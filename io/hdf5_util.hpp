@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -169,13 +171,25 @@ struct Closer {
   }
 };
 
+// Why HDF5 could not open path: the file system's reason when there is one
+// (a missing file, a directory, no permission), else not HDF5.
+inline std::string why_unreadable(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) return "no such file";
+  if (std::filesystem::is_directory(status)) return "is a directory, not a result file";
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) std::fclose(f);
+  else return "cannot be read (permission denied?)";
+  return "not a readable HDF5 file";
+}
+
 // Read access to an open file; every failure throws std::runtime_error naming the file.
 class File {
  public:
   explicit File(const std::string& path) : path_(path) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     id_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (id_ < 0) throw std::runtime_error(path + ": not a readable HDF5 file");
+    if (id_ < 0) throw std::runtime_error(path + ": " + why_unreadable(path));
   }
   ~File() { H5Fclose(id_); }
   File(const File&) = delete;

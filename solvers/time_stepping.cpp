@@ -185,6 +185,15 @@ class MoreauJean {
   // one-way clutch (against overrun: lambda = -P / h); and that bound.
   double against(int i, double P) const { return rows_[i].overrun == 0 ? std::abs(P) : -rows_[i].overrun * P; }
   double finite_bound(int i) const { return rows_[i].overrun > 0 ? -lo_[i] : hi_[i]; }
+  bool within_bound(int i, double P) const { return against(i, P) < finite_bound(i) * (1.0 - 1e-9); }
+  // Whether dry row i ends the step at rest after the LCP: its velocity
+  // within 1e-9 of the change its bound's impulse makes. At the tie
+  // |lambda| = limit the impulse sits on the bound and the row is still at
+  // rest; the S-S selection keeps such an element stuck, and so does this.
+  bool ends_at_rest(int i) const {
+    const double u = rows_[i].dot(v_free_) + A_.row(i).dot(qp_.x);
+    return std::abs(u) <= 1e-9 * A_(i, i) * finite_bound(i);
+  }
 
   static double deflection(const Spring& s, const Eigen::VectorXd& q) { return spring_deflection(s, q.data()); }
   static double deflection_rate(const Spring& s, const Eigen::VectorXd& v) { return spring_rate(s, v.data()); }
@@ -289,17 +298,19 @@ class MoreauJean {
 
   // The rows of the step's LCP: every dry friction row, and each rigid freeplay
   // side whose gap closes within the step (its index set).
+  // The dry rows come first in row order, so that a dry row's index in the
+  // LCP is its row index (static_limit_on_arrival, link_results rely on it;
+  // the links number one-way clutches after the rigid freeplays).
   void active_rows(double h) {
     active_.clear();
     sign_.clear();
+    for (int r = 0; r < num_dry_rows_; ++r) {
+      active_.push_back(r);
+      sign_.push_back(1);
+    }
     for (int l = 0; l < m_.num_links(); ++l) {
       const int r = link_row_[l];
-      if (r < 0) continue;
-      if (!m_.is_contact_link(l)) {
-        active_.push_back(r);
-        sign_.push_back(1);
-        continue;
-      }
+      if (r < 0 || !m_.is_contact_link(l)) continue;
       const Spring& s = m_.springs[m_.links[l].element];
       const double x = deflection(s, q_) - s.center, rate = deflection_rate(s, v_);  // x from the gap's middle
       if (s.freeplay - x - 0.5 * h * rate <= 0.0) {  // g+ = a - x closing (row -G_s)
@@ -372,7 +383,7 @@ class MoreauJean {
     solve_box_qp(A_, b_, lo_, hi_, qp_ws_, qp_, 20000, true);
     bool narrowed = false;
     for (int i = 0; i < num_dry_rows_; ++i) {
-      if (!widened_[i] || against(i, qp_.x[i]) < finite_bound(i) * (1.0 - 1e-9)) continue;
+      if (!widened_[i] || within_bound(i, qp_.x[i]) || ends_at_rest(i)) continue;
       const double r = dry_law(i).static_ratio;
       lo_[i] /= r;
       hi_[i] /= r;
@@ -432,7 +443,7 @@ class MoreauJean {
       link_impulse_[l] = r >= 0 ? impulse_[r] : 0.0;
       // (a one-way clutch holds at a bound 0 too: any impulse in its locking direction)
       const bool bounded = r >= 0 && (hi_[r] > 0.0 || rows_[r].overrun != 0);
-      link_held_[l] = bounded && against(r, link_impulse_[l]) < finite_bound(r) * (1.0 - 1e-9);
+      link_held_[l] = bounded && (within_bound(r, link_impulse_[l]) || ends_at_rest(r));
     }
   }
 

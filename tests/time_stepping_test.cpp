@@ -175,6 +175,56 @@ TEST(TimeStepping, StaticLimitHoldsABodyThatArrivesAtRest) {
   EXPECT_NEAR(ts.time_stuck[0], 1.0 - t_rest, 2e-3);
 }
 
+// The tie |tau| = static_ratio MT0: a body at rest on a bearing (MT0 = 1,
+// static_ratio 1.5) under exactly 1.5 N m. Stuck is admissible (the static
+// torque equals the limit), so S-S keeps it stuck and so must the time
+// stepper: before, its impulse sat on the widened bound, the row counted as
+// not held, and the body slipped at the kinetic rate 0.5 rad/s^2 (v(2) = 1).
+// Also arriving there: from -0.3 rad/s the kinetic phase (a = 2.5) ends at
+// 0.12 s, and then the body stays.
+TEST(TimeStepping, StaticLimitTieKeepsTheBodyStuck) {
+  for (const double v0 : {0.0, -0.3}) {
+    ModelSpec spec;
+    spec.bodies = {body("b", 1.0, 0.0, v0)};
+    spec.elements = {friction("f", "b", "", 1.0, 0.0, 1.5), torque("load", "b", Signal::make_constant(1.5))};
+    spec.simulation = test::settings(2.0, 1e-2);
+    const Model m = assemble(spec);
+    const Result ed = simulate(m), ts = time_stepping(m, 1e-4, 2.0);
+    const int last = ts.num_samples() - 1;
+    EXPECT_EQ(test::velocity(ed, last, 0), 0.0) << v0;
+    EXPECT_EQ(test::element_state(ts, last, 0), 0) << v0;
+    EXPECT_LE(std::abs(test::velocity(ts, last, 0)), 1e-12) << v0;            // was 1.0 rad/s (from rest)
+    EXPECT_NEAR(test::element_torque(ts, last, 0), 1.5, 1e-9) << v0;           // holds the load
+    EXPECT_NEAR(ts.time_stuck[0], 2.0 - (-v0 / 2.5), 2e-4) << v0;              // within a step or two
+  }
+}
+
+// A redundant loop at rest: bearings on a and b (MT0 1 each), a clutch a-b
+// (MT0 0.5), 1.4 N m on a. Stuck everywhere is admissible (the bearing of a
+// alone could hold it), so nothing moves. Which element carries how much is
+// not unique, and the LCP may leave a row on its bound while every velocity
+// stays 0: every element is stuck (state 0, stuck the whole second), as the
+// event-driven solver reports. Before, rows on their bound read as slipping
+// (state +-1, 0 s stuck) and a ramped load logged hundreds of reversals.
+TEST(TimeStepping, RedundantLoopAtRestIsReportedStuck) {
+  ModelSpec spec;
+  spec.bodies = {body("a", 1.0), body("b", 1.0)};
+  spec.elements = {friction("fa", "a", "", 1.0), friction("fb", "b", "", 1.0), friction("clutch", "a", "b", 0.5),
+                   torque("load", "a", Signal::make_constant(1.4))};
+  spec.simulation = test::settings(1.0, 1e-2);
+  const Model m = assemble(spec);
+  const Result ed = simulate(m), ts = time_stepping(m, 1e-4, 1.0);
+  ASSERT_EQ(ts.status, StepStatus::reached_time) << ts.message;
+  const int last = ts.num_samples() - 1;
+  for (int e = 0; e < 3; ++e) {
+    EXPECT_EQ(test::element_state(ed, last, e), 0) << e;
+    EXPECT_EQ(test::element_state(ts, last, e), 0) << e;
+    EXPECT_NEAR(ts.time_stuck[static_cast<std::size_t>(e)], 1.0, 1e-9) << e;
+  }
+  EXPECT_TRUE(ts.events.empty()) << ts.events.size() << " events";
+  for (int b = 0; b < 2; ++b) EXPECT_LE(std::abs(test::velocity(ts, last, b)), 1e-12) << b;
+}
+
 // Linear spring (no freeplay) from x = 0: with theta = 1/2 the scheme is the
 // trapezoidal rule, which keeps the oscillator's energy exactly and lags in
 // phase by w^3 h^2 t / 12: q = sin(w t) / w within w^2 h^2 t / 12 (8.3e-6 here).

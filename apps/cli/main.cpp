@@ -10,10 +10,12 @@
 // files and dies of the signal.
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <utility>
 
 #include "apps/cli/plot_command.hpp"
 #include "apps/cli/result_commands.hpp"
@@ -70,6 +72,15 @@ luztar::Model load(const std::string& path, const RunOptions* overrides) {
     put(overrides->step, s.step, "step");
     put(overrides->theta, s.theta, "theta");
   }
+  // --step and --theta would be ignored by the event-driven solver: a user who
+  // gives them means the time stepper, so a run without it is a mistake to name.
+  if (overrides && spec.simulation.solver != "time_stepping")
+    for (const auto& [given, name] : {std::pair{overrides->step.has_value(), "step"}, {overrides->theta.has_value(), "theta"}})
+      if (given)
+        throw luztar::ModelError(std::string("simulation.") + name,
+                                 "applies to the time-stepping solver, and this run is " + spec.simulation.solver +
+                                     " (add --solver time_stepping) (set on the command line)",
+                                 luztar::where(spec, std::string("simulation.") + name));
   if (set.empty()) return luztar::assemble(spec);  // every rule checked once, located in the file
   // A rule the file itself breaks is reported as the file's, whatever the command line sets.
   (void)luztar::validate_and_reduce(file);
@@ -157,6 +168,24 @@ int validate(const std::string& path) {
 
 }  // namespace
 
+// Command-line numbers checked with messages a user can act on (CLI11's own
+// range checks print the whole double range).
+const CLI::Validator kFiniteNonnegative(
+    [](const std::string& text) -> std::string {
+      double v = 0.0;
+      if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v) || v < 0.0)
+        return "must be a finite number >= 0 (got " + text + ")";
+      return {};
+    },
+    "FINITE >= 0");
+const CLI::Validator kCount(
+    [](const std::string& text) -> std::string {
+      long long v = 0;
+      if (!CLI::detail::lexical_cast(text, v) || v < 1) return "must be a whole number >= 1 (got " + text + ")";
+      return {};
+    },
+    "INT >= 1");
+
 int main(int argc, char** argv) {
   CLI::App app{"luztar: drivetrains with freeplay and dry friction, simulated exactly", "luztar"};
   app.set_version_flag("--version", std::string("luztar ") + luztar::kVersion);
@@ -205,9 +234,9 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   sweep_cmd->add_option("-o,--output", so.output, "HDF5 sweep file (default: <input name>_sweep.h5)");
   sweep_cmd->add_option("-j,--jobs", so.threads, "Runs at a time (default: every core; 1 per rank under mpirun)")
-      ->check(CLI::PositiveNumber);
+      ->check(kCount);
   sweep_cmd->add_flag("--zip", so.zip, "Take the i-th values of all parameters together instead of every combination");
-  sweep_cmd->add_option("--samples", so.samples, "Number of draws of the sampled parameters")->check(CLI::PositiveNumber);
+  sweep_cmd->add_option("--samples", so.samples, "Number of draws of the sampled parameters")->check(kCount);
   sweep_cmd->add_option("--seed", so.seed, "Seed of the sampled parameters")->check(CLI::NonNegativeNumber);
   sweep_cmd->add_flag("--trajectories", so.trajectories, "Also store every run's trajectories");
   sweep_cmd->add_flag("--resume", so.resume, "Run only the runs missing from an interrupted sweep's file");
@@ -257,7 +286,7 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("b", compare_b, "HDF5 result file B")->required();
   compare_cmd->add_option("--tolerance", compare.tolerance,
                           "A signal differs when max|A-B| > tolerance * max(1, max|A|) (default 1e-9)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kFiniteNonnegative);
   compare_cmd->add_flag("--interpolate", compare.interpolate,
                         "Compare on A's time grid, B interpolated linearly, when the grids differ");
 
