@@ -213,6 +213,8 @@ Model build(const Reduction& reduction) {
   for (const ElementSpec& e : spec.elements) {
     const int id = static_cast<int>(m.element_names.size());
     m.element_names.push_back(element_name(e));
+    const auto scale = reduction.output_scale.find(element_name(e));
+    m.element_output_scale.push_back(scale == reduction.output_scale.end() ? 1.0 : scale->second);
     if (const auto* s = std::get_if<SpringSpec>(&e)) {
       m.element_kind.push_back(ElementKind::spring);
       m.element_index.push_back(static_cast<int>(m.springs.size()));

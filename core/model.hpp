@@ -211,6 +211,11 @@ struct Model {
   std::vector<int> friction_element;        // (nf x 1)
   std::vector<int> load_element;            // (nl x 1)
   std::vector<int> one_way_element;         // (now x 1)
+  // (ne x 1) An element's torque as the model file wrote it is this times the
+  // torque it acts with here, where a rigid merge carried it onto another body
+  // (core/reduce.hpp, Reduction::output_scale; 1 for the others). Outputs are
+  // reported as written (elements/kinds.hpp, as_written).
+  std::vector<double> element_output_scale;
 
   std::vector<double> breakpoints;  // sorted signal discontinuities in (t_start, t_end]
   std::vector<std::string> reductions;  // what assemble() reduced (core/reduce.hpp), in the paper's terms

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -72,7 +73,7 @@ class Reducer {
     while (merge_rigid() || eliminate_massless()) {
     }
     check_remaining_massless();
-    return {spec_, steps_};
+    return {spec_, steps_, scales_};
   }
 
  private:
@@ -118,11 +119,15 @@ class Reducer {
   // luz(x, a/|c|); a law T(y) is c T(c x) on x: stiffness and damping c^2,
   // angles 1/c, torques c, a gap's bounds and a table's points in reverse
   // order for c < 0). Its other fields (restitution, law, ...) are `law`'s.
-  std::optional<SpringSpec> spring_from(const SpringSpec& law, const std::string& name, std::vector<Term> terms) const {
+  // x = c x' with x' the returned spring's relative angle; `lead` gets c
+  // (its torque T = T' / c: the power T x' is the same).
+  std::optional<SpringSpec> spring_from(const SpringSpec& law, const std::string& name, std::vector<Term> terms,
+                                        double* lead = nullptr) const {
     terms = substitute(terms, "", "", 0.0);  // merge terms on the same body, drop zeros and the base
     if (terms.empty()) return std::nullopt;
     if (terms.size() == 2 && body_index(terms[1].body) < body_index(terms[0].body)) std::swap(terms[0], terms[1]);
     const double c = terms[0].c;
+    if (lead) *lead = c;
     SpringSpec s = law;
     s.name = name;
     s.body_a = terms[0].body;
@@ -229,20 +234,29 @@ class Reducer {
         redundant.push_back("rigid spring '" + s->name +
                             "' closes a loop of rigid connections whose ratios agree: redundant, dropped");
       } else if (s) {
-        const auto ns = spring_from(*s, s->name, substitute(spring_terms(*s), gone, kept, factor));
-        if (ns) *s = *ns;
-        else drop.push_back(i);
+        double lead = 1.0;
+        const auto ns = spring_from(*s, s->name, substitute(spring_terms(*s), gone, kept, factor), &lead);
+        if (ns) {
+          *s = *ns;
+          rescale(s->name, lead);
+        } else {
+          drop.push_back(i);
+        }
       } else if (auto* f = std::get_if<FrictionSpec>(&e)) {
-        if (carry_friction(*f, "friction", gone, kept, factor) == 0) drop.push_back(i);
+        const double c = carry_friction(*f, "friction", gone, kept, factor);
+        if (c == 0.0) drop.push_back(i);
+        else rescale(f->name, c);
       } else if (auto* c = std::get_if<OneWayClutchSpec>(&e)) {
-        const int direction = carry_friction(*c, "one-way clutch", gone, kept, factor);
-        if (direction == 0) drop.push_back(i);  // a rigid connection already holds it (v identically 0)
-        else if (direction < 0) c->overrun = c->overrun == "negative" ? "positive" : "negative";
+        const double v = carry_friction(*c, "one-way clutch", gone, kept, factor);
+        if (v == 0.0) drop.push_back(i);  // a rigid connection already holds it (v identically 0)
+        else rescale(c->name, v);
+        if (v < 0.0) c->overrun = c->overrun == "negative" ? "positive" : "negative";
       } else if (auto* l = std::get_if<TorqueSpec>(&e)) {
         if (kept.empty()) drop.push_back(i);  // taken by the base
         else {
           l->body = kept;
           l->torque = scaled(l->torque, factor);
+          rescale(l->name, factor);
         }
       }
     }
@@ -256,15 +270,17 @@ class Reducer {
   // A friction element or a one-way clutch (its law mu tar(v, MT0/mu) on
   // v = q_a' - q_b') after q_gone = factor q_kept: v = c v' with v' the
   // relative velocity of the bodies left (Theorem 3.2: mu c^2 and MT0 |c| seen
-  // on v'). Returns the sign of v / v' (a one-way clutch's overrun direction
-  // follows it: between two bodies they are swapped when c < 0, so only a
-  // clutch left on one body flips), or 0 when nothing is left (v identically
-  // 0: it never slips, never works, and is dropped). `what` names the kind in
-  // the error of a relation that is no longer between equal speeds.
+  // on v'). Returns v / v' (its sign is a one-way clutch's overrun direction:
+  // between two bodies they are swapped when c < 0, so only a clutch left on
+  // one body flips; the torque on v is the one on v' divided by it), or 0
+  // when nothing is left (v identically 0: it never slips, never works, and is
+  // dropped). `what` names the kind in the error of a relation that is no
+  // longer between equal speeds.
   template <class S>
-  static int carry_friction(S& f, const char* what, const std::string& gone, const std::string& kept, double factor) {
+  static double carry_friction(S& f, const char* what, const std::string& gone, const std::string& kept,
+                               double factor) {
     const std::vector<Term> t = substitute(friction_terms(f), gone, kept, factor);
-    if (t.empty()) return 0;
+    if (t.empty()) return 0.0;
     if (t.size() == 2 && t[0].c != -t[1].c)
       throw ModelError("elements." + f.name, std::string(what) + " between '" + t[0].body + "' and '" + t[1].body +
                                                  "' after merging '" + gone + "' through ratio " + show(factor) +
@@ -274,7 +290,7 @@ class Reducer {
     f.body_b = t.size() == 2 ? (c > 0 ? t[1].body : t[0].body) : "";
     f.viscous *= c * c;
     scale_friction_law(f, std::abs(c));
-    return t.size() == 2 || c > 0 ? 1 : -1;
+    return t.size() == 2 ? std::abs(c) : c;
   }
 
   // A rigid spring between `gone` and `kept`, which other rigid connections
@@ -498,8 +514,13 @@ class Reducer {
                                         "or friction, nor the base: its position is undetermined");
   }
 
+  // An element carried through a merge acts on x = d x' (x' its coordinate
+  // in the reduced model): its torque as written is the reduced one over d.
+  void rescale(const std::string& element, double d) { scales_.try_emplace(element, 1.0).first->second /= d; }
+
   ModelSpec spec_;
   std::vector<std::string> steps_;
+  std::map<std::string, double> scales_;
 };
 
 }  // namespace

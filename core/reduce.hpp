@@ -25,6 +25,7 @@
 // one, damped springs on it) is a ModelError naming the body. So is a
 // measurement (signal kinds angle, velocity) of a massless body a reduction
 // eliminates; a rigidly merged body is measured through the body it joins.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,12 @@ namespace luztar {
 struct Reduction {
   ModelSpec spec;                  // the reduced model (valid, nothing left to reduce)
   std::vector<std::string> steps;  // what was done, in the paper's terms, in order
+  // Elements a rigid merge carried onto another body, by name: the torque
+  // they act with as written is `scale` times the reduced model's (a torque
+  // on a wheel merged into its motor through ratio p is p times smaller on
+  // the motor). A negative scale also reverses the element's sides. Elements
+  // not listed: 1.
+  std::map<std::string, double> output_scale;
 };
 
 Reduction reduce(const ModelSpec& spec);

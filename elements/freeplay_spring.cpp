@@ -328,6 +328,15 @@ ElementOutput step_output(const Model& m, int s, const StepFrame& f) {
   return spring_output_exact(sp, r, has_freeplay_events(sp) ? spring_state_at(sp, r.x, r.rate) : 0, 0.0);
 }
 
+// Sides reversed: a table's segments count from the other end (0 .. n for n
+// points), a gap's side flips.
+std::int8_t reversed_state(const Model& m, int s, std::int8_t state) {
+  const Spring& sp = m.springs[s];
+  if (!sp.has_table()) return static_cast<std::int8_t>(-state);
+  const std::vector<std::int8_t>& label = sp.table.label;  // the model's segment numbers (a split keeps them)
+  return static_cast<std::int8_t>(*std::max_element(label.begin(), label.end()) - state);
+}
+
 }  // namespace
 
 const ElementKindInfo kSpringKind = {
@@ -350,6 +359,7 @@ const ElementKindInfo kSpringKind = {
     .step_forces = step_forces,
     .step_dissipation = step_dissipation,
     .step_output = step_output,
+    .reversed_state = reversed_state,
 };
 
 }  // namespace luztar

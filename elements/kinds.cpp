@@ -68,6 +68,23 @@ const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
 
 const ElementKindInfo& element_kind_info(ElementKind k) { return *kElementKinds[static_cast<int>(k)]; }
 
+namespace {
+double output_scale(const Model& m, int e) {
+  return m.element_output_scale.empty() ? 1.0 : m.element_output_scale[static_cast<std::size_t>(e)];
+}
+}  // namespace
+
+std::int8_t state_as_written(const Model& m, const ElementKindInfo& row, int i, int e, std::int8_t state) {
+  if (output_scale(m, e) >= 0.0) return state;
+  return row.reversed_state ? row.reversed_state(m, i, state) : static_cast<std::int8_t>(-state);
+}
+
+ElementOutput as_written(const Model& m, const ElementKindInfo& row, int i, int e, ElementOutput o) {
+  o.torque *= output_scale(m, e);  // (1 for an element no merge carried: the same bits)
+  o.state = state_as_written(m, row, i, e, o.state);
+  return o;
+}
+
 double elastic_energy(const Model& m, const std::vector<double>& q) {
   double e = 0.0;
   for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {

@@ -149,8 +149,18 @@ struct ElementKindInfo {
   double (*step_dissipation)(const Model& m, int i, const StepFrame& start, const double* v_theta,
                              const double* v_mid) = nullptr;
   ElementOutput (*step_output)(const Model& m, int i, const StepFrame& f) = nullptr;  // at the step's end
+  // The state as it reads with the element's sides reversed (a rigid merge
+  // through a negative ratio, Model::element_output_scale < 0); nullptr: its
+  // sign flips (a side, a slip or overrun direction).
+  std::int8_t (*reversed_state)(const Model& m, int i, std::int8_t state) = nullptr;
 };
 const ElementKindInfo& element_kind_info(ElementKind k);
+
+// An element's output (of `row`'s kind, its i-th, element id e) as the model
+// file wrote the element: through Model::element_output_scale.
+ElementOutput as_written(const Model& m, const ElementKindInfo& row, int i, int e, ElementOutput o);
+// Its state alone as written (the event log's before and after).
+std::int8_t state_as_written(const Model& m, const ElementKindInfo& row, int i, int e, std::int8_t state);
 
 // The kinds in the order the solvers visit them (kinds.cpp). Sums of torques,
 // tangents and powers take loads first (kSumOrder); lists (witnesses, the

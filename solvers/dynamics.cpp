@@ -364,8 +364,8 @@ void element_outputs(const Model& m, const State& modes, const Workspace& ws, do
                      std::int8_t* state) {
   const ModeFrame frame = mode_frame(&modes, ws);
   for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
-    const ElementOutput o = row.output(m, i, frame);
     const int e = m.elements_of(row.kind)[i];
+    const ElementOutput o = as_written(m, row, i, e, row.output(m, i, frame));
     torque[e] = o.torque;
     state[e] = o.state;
   });

@@ -298,8 +298,12 @@ void EventPipeline::strike() {
   data.stats.impact_loss += out.energy_lost;
   state.dissipated += out.energy_lost;
   for (int s : struck)
-    if (impact.approach[s] > 0.0)
-      events.push_back({state.t, model.spring_element[s], EventKind::impact, struck_side[s], state.spring_side[s]});
+    if (impact.approach[s] > 0.0) {
+      const ElementKindInfo& row = element_kind_info(ElementKind::spring);
+      const int e = model.spring_element[s];
+      events.push_back({state.t, e, EventKind::impact, state_as_written(model, row, s, e, struck_side[s]),
+                        state_as_written(model, row, s, e, state.spring_side[s])});
+    }
   for (int l = 0; l < model.num_links(); ++l) {
     if (model.is_contact_link(l)) continue;
     const double v = friction_link_rate(model.links[l], state.w.data());
@@ -436,7 +440,10 @@ void EventPipeline::log_changes() {
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (!row.event) return;
     const std::int8_t a = row.state(model, i, before), b = row.state(model, i, state);
-    if (a != b) events.push_back({state.t, model.elements_of(row.kind)[i], row.event(model, i, a, b), a, b});
+    const int e = model.elements_of(row.kind)[i];
+    if (a != b)
+      events.push_back({state.t, e, row.event(model, i, a, b), state_as_written(model, row, i, e, a),
+                        state_as_written(model, row, i, e, b)});
   });
 }
 

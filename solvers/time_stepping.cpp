@@ -450,8 +450,8 @@ class MoreauJean {
   void outputs(double h) {
     const StepFrame f = frame(q_, v_, t_, h);
     for_each_element(m_, kSumOrder, [&](const ElementKindInfo& row, int i) {
-      const ElementOutput o = row.step_output(m_, i, f);
       const int e = m_.elements_of(row.kind)[i];
+      const ElementOutput o = as_written(m_, row, i, e, row.step_output(m_, i, f));
       torque_[e] = o.torque;
       state_[e] = o.state;
     });

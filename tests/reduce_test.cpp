@@ -3,6 +3,7 @@
 // Theorems 4.1, 4.3, 5.2 and 5.3 run through the integrator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
@@ -324,6 +325,77 @@ TEST(Massless, JunctionOfThreeSpringsSolvedAsPiecewiseLinearSystem) {
     previous = worst;
   }
   EXPECT_LT(previous, 1e-4);
+}
+
+// Outputs of elements a rigid merge carries onto another body read as the
+// model file wrote them (Model::element_output_scale). The wheel g (0.1 kg m^2)
+// is geared to the motor m (1 kg m^2) by q_m = -3 q_g and merged into m
+// (q_g = -m/3): the drive of 3 N m on g acts as -1 N m on m, its output stays
+// 3 N m; the shaft g-w (k 50, freeplay 0.05) reads 50 luz(q_g - q_w, 0.05)
+// with its side the sign of q_g - q_w outside the gap; the bearing on g
+// (MT0 0.2) opposes w_g = -w_m / 3 with its slip state the sign of w_g, and its
+// torque 0.2 N m (not the reflected 0.6). Before, every one of them read in
+// m's terms: -1/3 of the shaft's torque, 1 N m of drive, signs reversed.
+TEST(Reduce, MergedElementsReportTheirOutputsAsWritten) {
+  const ModelSpec spec = io::parse_model_spec(R"(
+simulation: {t_end: 2.0, output_step: 0.01, rtol: 1.0e-10, atol: 1.0e-12}
+bodies:
+  m: {inertia: 1.0}
+  g: {inertia: 0.1}
+  w: {inertia: 0.5}
+elements:
+  gear: {type: spring, bodies: [m, g], stiffness: .inf, ratio: -3}
+  shaft: {type: spring, bodies: [g, w], stiffness: 50, freeplay: 0.05}
+  bearing: {type: friction, body: g, coulomb: 0.2}
+  drive: {type: torque, body: g, torque: {sine: {amplitude: 3, frequency: 1}}}
+)", "merged.yaml", ".");
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    ModelSpec run = spec;
+    run.simulation.integrator = integrator;
+    const Model model = assemble(run);
+    ASSERT_EQ(model.num_bodies(), 2);  // g merged into m
+    const Result r = simulate(model);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    const int m = model.body_index("m"), w = model.body_index("w");
+    auto id = [&](const char* name) {
+      return static_cast<int>(std::find(model.element_names.begin(), model.element_names.end(), name) -
+                              model.element_names.begin());
+    };
+    const int shaft_id = id("shaft"), bearing = id("bearing"), drive = id("drive");
+    ASSERT_EQ(model.num_elements(), 3);  // the rigid gear is gone
+    int slipping = 0, outside = 0;
+    for (int k = 0; k < r.num_samples(); ++k) {
+      const double qg = angle(r, k, m) / -3.0, wg = velocity(r, k, m) / -3.0, x = qg - angle(r, k, w);
+      const double t = r.time[static_cast<std::size_t>(k)];
+      EXPECT_NEAR(element_torque(r, k, drive), 3.0 * std::sin(2.0 * std::numbers::pi * t), 1e-12) << integrator << " " << t;
+      EXPECT_NEAR(element_torque(r, k, shaft_id), 50.0 * luz(x, 0.05), 1e-9) << integrator << " " << t;
+      if (std::abs(x) > 0.05 + 1e-9) {
+        ++outside;
+        EXPECT_EQ(element_state(r, k, shaft_id), x > 0 ? 1 : -1) << integrator << " " << t;
+      }
+      if (element_state(r, k, bearing) != 0) {
+        ++slipping;
+        EXPECT_EQ(element_state(r, k, bearing), wg > 0 ? 1 : -1) << integrator << " " << t;
+        EXPECT_NEAR(element_torque(r, k, bearing), 0.2 * element_state(r, k, bearing), 1e-12) << integrator << " " << t;
+      }
+    }
+    EXPECT_GT(slipping, 50) << integrator;  // the checks above did run
+    EXPECT_GT(outside, 20) << integrator;
+    // The log's states read as written too: between a shaft event and its
+    // next one, every sample shows the first one's `after`.
+    std::vector<EventRecord> shaft;
+    for (const EventRecord& e : r.events)
+      if (e.element == shaft_id) shaft.push_back(e);
+    int checked = 0;
+    for (std::size_t j = 0; j + 1 < shaft.size(); ++j)
+      for (int k = 0; k < r.num_samples(); ++k) {
+        const double t = r.time[static_cast<std::size_t>(k)];
+        if (t <= shaft[j].t || t >= shaft[j + 1].t) continue;
+        EXPECT_EQ(element_state(r, k, shaft_id), shaft[j].after) << integrator << " " << t;
+        ++checked;
+      }
+    EXPECT_GT(checked, 20) << integrator;
+  }
 }
 
 }  // namespace
