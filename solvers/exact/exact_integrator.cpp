@@ -293,6 +293,13 @@ void ExactIntegrator::identify_split(Mode& m) {
                                 : std::complex<double>(m.GT(w, f.index), 0.0);
   }
   m.fast_c_abs = m.fast_c.cwiseAbs();
+  m.fast_rate.resize(nf);
+  m.fast_angle.resize(nf);
+  for (Eigen::Index k = 0; k < nf; ++k) {
+    const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
+    m.fast_rate(k) = std::sqrt(std::norm(lambda));
+    m.fast_angle(k) = std::arg(lambda);
+  }
 }
 
 bool ExactIntegrator::identify_slow(Mode& m, double aim) {
@@ -373,7 +380,8 @@ const EventFunction& ExactIntegrator::event_function(std::size_t w, double step)
   FastTerm* terms = fast_terms_.data() + static_cast<std::size_t>(m.watched[w]) * static_cast<std::size_t>(nf);
   double fast_sum = 0.0, fast_scale = 0.0;
   for (Eigen::Index k = 0; k < nf; ++k) {
-    terms[k] = FastTerm(m.fast_c(row, k) * xi_(k), m.split.fast[static_cast<std::size_t>(k)].lambda);
+    terms[k] = FastTerm(m.fast_c(row, k) * xi_(k), m.split.fast[static_cast<std::size_t>(k)].lambda, m.fast_rate(k),
+                        m.fast_angle(k));
     fast_sum += terms[k].beta.real();
     fast_scale += terms[k].amplitude * std::exp(std::max(terms[k].lambda.real(), 0.0) * step);
   }
@@ -458,15 +466,21 @@ double ExactIntegrator::first_crossing_on(double step, double resolution) {
     const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
     const double grow = lambda.real() > 0.0 ? std::exp(lambda.real() * step) : 1.0;
     fast_change_(k) = std::sqrt(std::norm(xi_(k))) * grow *
-                      (std::min(std::sqrt(std::norm(lambda)) * step, 2.0) + 64.0 * kEps * m.split.condition);
+                      (std::min(m.fast_rate(k) * step, 2.0) + 64.0 * kEps * m.split.condition);
   }
   for (Eigen::Index w = 0; w < nw; ++w) {
     const auto j = static_cast<std::size_t>(m.watched[static_cast<std::size_t>(w)]);
     const double g = gz_(w);
-    double bound = m.cs_norm(w) * (rest + 64.0 * kEps * xs_scale);
-    for (int k = 1; k < kBoundOrder; ++k) bound += std::abs(terms(w, k - 1)) * powers[static_cast<std::size_t>(k)];
-    for (Eigen::Index k = 0; k < nf; ++k) bound += m.fast_c_abs(w, k) * fast_change_(k);
-    if (std::abs(g) > bound && (signs_[j] == 0 || signs_[j] == sign_of(g))) {
+    // g's range on [0, step]: each exact term t_k s^k / k! lies between 0 and
+    // its value at the step's end (one-sided: a function moving away from zero
+    // is ruled out however close it starts), the remainders both ways
+    double both = m.cs_norm(w) * (rest + 64.0 * kEps * xs_scale), up = 0.0, down = 0.0;
+    for (int k = 1; k < kBoundOrder; ++k) {
+      const double t = terms(w, k - 1) * powers[static_cast<std::size_t>(k)];
+      (t > 0.0 ? up : down) += t;
+    }
+    for (Eigen::Index k = 0; k < nf; ++k) both += m.fast_c_abs(w, k) * fast_change_(k);
+    if ((g + down - both > 0.0 || g + up + both < 0.0) && (signs_[j] == 0 || signs_[j] == sign_of(g))) {
       signs_[j] = sign_of(g);
       continue;
     }

@@ -150,6 +150,7 @@ class ExactIntegrator : public Integrator {
     Eigen::VectorXd cs_norm;        // per watched row: ||(G T)_slow Ds||_1
     Eigen::MatrixXcd fast_c;        // watched x fast: beta_wk = fast_c(w, k) xi_k
     Eigen::MatrixXd fast_c_abs;     // |fast_c|, for the cheap bound
+    Eigen::VectorXd fast_rate, fast_angle;  // |lambda_k|, arg lambda_k
     double h = 0.0;                 // regular sub-step [s]
   };
   void select_mode();
