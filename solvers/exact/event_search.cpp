@@ -16,23 +16,26 @@ constexpr int kMaxDepth = 80;
 
 using Coefficients = std::array<double, kTaylorTerms>;
 
-// Coefficients of p(x + u) in u (Taylor shift, O(N^2)).
-Coefficients shifted(const Coefficients& a, double x) {
+// The functions below read the first n coefficients only (EventFunction::
+// degree: the rest are zero, and skipping them changes no result).
+
+// Coefficients of p(x + u) in u (Taylor shift, O(n^2)).
+Coefficients shifted(const Coefficients& a, double x, int n) {
   Coefficients b = a;
-  for (int k = 0; k < kTaylorTerms - 1; ++k)
-    for (int j = kTaylorTerms - 2; j >= k; --j) b[static_cast<std::size_t>(j)] += x * b[static_cast<std::size_t>(j + 1)];
+  for (int k = 0; k < n - 1; ++k)
+    for (int j = n - 2; j >= k; --j) b[static_cast<std::size_t>(j)] += x * b[static_cast<std::size_t>(j + 1)];
   return b;
 }
 
-double poly_value(const Coefficients& a, double s) {
+double poly_value(const Coefficients& a, double s, int n) {
   double r = 0.0;
-  for (int k = kTaylorTerms - 1; k >= 0; --k) r = r * s + a[static_cast<std::size_t>(k)];
+  for (int k = n - 1; k >= 0; --k) r = r * s + a[static_cast<std::size_t>(k)];
   return r;
 }
 
-double poly_slope(const Coefficients& a, double s) {
+double poly_slope(const Coefficients& a, double s, int n) {
   double r = 0.0;
-  for (int k = kTaylorTerms - 1; k >= 1; --k) r = r * s + k * a[static_cast<std::size_t>(k)];
+  for (int k = n - 1; k >= 1; --k) r = r * s + k * a[static_cast<std::size_t>(k)];
   return r;
 }
 
@@ -40,10 +43,10 @@ int sign_of(double x) { return x > 0.0 ? 1 : x < 0.0 ? -1 : 0; }
 
 // Bounds of p(u) = sum c_k u^k on [0, w]: a positive term adds at most c_k w^k,
 // a negative one at least c_k w^k.
-void polynomial_range(const Coefficients& c, double w, double& lo, double& hi) {
+void polynomial_range(const Coefficients& c, double w, double& lo, double& hi, int n) {
   lo = hi = c[0];
   double wk = 1.0;
-  for (int k = 1; k < kTaylorTerms; ++k) {
+  for (int k = 1; k < n; ++k) {
     wk *= w;
     const double term = c[static_cast<std::size_t>(k)] * wk;
     (term < 0.0 ? lo : hi) += term;
@@ -241,9 +244,12 @@ double balanced_norm(const Eigen::MatrixXd& A, const Eigen::VectorXd& D) {
 
 void GrowthBound::set(const Eigen::MatrixXd& A, const Eigen::VectorXd& D) {
   const Eigen::MatrixXd B = D.cwiseInverse().asDiagonal() * A * D.asDiagonal();
-  Eigen::MatrixXd P = Eigen::MatrixXd::Identity(A.rows(), A.cols());
+  Eigen::MatrixXd P = Eigen::MatrixXd::Identity(A.rows(), A.cols()), next(A.rows(), A.cols());
   for (int k = 0; k <= kTaylorTerms; ++k) {
-    if (k > 0) P = B * P;
+    if (k > 0) {
+      next.noalias() = B.lazyProduct(P);  // (lazy: far too small for gemm's blocking)
+      P.swap(next);
+    }
     n_[static_cast<std::size_t>(k)] = P.rows() > 0 ? P.cwiseAbs().rowwise().sum().maxCoeff() : 0.0;
   }
 }
@@ -298,13 +304,13 @@ std::complex<double> scaled_exp(std::complex<double> beta, std::complex<double> 
 }  // namespace
 
 double EventFunction::value(double s) const {
-  double g = poly_value(a, s);
+  double g = poly_value(a, s, degree);
   for (int k = 0; k < nfast; ++k) g += scaled_exp(fast[k].beta, fast[k].lambda, s).real();
   return g;
 }
 
 double EventFunction::slope(double s) const {
-  double d = poly_slope(a, s);
+  double d = poly_slope(a, s, degree);
   for (int k = 0; k < nfast; ++k) {
     const std::complex<double> t = scaled_exp(fast[k].beta, fast[k].lambda, s), l = fast[k].lambda;
     d += t.real() * l.real() - t.imag() * l.imag();
@@ -313,7 +319,7 @@ double EventFunction::slope(double s) const {
 }
 
 void EventFunction::derivatives(double s, std::array<double, kTaylorTerms>& d) const {
-  d = shifted(a, s);
+  d = shifted(a, s, degree);
   for (int k = 0; k < nfast; ++k) {
     std::complex<double> term = fast[k].beta * std::exp(fast[k].lambda * s);  // lambda^j e^{lambda s} beta / j!
     for (int j = 0; j < kTaylorTerms; ++j) {
@@ -326,12 +332,12 @@ void EventFunction::derivatives(double s, std::array<double, kTaylorTerms>& d) c
 void EventFunction::enclose(double lo, double hi, double& gmin, double& gmax, int order, double conclusive) const {
   const double w = hi - lo;
   // (a) p's range plus each fast term's exact range: good on long intervals
-  Coefficients c = shifted(a, lo);
+  Coefficients c = shifted(a, lo, degree);
   if (order == 1) {
-    for (int k = 0; k + 1 < kTaylorTerms; ++k) c[static_cast<std::size_t>(k)] = (k + 1) * c[static_cast<std::size_t>(k + 1)];
-    c[kTaylorTerms - 1] = 0.0;
+    for (int k = 0; k + 1 < degree; ++k) c[static_cast<std::size_t>(k)] = (k + 1) * c[static_cast<std::size_t>(k + 1)];
+    c[static_cast<std::size_t>(degree - 1)] = 0.0;
   }
-  polynomial_range(c, w, gmin, gmax);
+  polynomial_range(c, w, gmin, gmax, degree);
   double fast_rate = 0.0;
   for (int k = 0; k < nfast; ++k) {
     const FastTerm& f = fast[k];
@@ -365,7 +371,7 @@ void EventFunction::enclose(double lo, double hi, double& gmin, double& gmax, in
     rest += bound;
   }
   double bmin, bmax;
-  polynomial_range(c, w, bmin, bmax);
+  polynomial_range(c, w, bmin, bmax, kTaylorTerms);  // (the fast terms fill all)
   gmin = std::max(gmin, bmin - rest);
   gmax = std::min(gmax, bmax + rest);
 }
@@ -374,6 +380,7 @@ EventFunction event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eig
                                const TaylorData& data) {
   EventFunction p;
   p.h = data.h();
+  p.degree = data.order();
   const double cnorm = c.cwiseProduct(data.D().transpose()).lpNorm<1>();
   double factorial = 1.0, hk = 1.0, scale = 0.0;
   const int order = data.order();

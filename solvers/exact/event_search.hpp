@@ -117,6 +117,10 @@ struct FastTerm {
       // (sqrt of the norm, not std::abs: hypot's care for overflow costs 7 % of a run)
       : beta(b), lambda(l), amplitude(std::sqrt(std::norm(b))), phase(std::arg(b)), rate(std::sqrt(std::norm(l))),
         angle(std::arg(l)) {}
+  // (with |lambda| and arg lambda given: they are the mode's, computed once)
+  FastTerm(std::complex<double> b, std::complex<double> l, double lambda_rate, double lambda_angle)
+      : beta(b), lambda(l), amplitude(std::sqrt(std::norm(b))), phase(std::arg(b)), rate(lambda_rate),
+        angle(lambda_angle) {}
   std::complex<double> beta, lambda;
   double amplitude = 0.0, phase = 0.0;  // |beta|, arg beta
   double rate = 0.0, angle = 0.0;       // |lambda|, arg lambda
@@ -130,6 +134,7 @@ struct FastTerm {
 // range of each fast term (an exponentially scaled cosine) to p's.
 struct EventFunction {
   std::array<double, kTaylorTerms> a{};
+  int degree = kTaylorTerms;  // a_k = 0 for k >= degree (1 <= degree <= kTaylorTerms)
   const FastTerm* fast = nullptr;  // (nfast) the caller's storage, alive while the function is used
   int nfast = 0;
   double remainder = 0.0;  // R of p

@@ -15,9 +15,6 @@ namespace luztar::exact {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
-// The cheap bound of first_crossing_on: exact Taylor terms of the slow part
-// below this order, Lagrange's remainder at it.
-constexpr int kBoundOrder = 4;
 
 int sign_of(double x) { return x > 0.0 ? 1 : x < 0.0 ? -1 : 0; }
 
@@ -83,7 +80,7 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   bound_v_.resize(N, kBoundOrder + 1);
   xi_ = Eigen::VectorXcd::Zero(N);
   gz_ = Eigen::VectorXd::Zero(roots_ + exo_.kinks().rows());
-  fast_change_ = xabs_ = Eigen::VectorXd::Zero(N);
+  fast_change_ = fast_reach_ = xabs_ = Eigen::VectorXd::Zero(N);
   gscale_ = Eigen::VectorXd::Zero(gz_.size());
   bound_terms_.resize(gz_.size(), kBoundOrder - 1);
 }
@@ -293,6 +290,13 @@ void ExactIntegrator::identify_split(Mode& m) {
                                 : std::complex<double>(m.GT(w, f.index), 0.0);
   }
   m.fast_c_abs = m.fast_c.cwiseAbs();
+  m.fast_rate.resize(nf);
+  m.fast_angle.resize(nf);
+  for (Eigen::Index k = 0; k < nf; ++k) {
+    const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
+    m.fast_rate(k) = std::sqrt(std::norm(lambda));
+    m.fast_angle(k) = std::arg(lambda);
+  }
 }
 
 bool ExactIntegrator::identify_slow(Mode& m, double aim) {
@@ -373,7 +377,8 @@ const EventFunction& ExactIntegrator::event_function(std::size_t w, double step)
   FastTerm* terms = fast_terms_.data() + static_cast<std::size_t>(m.watched[w]) * static_cast<std::size_t>(nf);
   double fast_sum = 0.0, fast_scale = 0.0;
   for (Eigen::Index k = 0; k < nf; ++k) {
-    terms[k] = FastTerm(m.fast_c(row, k) * xi_(k), m.split.fast[static_cast<std::size_t>(k)].lambda);
+    terms[k] = FastTerm(m.fast_c(row, k) * xi_(k), m.split.fast[static_cast<std::size_t>(k)].lambda, m.fast_rate(k),
+                        m.fast_angle(k));
     fast_sum += terms[k].beta.real();
     fast_scale += terms[k].amplitude * std::exp(std::max(terms[k].lambda.real(), 0.0) * step);
   }
@@ -425,6 +430,63 @@ void ExactIntegrator::propagate(double s) {
   t_ += s;
 }
 
+// The cheap bound's data on a sub-step of length `step` (first_crossing_on).
+// Slow part: Taylor's formula to order kBoundOrder - 1 with exact terms
+// c v_k s^k / k! (v_k = As^k xs) and Lagrange's remainder in the balanced norm,
+//   ||c Ds||_1 growth(s) ||Ds^-1 v_P||_inf s^P / P!.
+// Fast part: per eigenvalue |xi_k| e^{max(sigma, 0) s} and min(|lambda| s, 2).
+void ExactIntegrator::bound_data(double step) {
+  const Mode& m = *mode_;
+  const int ms = m.split.slow;
+  const auto nw = static_cast<Eigen::Index>(m.watched.size());
+  auto V = bound_v_.topLeftCorner(ms, kBoundOrder + 1);
+  V.col(0) = x_.head(ms);
+  for (int k = 1; k <= kBoundOrder; ++k) V.col(k).noalias() = m.split.As.lazyProduct(V.col(k - 1));
+  bound_terms_.topRows(nw).noalias() = m.GT.leftCols(ms).lazyProduct(V.middleCols(1, kBoundOrder - 1));
+  bound_.powers[0] = 1.0;
+  for (std::size_t k = 1; k < kBoundOrder; ++k) bound_.powers[k] = bound_.powers[k - 1] * step / static_cast<double>(k);
+  bound_.rest = m.slow_growth.over(step) * V.col(kBoundOrder).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>() *
+                bound_.powers[kBoundOrder - 1] * step / kBoundOrder;
+  bound_.xs_scale = V.col(0).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>();
+  for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(m.split.fast.size()); ++k) {
+    const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
+    const double grow = lambda.real() > 0.0 ? std::exp(lambda.real() * step) : 1.0;
+    fast_change_(k) = std::sqrt(std::norm(xi_(k))) * grow;
+    fast_reach_(k) = std::min(m.fast_rate(k) * step, 2.0);
+  }
+}
+
+// Whether watched function w (value g now) keeps its sign on the sub-step:
+// its range there, from each exact slow term t_k s^k / k! (between 0 and its
+// value at the step's end: one-sided, so a function moving away from zero is
+// ruled out however close it starts) and each fast term Re(beta e^{lambda s}),
+// whose change lies within |beta| min(|lambda| s, 2) and whose value within
+// |beta| e^{max(sigma, 0) s} (the tighter of the two, each way); the slow
+// remainder and the roundoff both ways.
+bool ExactIntegrator::ruled_out(Eigen::Index w, double g) const {
+  const Mode& m = *mode_;
+  const double cond = 64.0 * kEps * m.split.condition;
+  double both = m.cs_norm(w) * (bound_.rest + 64.0 * kEps * bound_.xs_scale), up = 0.0, down = 0.0;
+  for (std::size_t k = 1; k < kBoundOrder; ++k) {
+    const double t = bound_terms_(w, static_cast<Eigen::Index>(k) - 1) * bound_.powers[k];
+    (t > 0.0 ? up : down) += t;
+  }
+  const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
+  double change = 0.0;  // the fast terms' changes, both ways (enough for most)
+  for (Eigen::Index k = 0; k < nf; ++k) {
+    const double amp = m.fast_c_abs(w, k) * fast_change_(k);
+    change += amp * fast_reach_(k);
+    both += amp * cond;
+  }
+  if (g + down - both - change > 0.0 || g + up + both + change < 0.0) return true;
+  for (Eigen::Index k = 0; k < nf; ++k) {
+    const double amp = m.fast_c_abs(w, k) * fast_change_(k), now = (m.fast_c(w, k) * xi_(k)).real();
+    down += std::max(-amp - now, -amp * fast_reach_(k));
+    up += std::min(amp - now, amp * fast_reach_(k));
+  }
+  return nf > 0 && (g + down - both > 0.0 || g + up + both < 0.0);
+}
+
 // Event search: a cheap bound first, the full search for the rest.
 double ExactIntegrator::first_crossing_on(double step, double resolution) {
   const Mode& m = *mode_;
@@ -436,37 +498,11 @@ double ExactIntegrator::first_crossing_on(double step, double resolution) {
   if (m.watched.empty()) return best;
   modal_state();
   slow_built_ = false;
-  const int ms = m.split.slow;
-  const auto nw = static_cast<Eigen::Index>(m.watched.size());
-  // slow part: Taylor's formula to order kBoundOrder - 1 with exact terms
-  // c v_k s^k / k! (v_k = As^k xs) and Lagrange's remainder in the balanced norm,
-  //   ||c Ds||_1 growth(s) ||Ds^-1 v_P||_inf s^P / P!
-  auto V = bound_v_.topLeftCorner(ms, kBoundOrder + 1);
-  V.col(0) = x_.head(ms);
-  for (int k = 1; k <= kBoundOrder; ++k) V.col(k).noalias() = m.split.As.lazyProduct(V.col(k - 1));
-  auto terms = bound_terms_.topRows(nw);
-  terms.noalias() = m.GT.leftCols(ms).lazyProduct(V.middleCols(1, kBoundOrder - 1));
-  std::array<double, kBoundOrder> powers{};  // s^k / k!
-  powers[0] = 1.0;
-  for (int k = 1; k < kBoundOrder; ++k) powers[static_cast<std::size_t>(k)] = powers[static_cast<std::size_t>(k - 1)] * step / k;
-  const double rest = m.slow_growth.over(step) * V.col(kBoundOrder).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>() *
-                      powers[kBoundOrder - 1] * step / kBoundOrder;
-  const double xs_scale = V.col(0).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>();
-  // fast part: |Re(beta (e^{lambda s} - 1))| <= |beta| (min(|lambda| s, 2) + roundoff) e^{max(sigma, 0) s}
-  const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
-  for (Eigen::Index k = 0; k < nf; ++k) {
-    const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
-    const double grow = lambda.real() > 0.0 ? std::exp(lambda.real() * step) : 1.0;
-    fast_change_(k) = std::sqrt(std::norm(xi_(k))) * grow *
-                      (std::min(std::sqrt(std::norm(lambda)) * step, 2.0) + 64.0 * kEps * m.split.condition);
-  }
-  for (Eigen::Index w = 0; w < nw; ++w) {
+  bound_data(step);
+  for (Eigen::Index w = 0; w < static_cast<Eigen::Index>(m.watched.size()); ++w) {
     const auto j = static_cast<std::size_t>(m.watched[static_cast<std::size_t>(w)]);
     const double g = gz_(w);
-    double bound = m.cs_norm(w) * (rest + 64.0 * kEps * xs_scale);
-    for (int k = 1; k < kBoundOrder; ++k) bound += std::abs(terms(w, k - 1)) * powers[static_cast<std::size_t>(k)];
-    for (Eigen::Index k = 0; k < nf; ++k) bound += m.fast_c_abs(w, k) * fast_change_(k);
-    if (std::abs(g) > bound && (signs_[j] == 0 || signs_[j] == sign_of(g))) {
+    if (ruled_out(w, g) && (signs_[j] == 0 || signs_[j] == sign_of(g))) {
       signs_[j] = sign_of(g);
       continue;
     }

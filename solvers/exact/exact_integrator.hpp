@@ -63,6 +63,7 @@
 // does not, the integrator re-reads xi there itself (not a root). Kinks of
 // dead_zone and saturation blocks are watched internally: crossing one switches
 // the block's piece (a new Abar, cached) without reporting a model event.
+#include <array>
 #include <cstdint>
 #include <list>
 #include <string>
@@ -87,6 +88,10 @@ inline constexpr double kIdentificationTolerance = 1e-12;
 
 // Fast eigenvalues: |lambda| > kSlowRadius / L0 (see above).
 inline constexpr double kSlowRadius = 0.25;
+
+// The cheap bound of the event search: exact Taylor terms of the slow part
+// below this order, Lagrange's remainder at it.
+inline constexpr int kBoundOrder = 4;
 
 struct ExactOptions {
   double grid_step = 0.0;    // spacing of the output grid [s], the sub-step aimed at (0: none)
@@ -150,6 +155,7 @@ class ExactIntegrator : public Integrator {
     Eigen::VectorXd cs_norm;        // per watched row: ||(G T)_slow Ds||_1
     Eigen::MatrixXcd fast_c;        // watched x fast: beta_wk = fast_c(w, k) xi_k
     Eigen::MatrixXd fast_c_abs;     // |fast_c|, for the cheap bound
+    Eigen::VectorXd fast_rate, fast_angle;  // |lambda_k|, arg lambda_k
     double h = 0.0;                 // regular sub-step [s]
   };
   void select_mode();
@@ -173,6 +179,11 @@ class ExactIntegrator : public Integrator {
   // per function, signs_ updated for those ruled out), and the stop there
   // (signs, roots_found_, kinks switched; true when a model root was crossed).
   double first_crossing_on(double step, double resolution);
+  // first_crossing_on()'s cheap bound: its data on the sub-step (into bound_,
+  // bound_terms_, fast_change_, fast_reach_), and whether it rules out a
+  // crossing of watched function w (value g now) there.
+  void bound_data(double step);
+  bool ruled_out(Eigen::Index w, double g) const;
   bool stop_at_crossing(double best, double step, bool last, double end, double resolution);
   void settle_roots(double end, double resolution);
   // The modal coordinates x = T^-1 z of the current state, the fast ones as
@@ -212,11 +223,16 @@ class ExactIntegrator : public Integrator {
   std::string key_;
   TaylorData slow_taylor_;       // of the slow block (event functions)
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
-  Eigen::VectorXd gz_, x_, fast_change_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
+  Eigen::VectorXd gz_, x_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
   Eigen::VectorXd offset_, zscratch_, xabs_, gscale_;
   Eigen::VectorXd probe_sigma_;            // the slots at a probe      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
+  struct SlowBound {
+    std::array<double, kBoundOrder> powers{};  // s^k / k!
+    double rest = 0.0;                         // Lagrange's remainder factor (times ||c Ds||_1)
+    double xs_scale = 0.0;                     // ||Ds^-1 xs||_inf (roundoff)
+  } bound_;
   Eigen::VectorXcd xi_;           // fast coordinates of the current state
   std::vector<FastTerm> fast_terms_;  // (functions x fast) beta_jk of the searched functions
   Eigen::VectorXd xi_state_;          // exosystem state at the last read (kept: no allocation per reset)

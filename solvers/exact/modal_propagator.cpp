@@ -1,5 +1,6 @@
 #include "solvers/exact/modal_propagator.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -19,7 +20,7 @@ void slow_series(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q
   Eigen::MatrixXd term = Eigen::MatrixXd::Identity(m, m), next(m, m);
   E = term;
   for (int k = 1; k < 200 && term.cwiseAbs().maxCoeff() > 1e-18 * E.cwiseAbs().maxCoeff(); ++k) {
-    next.noalias() = term * Ah;
+    next.noalias() = term.lazyProduct(Ah);  // (lazy: far too small for gemm's blocking)
     term = next / k;
     E += term;
   }
@@ -28,8 +29,8 @@ void slow_series(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q
     // d/du e^{A^T u} Q e^{A u} = L(.), L(X) = A^T X + X A: W = sum_n L^n(Q) h^(n+1) / (n+1)!
     Eigen::MatrixXd t = q * h, sum = t;
     for (int k = 1; k < 400 && t.cwiseAbs().maxCoeff() > 1e-18 * sum.cwiseAbs().maxCoeff(); ++k) {
-      next.noalias() = Ah.transpose() * t;
-      next.noalias() += t * Ah;
+      next.noalias() = Ah.transpose().lazyProduct(t);
+      next.noalias() += t.lazyProduct(Ah);
       t = next / (k + 1);
       sum += t;
     }
@@ -70,6 +71,14 @@ Eigen::MatrixXcd amplitude_basis(const std::vector<FastMode>& fast, int m, int n
     }
   }
   return B;
+}
+
+// H_ik = 1 / (i + k + 1): int_0^1 u^i u^k du.
+Eigen::Matrix<double, kTaylorTerms + 1, kTaylorTerms + 1> hilbert() {
+  Eigen::Matrix<double, kTaylorTerms + 1, kTaylorTerms + 1> H;
+  for (int i = 0; i <= kTaylorTerms; ++i)
+    for (int k = 0; k <= kTaylorTerms; ++k) H(i, k) = 1.0 / (i + k + 1);
+  return H;
 }
 
 }  // namespace
@@ -238,32 +247,52 @@ void ModalPropagator::step(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::Vect
   store(x);
 }
 
+// The terms of the slow series that matter over s <= h: those up to the
+// last one above 1e-20 of the largest, ||D^-1 v_k|| s^k / k! (the build's own
+// cut-off, at s: a short step, a settle or a step to a root, needs few).
+int ModalPropagator::terms_over(const TaylorData& slow, double s) {
+  const int order = slow.order();
+  std::array<double, kTaylorTerms + 1> size{};
+  double term = 1.0, largest = 0.0;
+  for (int k = 0; k <= order; ++k) {
+    if (k > 0) term *= s / k;
+    size[static_cast<std::size_t>(k)] = slow.scaled_norm(k) * term;
+    largest = std::max(largest, size[static_cast<std::size_t>(k)]);
+  }
+  int last = order;
+  while (last > 1 && size[static_cast<std::size_t>(last)] <= 1e-20 * largest) --last;
+  return last + 1;
+}
+
 void ModalPropagator::partial(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> q, double s,
                               const TaylorData& slow) {
   if (s <= 0.0) return;
   auto xs = x.head(m_);
   xs0_ = xs;
-  // x_s(s) = sum_k v_k s^k / k!, and the slow-slow integral by the Gram sum
-  const int terms = slow.order() + 1;
-  std::array<double, kTaylorTerms + 1> f{};  // s^k / k!
-  f[0] = 1.0;
-  for (int k = 1; k < terms; ++k) f[static_cast<std::size_t>(k)] = f[static_cast<std::size_t>(k - 1)] * s / k;
+  // x_s(s) = sum_k c_k, c_k = v_k s^k / k!, and the slow-slow integral
+  //   int_0^s x_s^T Q x_s = s sum_ik c_i^T Q c_k / (i + k + 1) = s sum (Q C) o (C H),
+  // H_ik = 1 / (i + k + 1) (lazy products: these are far too small for gemm)
+  const int terms = terms_over(slow, s);
+  if (cv_.rows() != m_) {
+    cv_.resize(m_, kTaylorTerms + 1);
+    ch_.resize(m_, kTaylorTerms + 1);
+    qv_.resize(m_, kTaylorTerms + 1);
+  }
+  auto C = cv_.leftCols(terms);
+  double f = 1.0;  // s^k / k!
+  for (int k = 0; k < terms; ++k) {
+    if (k > 0) f *= s / k;
+    C.col(k) = slow.v(k) * f;
+  }
   xs1_.setZero();
-  for (int k = terms - 1; k >= 0; --k) xs1_ += slow.v(k) * f[static_cast<std::size_t>(k)];
-  if (m_ > 0) {
-    const auto V = slow.V().leftCols(terms);
-    if (qv_.rows() != m_ || qv_.cols() < kTaylorTerms + 1) {
-      qv_.resize(m_, kTaylorTerms + 1);
-      gram_.resize(kTaylorTerms + 1, kTaylorTerms + 1);
-    }
+  for (int k = terms - 1; k >= 0; --k) xs1_ += C.col(k);
+  if (m_ > 0 && quads_ > 0) {
+    static const Eigen::Matrix<double, kTaylorTerms + 1, kTaylorTerms + 1> H = hilbert();
+    auto P = ch_.leftCols(terms);
+    P.noalias() = C.lazyProduct(H.topLeftCorner(terms, terms));
     for (int j = 0; j < quads_; ++j) {
-      qv_.leftCols(terms).noalias() = Qss_[static_cast<std::size_t>(j)] * V;
-      gram_.topLeftCorner(terms, terms).noalias() = V.transpose() * qv_.leftCols(terms);
-      double sum = 0.0;
-      for (int k = 0; k < terms; ++k)
-        for (int i = 0; i < terms; ++i)
-          sum += gram_(i, k) * f[static_cast<std::size_t>(i)] * f[static_cast<std::size_t>(k)] / (i + k + 1);
-      q(j) += sum * s;
+      qv_.leftCols(terms).noalias() = Qss_[static_cast<std::size_t>(j)].lazyProduct(C);
+      q(j) += qv_.leftCols(terms).cwiseProduct(P).sum() * s;
     }
   }
   amplitudes(x);

@@ -59,6 +59,8 @@ class ModalPropagator {
  private:
   // The g_j of the slow-fast integrals (false: a resolvent too ill-conditioned).
   bool resolvent_rows(const std::vector<Eigen::MatrixXd>& Qsf, const Eigen::MatrixXcd& B);
+  // How many terms v_0.. of the slow series a partial step over s needs.
+  static int terms_over(const TaylorData& slow, double s);
   // eta (the fast amplitudes) from x, and back.
   void amplitudes(const Eigen::Ref<const Eigen::VectorXd>& x);
   void store(Eigen::Ref<Eigen::VectorXd> x) const;
@@ -86,7 +88,7 @@ class ModalPropagator {
   // scratch
   Eigen::VectorXcd eta_, emu_, etas_;
   Eigen::VectorXd xs0_, xs1_;
-  Eigen::MatrixXd qv_, gram_;
+  Eigen::MatrixXd qv_, cv_, ch_;        // m x (kTaylorTerms + 1): Q C, C, C H (partial)
   Eigen::MatrixXcd e1_;
   Eigen::VectorXd wx_;
   Eigen::VectorXd gx0_, gx1_;           // Gx_ x_s at both ends
