@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,13 @@ using test::velocity;
 const char* const kIntegrators[] = {"exact", "cvode_bdf"};
 
 std::vector<CoordinateTerm> terms(std::initializer_list<CoordinateTerm> t) { return t; }
+
+// A figure for the test report (RecordProperty), in scientific notation.
+std::string sci(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3e", v);
+  return text;
+}
 
 // --- 2. a three-term spring oscillates at sqrt(k c M^-1 c^T) -----------------
 ModelSpec three_term_spring() {
@@ -64,7 +72,7 @@ void expect_normal_mode(const Result& r, double tolerance, const std::string& wh
   }
   EXPECT_LT(worst, tolerance) << what;
   EXPECT_LT(momentum, tolerance) << what;
-  ::testing::Test::RecordProperty(what + "_max_error", std::to_string(worst));
+  ::testing::Test::RecordProperty(what + "_max_error", sci(worst));
 }
 
 TEST(Coordinate, ThreeTermSpringOscillatesAtItsNormalMode) {
@@ -120,7 +128,7 @@ TEST(Coordinate, StuckClutchOnThreeBodiesHoldsItsRowAndBreaksAway) {
     EXPECT_NEAR(test::element_torque(r, k1, 0), lambda, tol) << integrator;
     EXPECT_EQ(test::element_state(r, k1, 0), 0) << integrator;
     EXPECT_NEAR(break_away(r), t_break, 1e-9) << integrator;
-    ::testing::Test::RecordProperty(std::string(integrator) + "_break_away_error", std::to_string(break_away(r) - t_break));
+    ::testing::Test::RecordProperty(std::string(integrator) + "_break_away_error", sci(break_away(r) - t_break));
   }
 }
 
