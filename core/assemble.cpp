@@ -1,4 +1,5 @@
 // ModelSpec -> Model: validate, resolve names to indices, inline signal references.
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -161,12 +162,12 @@ void number_slots_and_links(Model& m) {
     m.slots.push_back({m.frictions[i].coulomb, m.friction_element[i], m.frictions[i].scale_field});
   }
   for (std::size_t i = 0; i < m.frictions.size(); ++i)
-    m.links.push_back({LinkKind::friction, static_cast<int>(i), m.frictions[i].a, m.frictions[i].b, 1.0});
+    m.links.push_back({LinkKind::friction, static_cast<int>(i), m.frictions[i].row});
   m.spring_link.assign(m.springs.size(), -1);
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     if (!m.springs[s].rigid()) continue;
     m.spring_link[s] = static_cast<int>(m.links.size());
-    m.links.push_back({LinkKind::contact, static_cast<int>(s), m.springs[s].a, m.springs[s].b, m.springs[s].ratio});
+    m.links.push_back({LinkKind::contact, static_cast<int>(s), m.springs[s].row});
   }
   for (std::size_t i = 0; i < m.one_way_clutches.size(); ++i) {
     Friction& law = m.one_way_clutches[i].law;
@@ -176,7 +177,7 @@ void number_slots_and_links(Model& m) {
   for (std::size_t i = 0; i < m.one_way_clutches.size(); ++i) {
     OneWayClutch& c = m.one_way_clutches[i];
     c.link = static_cast<int>(m.links.size());
-    m.links.push_back({LinkKind::one_way, static_cast<int>(i), c.law.a, c.law.b, 1.0});
+    m.links.push_back({LinkKind::one_way, static_cast<int>(i), c.law.row});
   }
 }
 
@@ -196,6 +197,18 @@ Model build(const Reduction& reduction) {
     m.velocity0.push_back(b.velocity);
   }
   auto body = [&](const std::string& name) { return name.empty() ? kGround : m.body_index(name); };
+  // An element's row: its coordinate's terms in the order of the file, or
+  // x = q_a - ratio q_b (core/coordinate.hpp).
+  auto row_of = [&](const std::string& a, const std::string& b, double ratio, const std::vector<CoordinateTerm>& terms) {
+    if (terms.empty()) return two_body_row(body(a), body(b), ratio);
+    CoordinateRow r;
+    r.n = static_cast<int>(terms.size());  // (validate: 1 .. kMaxCoordinateTerms, distinct bodies)
+    for (int k = 0; k < r.n; ++k) {
+      r.body[k] = body(terms[k].body);
+      r.c[k] = terms[k].c;
+    }
+    return r;
+  };
   // Inputs get their index before references are inlined, so that every copy
   // of a named input reads the same value.
   std::map<std::string, Signal> named = spec.signals;
@@ -219,7 +232,7 @@ Model build(const Reduction& reduction) {
       m.element_kind.push_back(ElementKind::spring);
       m.element_index.push_back(static_cast<int>(m.springs.size()));
       m.spring_element.push_back(id);
-      m.springs.push_back(spring_law(*s, body(s->body_a), body(s->body_b)));
+      m.springs.push_back(spring_law(*s, row_of(s->body_a, s->body_b, s->ratio, s->coordinate)));
     } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
       m.element_kind.push_back(ElementKind::friction);
       m.element_index.push_back(static_cast<int>(m.frictions.size()));
@@ -227,8 +240,7 @@ Model build(const Reduction& reduction) {
       m.frictions.push_back(friction_law(*f, m.signals, [&](const Signal& sig, const std::string& key) {
         return resolver.resolve(sig, "elements." + f->name + "." + key);
       }));
-      m.frictions.back().a = body(f->body_a);
-      m.frictions.back().b = body(f->body_b);
+      m.frictions.back().row = row_of(f->body_a, f->body_b, 1.0, f->coordinate);
     } else if (const auto* t = std::get_if<TorqueSpec>(&e)) {
       m.element_kind.push_back(ElementKind::torque);
       m.element_index.push_back(static_cast<int>(m.loads.size()));
@@ -239,8 +251,7 @@ Model build(const Reduction& reduction) {
       m.element_index.push_back(static_cast<int>(m.one_way_clutches.size()));
       m.one_way_element.push_back(id);
       Friction law;  // a plain Coulomb law (its table tau = 1): the drag D(t) is its scale
-      law.a = body(c->body_a);
-      law.b = body(c->body_b);
+      law.row = row_of(c->body_a, c->body_b, 1.0, c->coordinate);
       law.viscous = c->viscous;
       law.static_ratio = c->static_ratio;
       law.coulomb = add_signal(c->coulomb, "elements." + c->name + ".coulomb");
@@ -250,9 +261,9 @@ Model build(const Reduction& reduction) {
   number_slots_and_links(m);
   m.massless_viscous.assign(m.inertia.size(), 0.0);
   std::vector<bool> has_bearing(m.inertia.size(), false);
-  for (const Friction& f : m.frictions) {
-    has_bearing[f.a] = true;
-    if (m.inertia[f.a] == 0.0) m.massless_viscous[f.a] += f.viscous;
+  for (const Friction& f : m.frictions) {  // on a massless body only bearings (core/reduce.hpp): one term
+    has_bearing[f.row.body[0]] = true;
+    if (m.inertia[f.row.body[0]] == 0.0) m.massless_viscous[f.row.body[0]] += f.viscous;
   }
   m.algebraic.assign(m.inertia.size(), false);
   for (std::size_t j = 0; j < m.inertia.size(); ++j) m.algebraic[j] = m.inertia[j] == 0.0 && !has_bearing[j];
@@ -269,13 +280,14 @@ Model build(const Reduction& reduction) {
       todo.pop_back();
       g.bodies.push_back(b);
       for (std::size_t s = 0; s < m.springs.size(); ++s) {
-        const Spring& sp = m.springs[s];
-        if (sp.a != b && sp.b != b) continue;
+        const CoordinateRow& row = m.springs[s].row;
+        if (!row_has(row, b)) continue;
         if (std::find(g.springs.begin(), g.springs.end(), static_cast<int>(s)) == g.springs.end())
           g.springs.push_back(static_cast<int>(s));
         m.spring_algebraic[s] = true;
-        for (int other : {sp.a, sp.b}) {
-          if (other == kGround || other == b) continue;
+        for (int k = 0; k < row.n; ++k) {
+          const int other = row.body[k];
+          if (other == b) continue;
           if (m.algebraic[other] && group_of[other] < 0) {
             group_of[other] = group_of[j];
             todo.push_back(other);
@@ -285,9 +297,9 @@ Model build(const Reduction& reduction) {
     }
     std::sort(g.bodies.begin(), g.bodies.end());
     for (int s : g.springs)
-      for (int other : {m.springs[s].a, m.springs[s].b})
-        if (other != kGround && !m.algebraic[other] &&
-            std::find(g.boundary.begin(), g.boundary.end(), other) == g.boundary.end())
+      for (int k = 0; k < m.springs[s].row.n; ++k)
+        if (const int other = m.springs[s].row.body[k];
+            !m.algebraic[other] && std::find(g.boundary.begin(), g.boundary.end(), other) == g.boundary.end())
           g.boundary.push_back(other);
     std::sort(g.boundary.begin(), g.boundary.end());
     m.algebraic_groups.push_back(g);
@@ -297,6 +309,53 @@ Model build(const Reduction& reduction) {
   std::sort(m.breakpoints.begin(), m.breakpoints.end());
   m.breakpoints.erase(std::unique(m.breakpoints.begin(), m.breakpoints.end()), m.breakpoints.end());
   return m;
+}
+
+}  // namespace
+
+namespace {
+
+// The rows of the links that can lock (a friction element without dry
+// friction, a viscous bearing, never does), as a matrix over the bodies.
+Eigen::MatrixXd lockable_rows(const Model& m, std::vector<int>& link_of_row) {
+  link_of_row.clear();
+  for (int l = 0; l < m.num_links(); ++l) {
+    const ModelLink& link = m.links[l];
+    if (link.kind == LinkKind::friction && !can_have_dry_friction(m, m.frictions[link.element])) continue;
+    link_of_row.push_back(l);
+  }
+  Eigen::MatrixXd rows = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(link_of_row.size()), m.num_bodies());
+  for (std::size_t i = 0; i < link_of_row.size(); ++i) {
+    const CoordinateRow& r = m.links[link_of_row[i]].row;
+    for (int k = 0; k < r.n; ++k) rows(static_cast<Eigen::Index>(i), r.body[k]) = r.c[k];
+  }
+  return rows;
+}
+
+Eigen::Index qr_rank(const Eigen::MatrixXd& a) {
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
+  qr.setThreshold(1e-12);
+  return qr.rank();
+}
+
+// The first link (Model::links order) whose row, with every lockable link
+// assumed locked, is a linear combination of the rows before it, or -1 (design
+// 2.2). Such a row makes the static split of some mode non-unique (a loop of
+// links: a Chebyshev split, not affine). The base contributes no term, so a
+// loop through it (two bearings and the clutch between their bodies) is a
+// dependence too. For rows of two bodies this is today's cycle test on the
+// graph of links, except a loop of ratios that does not close (their product
+// is not 1): its rows are independent, a jammed cluster held still, and served.
+// Rank by column-pivoting QR (relative threshold 1e-12): one factorisation
+// when the rows are independent (the common case), a search otherwise.
+int first_dependent_link(const Model& m) {
+  std::vector<int> link_of_row;
+  const Eigen::MatrixXd rows = lockable_rows(m, link_of_row);
+  const Eigen::Index n = rows.rows();
+  if (n == 0 || qr_rank(rows) == n) return -1;
+  for (Eigen::Index i = 1; i < n; ++i)
+    if (qr_rank(rows.topRows(i + 1)) <= i) return link_of_row[static_cast<std::size_t>(i)];
+  return link_of_row.front();  // (a row of zeros: never, coefficients are nonzero)
 }
 
 }  // namespace
@@ -314,24 +373,11 @@ std::string exact_integrator_refusal(const Model& m) {
       return "body '" + m.body_names[j] +
              "' is massless on viscous bearings (a first-order mode of rate k/mu, whose dissipation the exact "
              "integrator cannot yet sum to roundoff)";
-  // A loop: a link joining two bodies (or a body and the base) already joined
-  // by links (union-find over the bodies, the base as node nb). A friction
-  // element without dry friction (a viscous bearing) never locks: it is no link
-  // of any structure, so it closes no loop.
-  std::vector<int> parent(m.inertia.size() + 1);
-  for (std::size_t j = 0; j < parent.size(); ++j) parent[j] = static_cast<int>(j);
-  auto root = [&](int j) {
-    while (parent[j] != j) j = parent[j] = parent[parent[j]];
-    return j;
-  };
-  for (int link = 0; link < m.num_links(); ++link) {
-    const ModelLink& l = m.links[link];
-    if (l.kind == LinkKind::friction && !can_have_dry_friction(m, m.frictions[l.element])) continue;
-    const int a = root(l.a), b = root(l.b == kGround ? m.num_bodies() : l.b);
-    if (a == b)  // (a one-way clutch is a clutch here)
-      return "element '" + m.element_names[m.link_element(link)] +
-             "' closes a loop of clutches, bearings and rigid freeplays";
-    parent[a] = b;
+  if (const int l = first_dependent_link(m); l >= 0) {
+    // (a one-way clutch is a clutch here)
+    const std::string e = m.element_names[m.link_element(l)];
+    if (is_two_body(m.links[l].row)) return "element '" + e + "' closes a loop of clutches, bearings and rigid freeplays";
+    return "element '" + e + "' closes a loop of links (its row depends on the others)";
   }
   // S(t) tau(|v|): affine within a segment when S is constant (read as such,
   // Friction::constant_scale) or tau is level (S tau_0 sgn v, affine in S).

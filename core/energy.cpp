@@ -5,14 +5,6 @@
 
 namespace luztar {
 
-double spring_deflection(const Spring& s, const double* q) {
-  return q[s.a] - (s.b == kGround ? 0.0 : s.ratio * q[s.b]);
-}
-
-double slip_velocity(const Friction& f, const double* w) {
-  return w[f.a] - (f.b == kGround ? 0.0 : w[f.b]);
-}
-
 double kinetic_energy(const Model& m, const std::vector<double>& w) {
   double e = 0.0;
   for (int j = 0; j < m.num_bodies(); ++j) e += 0.5 * m.inertia[j] * w[j] * w[j];

@@ -9,12 +9,12 @@ namespace luztar {
 // Kinetic energy 1/2 sum I_j w_j^2 [J].
 double kinetic_energy(const Model& m, const std::vector<double>& w);
 // (The elastic energy is the element kinds': elements/kinds.hpp, elastic_energy.)
-// Relative angle x = q_a - p q_b of a spring (q_b = 0 for the base); given
-// velocities instead of angles, its rate x'.
-double spring_deflection(const Spring& s, const double* q);
+// The coordinate x = sum c_k q_k of a spring (two bodies: q_a - p q_b; core/coordinate.hpp);
+// given velocities instead of angles, its rate x'.
+inline double spring_deflection(const Spring& s, const double* q) { return row_value(s.row, q); }
 inline double spring_deflection(const Spring& s, const std::vector<double>& q) { return spring_deflection(s, q.data()); }
-// Relative velocity q_a' - q_b' of a friction element.
-double slip_velocity(const Friction& f, const double* w);
+// The relative velocity v = sum c_k w_k of a friction element (a clutch: q_a' - q_b').
+inline double slip_velocity(const Friction& f, const double* w) { return row_value(f.row, w); }
 inline double slip_velocity(const Friction& f, const std::vector<double>& w) { return slip_velocity(f, w.data()); }
 
 }  // namespace luztar

@@ -5,13 +5,16 @@
 // Redundant Lagrange model (Part 2, section 4):
 //   I_j q_j'' = sum loads_j(t) - sum_springs G_s,j (k luz(x_s, a_s) + c x_s')
 //               - sum_frictions F_f,j mu tar(v_f, MT0_f(t)/mu)
-// with x_s = q_a - p q_b (G_s = e_a - p e_b) and v_f = q_a' - q_b' (F_f = e_a - e_b);
-// body index -1 stands for the fixed base.
+// with x_s = G_s q and v_f = F_f q' on coordinate rows (core/coordinate.hpp):
+// G_s = e_a - p e_b for a spring between two bodies, F_f = e_a - e_b for a
+// clutch, any row sum c_k e_k for an element on a `coordinate`; body index -1
+// stands for the fixed base.
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/coordinate.hpp"
 #include "core/model_spec.hpp"
 #include "core/reduce.hpp"
 #include "core/signal.hpp"
@@ -37,8 +40,7 @@ struct SpringTable {
 };
 
 struct Spring {
-  int a = kGround, b = kGround;  // body indices (b may be kGround)
-  double ratio = 1.0;            // p
+  CoordinateRow row;             // x = sum c_k q_k (two bodies: q_a - p q_b)
   double stiffness = 0.0;        // k [N m/rad]
   double freeplay = 0.0;         // a: half the gap's width [rad]
   double damping = 0.0;          // c [N m s/rad]
@@ -76,7 +78,7 @@ struct FrictionTable {
 };
 
 struct Friction {
-  int a = kGround, b = kGround;  // body indices (b may be kGround)
+  CoordinateRow row;             // v = sum c_k w_k (a bearing: w_a; a clutch: w_a - w_b)
   double viscous = 0.0;          // mu [N m s/rad]
   double static_ratio = 1.0;     // break-away limit = static_ratio * S tau(0)
   // index into Model::signals of the scale S(t): MT0(t) [N m] (coulomb), 1
@@ -98,7 +100,7 @@ struct Friction {
 // o lambda <= static_ratio D(t). Its lock state is its element's byte of
 // State::element_mode (0 locked, o overrunning).
 struct OneWayClutch {
-  Friction law;     // bodies a, b (b may be kGround), viscous mu, static_ratio, drag D(t) (coulomb) and its slot
+  Friction law;     // its row (two bodies, or a body and the base), viscous mu, static_ratio, drag D(t) (coulomb) and its slot
   int overrun = 1;  // o: +1 when v = w_a - w_b may be positive, -1 when negative
   int link = -1;    // its link (Model::links)
 };
@@ -136,21 +138,23 @@ inline const char* to_string(ElementKind k) {
 // clutch): the time they spend there is Result::time_stuck.
 inline bool element_sticks(ElementKind k) { return k == ElementKind::friction || k == ElementKind::one_way_clutch; }
 
-// A link of the variable structure: an element that can lock two bodies
-// together. A stuck friction element (bearing or clutch) holds w_a = w_b; rigid
-// freeplay teeth in persistent contact hold w_a = p w_b with a one-sided
-// contact torque (side * lambda >= 0); a locked one-way clutch holds w_a = w_b
-// with a torque bounded on one side only (o lambda <= static_ratio D). Links
-// are numbered once by assemble(): friction element i is link i, then the
-// rigid freeplay springs in model order (Model::spring_link), then the one-way
-// clutches (OneWayClutch::link), so that clusters, static splits, mode
+// A link of the variable structure: an element that can lock its coordinate
+// row (core/coordinate.hpp). A stuck friction element holds its rate at 0 (a
+// bearing w_a = 0, a clutch w_a = w_b); rigid freeplay teeth in persistent
+// contact hold it at 0 (a mesh: w_a = p w_b) with a one-sided contact torque
+// (side * lambda >= 0); a locked one-way clutch holds it at 0 with a torque
+// bounded on one side only (o lambda <= static_ratio D). A row of two bodies
+// at most is a ratio that bodies/clusters locks by its union-find; a row of
+// three or more locks a combination (a dense cluster, bodies/clusters.hpp).
+// Links are numbered once by assemble(): friction element i is link i, then
+// the rigid freeplay springs in model order (Model::spring_link), then the
+// one-way clutches (OneWayClutch::link), so that clusters, static splits, mode
 // selection, impacts and roots index torques and limits by one link id.
 enum class LinkKind { friction, contact, one_way };
 struct ModelLink {
   LinkKind kind = LinkKind::friction;
-  int element = -1;              // index in Model::frictions, Model::springs (contact) or Model::one_way_clutches
-  int a = kGround, b = kGround;  // body indices (b may be kGround)
-  double ratio = 1.0;            // w_a = ratio w_b while locked: 1 (friction, one-way) or the mesh ratio p (contact)
+  int element = -1;   // index in Model::frictions, Model::springs (contact) or Model::one_way_clutches
+  CoordinateRow row;  // its element's row: sum c_k w_k = 0 while locked
 };
 // The kind of the elements whose links are of kind k.
 inline ElementKind element_kind_of(LinkKind k) {
@@ -249,10 +253,10 @@ struct Model {
   int input_id(const std::string& name) const;
 };
 
-// The law of a spring's description (core/spring_law.cpp) between bodies a and
-// b (b may be kGround): the gap as its middle and half-width around the
+// The law of a spring's description (core/spring_law.cpp) on its coordinate
+// row: the gap as its middle and half-width around the
 // offset, or the stiffness table as knots.
-Spring spring_law(const SpringSpec& s, int a, int b);
+Spring spring_law(const SpringSpec& s, const CoordinateRow& row);
 
 // True unless friction law f's Coulomb part is identically 0 (S identically 0
 // or a table of zeros): a pure viscous element never sticks, needs no events

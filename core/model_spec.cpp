@@ -1,5 +1,6 @@
 #include "core/model_spec.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -106,13 +107,16 @@ bool element_field(const std::string& key, FieldType& type, Dimension& dimension
   return false;
 }
 
-std::pair<std::string, std::string> element_bodies(const ElementSpec& e) {
+std::vector<std::string> element_bodies(const ElementSpec& e) {
   return std::visit([](const auto& s) {
-    std::pair<std::string, std::string> bodies;
+    std::vector<std::string> bodies;
     for (const auto& f : spec_fields(s)) {
-      if (f.type == FieldType::attachment) bodies = {s.*f.text, s.*f.second};
-      if (f.type == FieldType::body) bodies.first = s.*f.text;
+      if (f.type == FieldType::body || f.type == FieldType::attachment) bodies.push_back(s.*f.text);
+      if (f.type == FieldType::attachment) bodies.push_back(s.*f.second);
+      if (f.type == FieldType::attachment)
+        for (const CoordinateTerm& t : s.*f.coordinate) bodies.push_back(t.body);
     }
+    bodies.erase(std::remove(bodies.begin(), bodies.end(), std::string()), bodies.end());
     return bodies;
   }, e);
 }

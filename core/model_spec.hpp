@@ -27,7 +27,9 @@ enum class FieldType {
   text,        // a word; `choices` lists the values it may take
   signal,      // a Signal (core/signal.hpp) whose values have `dimension`
   body,        // the name of one body; required
-  attachment,  // `body: a` (to the fixed base) or `bodies: [a, b]`, into `text` and `second`; required
+  // `body: a` (to the fixed base) or `bodies: [a, b]`, into `text` and
+  // `second`, or `coordinate: {a: c_a, b: c_b, ...}` into `coordinate`; required
+  attachment,
   speed_table, // a SpeedTable ([speed, value] points, or a CSV file of them) whose values have `dimension`
   // `key: a` (a number of `dimension`, into `number`) or `key: {lower, upper}`
   // (both numbers of `dimension`, into `lower` and `upper`, and `bounds` set)
@@ -52,6 +54,13 @@ struct PointTable {
   bool empty() const { return x.empty(); }
 };
 
+// One term c q_body of an element's coordinate (`coordinate: {body: c, ...}`,
+// issue 19 item 1): the element acts on x = sum c q_body (core/coordinate.hpp).
+struct CoordinateTerm {
+  std::string body;
+  double c = 0.0;  // [1], finite, != 0
+};
+
 // The rule validate() checks on a number, reported at its field.
 enum class NumberRule {
   finite,              // "must be a finite number"
@@ -67,6 +76,9 @@ struct SpecField {
   double S::*number = nullptr;         // number
   std::string S::*text = nullptr;      // text, body; attachment: body a
   std::string S::*second = nullptr;    // attachment: body b ("" = the fixed base)
+  // attachment: the terms of a `coordinate` (empty when `body`/`bodies` is given; at
+  // most kMaxCoordinateTerms, in the order of the file)
+  std::vector<CoordinateTerm> S::*coordinate = nullptr;
   Signal S::*signal = nullptr;         // signal
   SpeedTable S::*table = nullptr;      // speed_table
   Dimension dimension = Dimension::plain;  // number, signal, speed_table (its values): what it measures (core/units.hpp)
@@ -112,6 +124,7 @@ struct SpringSpec {
   std::string name;
   std::string body_a, body_b;  // body_b empty = fixed base
   double ratio = 1.0;          // gear ratio p = r_b / r_a (> 0)
+  std::vector<CoordinateTerm> coordinate;  // given: x = sum c q instead (body_a, body_b empty, ratio 1)
   double stiffness = 0.0;      // k [N m/rad], >= 0 (0 with a stiffness_table)
   double freeplay = 0.0;       // a = half of the total play [rad], >= 0: the gap [-a, a]
   // freeplay: {lower, upper}: an asymmetric gap [lower, upper] around the
@@ -146,7 +159,8 @@ inline bool spring_has_gap(const SpringSpec& s) {
   return upper > lower;
 }
 inline constexpr SpecField<SpringSpec> kSpringFields[] = {
-    {.key = "bodies", .type = FieldType::attachment, .text = &SpringSpec::body_a, .second = &SpringSpec::body_b},
+    {.key = "bodies", .type = FieldType::attachment, .text = &SpringSpec::body_a, .second = &SpringSpec::body_b,
+     .coordinate = &SpringSpec::coordinate},
     {.key = "ratio", .number = &SpringSpec::ratio, .dimension = Dimension::dimensionless,
      .rule = NumberRule::nonzero, .between_bodies = true},
     {.key = "stiffness", .number = &SpringSpec::stiffness, .dimension = Dimension::stiffness,
@@ -180,6 +194,7 @@ struct FrictionSpec {
   static constexpr const char* kNoun = "a friction element";
   std::string name;
   std::string body_a, body_b;  // body_b empty = fixed base
+  std::vector<CoordinateTerm> coordinate;  // given: v = sum c q' instead (body_a, body_b empty)
   double viscous = 0.0;        // mu [N m s/rad], >= 0 (0 = pure Coulomb)
   Signal coulomb;              // MT0(t) [N m], >= 0 at all times (0 = open)
   SpeedTable coulomb_table;    // tau(|v|) [N m], values >= 0
@@ -189,7 +204,8 @@ struct FrictionSpec {
   double static_ratio = 1.0;   // break-away torque / (S tau(0)), >= 1
 };
 inline constexpr SpecField<FrictionSpec> kFrictionFields[] = {
-    {.key = "bodies", .type = FieldType::attachment, .text = &FrictionSpec::body_a, .second = &FrictionSpec::body_b},
+    {.key = "bodies", .type = FieldType::attachment, .text = &FrictionSpec::body_a, .second = &FrictionSpec::body_b,
+     .coordinate = &FrictionSpec::coordinate},
     {.key = "viscous", .number = &FrictionSpec::viscous, .dimension = Dimension::damping,
      .rule = NumberRule::nonnegative},
     {.key = "coulomb", .type = FieldType::signal, .signal = &FrictionSpec::coulomb, .dimension = Dimension::torque,
@@ -235,6 +251,7 @@ struct OneWayClutchSpec {
   static constexpr const char* kNoun = "a one-way clutch";
   std::string name;
   std::string body_a, body_b;      // body_b empty = fixed base
+  std::vector<CoordinateTerm> coordinate;  // given: v = sum c q' instead (body_a, body_b empty)
   std::string overrun = "positive";  // positive | negative: the sign of v that runs free
   Signal coulomb;                  // drag D(t) [N m] while overrunning, >= 0 at all times (0: a pure freewheel)
   double viscous = 0.0;            // mu [N m s/rad], >= 0, while overrunning
@@ -242,7 +259,7 @@ struct OneWayClutchSpec {
 };
 inline constexpr SpecField<OneWayClutchSpec> kOneWayClutchFields[] = {
     {.key = "bodies", .type = FieldType::attachment, .text = &OneWayClutchSpec::body_a,
-     .second = &OneWayClutchSpec::body_b},
+     .second = &OneWayClutchSpec::body_b, .coordinate = &OneWayClutchSpec::coordinate},
     {.key = "overrun", .type = FieldType::text, .text = &OneWayClutchSpec::overrun, .choices = "positive, negative"},
     {.key = "coulomb", .type = FieldType::signal, .signal = &OneWayClutchSpec::coulomb, .dimension = Dimension::torque},
     {.key = "viscous", .number = &OneWayClutchSpec::viscous, .dimension = Dimension::damping,
@@ -263,8 +280,9 @@ bool element_spec_of_type(const std::string& type, ElementSpec& out);
 // The field that `key` names in some kind's table, as its type and dimension;
 // false when no kind has it.
 bool element_field(const std::string& key, FieldType& type, Dimension& dimension);
-// The bodies an element is on (its attachment's, or its body; "" for none or the base).
-std::pair<std::string, std::string> element_bodies(const ElementSpec& e);
+// The bodies an element is on (its attachment's or coordinate's, or its body;
+// the base is none), in the order of its description.
+std::vector<std::string> element_bodies(const ElementSpec& e);
 // Calls f(signal, key) on each signal field of an element (E: ElementSpec, const or not).
 template <class E, class F>
 void for_each_element_signal(E& e, F&& f) {

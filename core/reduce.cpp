@@ -15,10 +15,7 @@ namespace luztar {
 namespace {
 
 // c * q_body; an empty body is the fixed base (contributes nothing).
-struct Term {
-  std::string body;
-  double c;
-};
+using Term = CoordinateTerm;  // c q_body
 
 // The steps' numbers go to files (/model/reductions, the comments of `luztar
 // reduce`): the shortest text that reads back to the same double, as the
@@ -85,6 +82,7 @@ class Reducer {
   BodySpec& body(const std::string& name) { return spec_.bodies[body_index(name)]; }
 
   static std::vector<Term> spring_terms(const SpringSpec& s) {
+    if (!s.coordinate.empty()) return s.coordinate;
     std::vector<Term> t = {{s.body_a, 1.0}};
     if (!s.body_b.empty()) t.push_back({s.body_b, -s.ratio});
     return t;
@@ -92,6 +90,7 @@ class Reducer {
   // The terms of a friction element's or a one-way clutch's relative velocity q_a' - q_b'.
   template <class S>
   static std::vector<Term> friction_terms(const S& f) {
+    if (!f.coordinate.empty()) return f.coordinate;
     std::vector<Term> t = {{f.body_a, 1.0}};
     if (!f.body_b.empty()) t.push_back({f.body_b, -1.0});
     return t;
@@ -125,11 +124,20 @@ class Reducer {
                                         double* lead = nullptr) const {
     terms = substitute(terms, "", "", 0.0);  // merge terms on the same body, drop zeros and the base
     if (terms.empty()) return std::nullopt;
+    if (lead) *lead = 1.0;  // a coordinate keeps x as it is
+    SpringSpec s = law;
+    s.name = name;
+    s.body_a.clear();
+    s.body_b.clear();
+    s.coordinate.clear();
+    if (terms.size() >= 3) {  // a coordinate keeps its coefficients (and the law its numbers)
+      s.ratio = 1.0;
+      s.coordinate = terms;
+      return s;
+    }
     if (terms.size() == 2 && body_index(terms[1].body) < body_index(terms[0].body)) std::swap(terms[0], terms[1]);
     const double c = terms[0].c;
     if (lead) *lead = c;
-    SpringSpec s = law;
-    s.name = name;
     s.body_a = terms[0].body;
     s.body_b.clear();
     s.ratio = 1.0;
@@ -159,8 +167,8 @@ class Reducer {
   std::vector<std::size_t> elements_on(const std::string& b) const {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < spec_.elements.size(); ++i) {
-      const auto [first, second] = element_bodies(spec_.elements[i]);
-      if (first == b || second == b) out.push_back(i);
+      const std::vector<std::string> on = element_bodies(spec_.elements[i]);
+      if (std::find(on.begin(), on.end(), b) != on.end()) out.push_back(i);
     }
     return out;
   }
@@ -243,11 +251,11 @@ class Reducer {
           drop.push_back(i);
         }
       } else if (auto* f = std::get_if<FrictionSpec>(&e)) {
-        const double c = carry_friction(*f, "friction", gone, kept, factor);
+        const double c = carry_friction(*f, gone, kept, factor);
         if (c == 0.0) drop.push_back(i);
         else rescale(f->name, c);
       } else if (auto* c = std::get_if<OneWayClutchSpec>(&e)) {
-        const double v = carry_friction(*c, "one-way clutch", gone, kept, factor);
+        const double v = carry_friction(*c, gone, kept, factor);
         if (v == 0.0) drop.push_back(i);  // a rigid connection already holds it (v identically 0)
         else rescale(c->name, v);
         if (v < 0.0) c->overrun = c->overrun == "negative" ? "positive" : "negative";
@@ -274,17 +282,20 @@ class Reducer {
   // between two bodies they are swapped when c < 0, so only a clutch left on
   // one body flips; the torque on v is the one on v' divided by it), or 0
   // when nothing is left (v identically 0: it never slips, never works, and is
-  // dropped). `what` names the kind in the error of a relation that is no
-  // longer between equal speeds.
+  // dropped). A relation left on three bodies or more, or on two at unequal
+  // speeds (q_a' - 2 q_c'), is kept as a coordinate with its coefficients and
+  // its law as given (issue 19, design 3.1 c): v' = v.
   template <class S>
-  static double carry_friction(S& f, const char* what, const std::string& gone, const std::string& kept,
-                               double factor) {
+  static double carry_friction(S& f, const std::string& gone, const std::string& kept, double factor) {
     const std::vector<Term> t = substitute(friction_terms(f), gone, kept, factor);
     if (t.empty()) return 0.0;
-    if (t.size() == 2 && t[0].c != -t[1].c)
-      throw ModelError("elements." + f.name, std::string(what) + " between '" + t[0].body + "' and '" + t[1].body +
-                                                 "' after merging '" + gone + "' through ratio " + show(factor) +
-                                                 " is not a clutch on equal speeds");
+    if (t.size() >= 3 || (t.size() == 2 && t[0].c != -t[1].c)) {  // a coordinate, kept with its coefficients
+      f.body_a.clear();
+      f.body_b.clear();
+      f.coordinate = t;
+      return 1.0;
+    }
+    f.coordinate.clear();
     const double c = t[0].c;
     f.body_a = c > 0 ? t[0].body : (t.size() == 2 ? t[1].body : t[0].body);
     f.body_b = t.size() == 2 ? (c > 0 ? t[1].body : t[0].body) : "";

@@ -89,11 +89,9 @@ SpringTable spring_table(const SpringSpec& s) {
   return t;
 }
 
-Spring spring_law(const SpringSpec& s, int a, int b) {
+Spring spring_law(const SpringSpec& s, const CoordinateRow& row) {
   Spring sp;
-  sp.a = a;
-  sp.b = b;
-  sp.ratio = s.ratio;
+  sp.row = row;
   sp.stiffness = s.stiffness;
   sp.damping = s.damping;
   sp.restitution = s.restitution;

@@ -395,6 +395,46 @@ const BodySpec* find_body(const ModelSpec& spec, const std::string& name) {
   return nullptr;
 }
 
+// The initial value of an element's coordinate from its bodies' field `of`
+// (angle or velocity): sum c q over a coordinate's terms, else q_a - ratio q_b.
+double initial_coordinate(const ModelSpec& spec, const std::string& a, const std::string& b, double ratio,
+                          const std::vector<CoordinateTerm>& terms, double BodySpec::*of) {
+  double x = 0.0;
+  for (const CoordinateTerm& t : terms)
+    if (const BodySpec* body = find_body(spec, t.body)) x += t.c * (body->*of);
+  if (!terms.empty()) return x;
+  const BodySpec* pa = find_body(spec, a);
+  const BodySpec* pb = b.empty() ? nullptr : find_body(spec, b);
+  return (pa ? pa->*of : 0.0) - ratio * (pb ? pb->*of : 0.0);
+}
+
+// `coordinate: {body: c, ...}` (issue 19 item 1): 1 to kMaxCoordinateTerms
+// terms on distinct known bodies with finite nonzero coefficients. Its bodies
+// must have inertia: the massless reductions (core/reduce.hpp) are written for
+// the two-body form, which `body`/`bodies` keep.
+void coordinate_rules(const ModelSpec& spec, const std::vector<CoordinateTerm>& terms, const std::string& p,
+                      const std::set<std::string>& bodies) {
+  const std::string f = p + ".coordinate";
+  if (terms.size() > static_cast<std::size_t>(kMaxCoordinateTerms))
+    throw ModelError(f, "has " + std::to_string(terms.size()) + " terms, more than the limit of " +
+                            std::to_string(kMaxCoordinateTerms));
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const CoordinateTerm& t = terms[i];
+    const std::string at = f + "." + t.body;
+    if (!bodies.count(t.body)) throw ModelError(at, "no body named '" + t.body + "'");
+    for (std::size_t j = 0; j < i; ++j)
+      if (terms[j].body == t.body) throw ModelError(at, "names the body '" + t.body + "' twice");
+    if (!std::isfinite(t.c)) throw ModelError(at, "must be a finite number (got " + show(t.c) + ")");
+    if (t.c == 0.0) throw ModelError(at, "must not be 0 (leave the body out)");
+  }
+  for (const CoordinateTerm& t : terms)
+    if (find_body(spec, t.body)->inertia == 0.0)
+      throw ModelError(f, "includes the massless body '" + t.body + "': " +
+                              (terms.size() >= 3 ? std::string("a coordinate of 3 or more bodies needs inertial bodies")
+                                                 : std::string("give it an inertia, or attach the element with "
+                                                               "'body' or 'bodies' (the massless rules are theirs)")));
+}
+
 // damping_law: contact (elements/freeplay_spring.hpp) needs teeth that meet
 // elastically: a gap (upper > lower) with a finite stiffness k > 0 (a rigid
 // freeplay's contact is an impact), or a stiffness table (the law is 0 where
@@ -424,7 +464,7 @@ void rigid_freeplay_rules(const ModelSpec& spec, const SpringSpec& s, const std:
     if (body && body->inertia == 0.0)
       throw ModelError(p + ".bodies", "a rigid freeplay (stiffness .inf) needs inertial bodies; '" + body->name +
                                           "' is massless (inertia 0)");
-  const double x = (a ? a->angle : 0.0) - s.ratio * (b ? b->angle : 0.0);
+  const double x = initial_coordinate(spec, s.body_a, s.body_b, s.ratio, s.coordinate, &BodySpec::angle);
   const auto [lower, upper] = spring_gap(s);
   if (!s.freeplay_bounds && s.offset == 0.0) {  // [-a, a]
     if (std::abs(x) > s.freeplay * (1.0 + 1e-12))
@@ -570,6 +610,10 @@ void field_rules(const ModelSpec& spec, const S& s, const std::string& p, const 
     const std::string field = p + "." + f.key;
     if (f.type == FieldType::body) require_body(s.*f.text, field);
     if (f.type != FieldType::attachment) continue;
+    if (f.coordinate && !(s.*f.coordinate).empty()) {
+      coordinate_rules(spec, s.*f.coordinate, p, bodies);
+      continue;
+    }
     require_body(s.*f.text, field);
     if (!(s.*f.second).empty()) require_body(s.*f.second, field);
     if (s.*f.text == s.*f.second) throw ModelError(field, std::string(S::kNoun) + " needs two different bodies");
@@ -591,6 +635,12 @@ template <class S>
 void kind_rules(const ModelSpec&, const S&, const std::string&) {}
 
 void kind_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p) {
+  if (!s.coordinate.empty() && s.ratio != 1.0)
+    throw ModelError(p + ".ratio", "applies to 'bodies: [a, b]'; a coordinate carries its own coefficients");
+  if (!s.coordinate.empty() && std::isinf(s.stiffness) && !spring_has_gap(s))
+    throw ModelError(p + ".stiffness", "a rigid connection (.inf without a gap) on a coordinate is a permanent link, "
+                                       "not supported yet: give a finite stiffness, or between two bodies write "
+                                       "'bodies' with a 'ratio'");
   if (!s.stiffness_table.empty()) table_rules(spec, s, p);
   offset_rules(s, p);
   const bool rigid_freeplay = std::isinf(s.stiffness) && spring_has_gap(s);
@@ -678,12 +728,12 @@ void kind_rules(const ModelSpec& spec, const FrictionSpec& f, const std::string&
 void kind_rules(const ModelSpec& spec, const OneWayClutchSpec& c, const std::string& p) {
   const Range r = signal_range(c.coulomb, spec.signals, 0);
   if (r.lo < 0.0) throw ModelError(p + ".coulomb", "the drag must stay >= 0 (it can reach " + show(r.lo) + ")");
-  const BodySpec* a = find_body(spec, c.body_a);
-  const BodySpec* b = c.body_b.empty() ? nullptr : find_body(spec, c.body_b);
-  const double v = (a ? a->velocity : 0.0) - (b ? b->velocity : 0.0);
+  const double v = initial_coordinate(spec, c.body_a, c.body_b, 1.0, c.coordinate, &BodySpec::velocity);
   const double o = c.overrun == "negative" ? -1.0 : 1.0;
+  std::string rate = "w_" + c.body_a + (c.body_b.empty() ? std::string() : " - w_" + c.body_b);
+  if (!c.coordinate.empty()) rate = "of its coordinate";
   if (o * v < 0.0)
-    throw ModelError(p, "the initial relative velocity w_" + c.body_a + (b ? " - w_" + c.body_b : std::string()) +
+    throw ModelError(p, "the initial relative velocity " + rate +
                             " = " + show(v) + " rad/s turns the one-way clutch in its locked direction (overrun: " +
                             c.overrun + "); start it at rest or overrunning");
 }

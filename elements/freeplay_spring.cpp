@@ -164,11 +164,7 @@ namespace {
 
 std::int8_t clamp_of(const Model& m, int s, const State& modes) { return modes.element_mode[m.spring_element[s]]; }
 
-bool relation_of(const Model& m, int s, Relation& out) {
-  const Spring& sp = m.springs[s];
-  out = {sp.a, sp.b, sp.ratio};
-  return true;
-}
+const CoordinateRow& relation_of(const Model& m, int s) { return m.springs[s].row; }
 
 // Its stored state: the side, or the table segment's index in the model's table.
 std::int8_t side_of(const Model& m, int s, const State& modes) {
@@ -197,22 +193,15 @@ bool tangent(const Model& m, int s, const State& modes, const double*, Tangent& 
   return true;
 }
 
-// True when the structure holds a rigid freeplay's x' at 0 (both sides held, or
-// locked together at the mesh ratio): x' would be 0 throughout. Within one
-// cluster x' = (g_a - p g_b) v; gains are 0 on held bodies.
-bool rate_held(const Spring& sp, const WitnessContext& c) {
-  const double ga = c.gain[sp.a], pgb = sp.b == kGround ? 0.0 : sp.ratio * c.gain[sp.b];
-  return (ga == 0.0 && pgb == 0.0) ||
-         (sp.b != kGround && c.cluster_of[sp.a] == c.cluster_of[sp.b] && std::abs(ga - pgb) <= 1e-12 * std::abs(ga));
-}
-
 void witnesses(const Model& m, int s, const WitnessContext& c, std::vector<Witness>& out) {
   const Spring& sp = m.springs[s];
   if (!has_freeplay_events(sp) || m.spring_algebraic[s]) return;
   const State& modes = *c.modes;
   const std::int8_t side = modes.spring_side[s];
   const bool contact_in_group = sp.rigid() && c.in_group[m.spring_link[s]];
-  const bool held = sp.rigid() && side == 0 && rate_held(sp, c);
+  // x' held at 0 by the structure (both sides held, or locked together at the
+  // mesh ratio): no turnaround to watch.
+  const bool held = sp.rigid() && side == 0 && c.rate_held[m.spring_link[s]];
   spring_witnesses(sp, s, side, spring_deflection(sp, modes.q.data()), held, contact_in_group, c.slip_margin, out,
                    clamp_of(m, s, modes));
 }
@@ -269,9 +258,9 @@ std::int8_t mode_after(const Model& m, int s, const State& st, const Witness& w)
 // between inertial bodies (x'' is defined).
 bool at_rest_on_kink(const Model& m, int s, const State& st) {
   const Spring& sp = m.springs[s];
-  if (!has_freeplay_events(sp) || m.spring_algebraic[s] || sp.rigid() || m.massless(sp.a) ||
-      (sp.b != kGround && m.massless(sp.b)))
-    return false;
+  if (!has_freeplay_events(sp) || m.spring_algebraic[s] || sp.rigid()) return false;
+  for (int k = 0; k < sp.row.n; ++k)
+    if (m.massless(sp.row.body[k])) return false;
   const SpringRelation r = spring_relation(sp, st.q.data(), st.w.data());
   if (r.rate != 0.0) return false;
   return spring_state_at(sp, r.x, 1.0) != spring_state_at(sp, r.x, -1.0);  // x is a kink: ties differ
@@ -283,7 +272,7 @@ bool at_rest_on_kink(const Model& m, int s, const State& st) {
 bool enter_from_rest(const Model& m, int s, State& st, const double* acc) {
   const Spring& sp = m.springs[s];
   const double x = spring_deflection(sp, st.q.data()), xdd = spring_deflection(sp, acc);
-  double scale = std::abs(acc[sp.a]) + (sp.b == kGround ? 0.0 : std::abs(sp.ratio * acc[sp.b]));
+  double scale = row_magnitude(sp.row, acc);
   if (!(std::abs(xdd) > 64 * std::numeric_limits<double>::epsilon() * scale)) return false;  // at rest there
   const std::int8_t state = spring_state_at(sp, x, xdd);
   std::int8_t& clamp = st.element_mode[m.spring_element[s]];

@@ -1,6 +1,7 @@
 #pragma once
 // Freeplay spring law (Part 2, sections 2.1-2.3): torque T = T_el(x) + c x'
-// on the relative angle x = q_a - p q_b. T acts as -T on body a and +p T on b.
+// on its coordinate x = sum c_k q_k (core/coordinate.hpp; between two bodies
+// x = q_a - p q_b). T acts as -c_k T on body k (-T on a and +p T on b).
 //
 // The elastic law T_el is one of two (core/model.hpp, Spring):
 //  - a gap [L, U] = [center - a, center + a] (the offset x0 plus the bounds
@@ -50,7 +51,7 @@ namespace luztar {
 extern const ElementKindInfo kSpringKind;
 
 // --- relation -------------------------------------------------------------
-// Relative angle x = q_a - p q_b [rad] and its rate x' = w_a - p w_b [rad/s].
+// Its coordinate x = sum c_k q_k [rad] and its rate x' = sum c_k w_k [rad/s].
 struct SpringRelation {
   double x = 0.0, rate = 0.0;
 };
@@ -58,10 +59,9 @@ inline double spring_rate(const Spring& s, const double* w) { return spring_defl
 inline SpringRelation spring_relation(const Spring& s, const double* q, const double* w) {
   return {spring_deflection(s, q), spring_rate(s, w)};
 }
-// The spring's torque T on the bodies: -T on a, +p T on b (force: (nb)).
+// The spring's torque T on the bodies: -c_k T on body k (force: (nb)).
 inline void apply_spring_torque(const Spring& s, double torque, double* force) {
-  force[s.a] -= torque;
-  if (s.b != kGround) force[s.b] += s.ratio * torque;
+  apply_row_effort(s.row, torque, force);
 }
 
 // --- law ------------------------------------------------------------------
@@ -82,7 +82,7 @@ std::int8_t spring_state_at(const Spring& s, double x, double rate);
 // across the knot against the motion; such a root is decided by x'' (the
 // pipeline's probe), not by the crossing's direction.
 inline bool at_rest_at_knot(const Spring& s, const double* w, double atol) {
-  const double speeds = std::abs(w[s.a]) + (s.b == kGround ? 0.0 : std::abs(s.ratio * w[s.b]));
+  const double speeds = row_magnitude(s.row, w);
   return std::abs(spring_rate(s, w)) <= std::max(atol, 64 * std::numeric_limits<double>::epsilon() * speeds);
 }
 // The state a result stores (Result::element_state): the side, or the segment's index in the model's table.

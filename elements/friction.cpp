@@ -70,11 +70,7 @@ namespace luztar {
 
 namespace {
 
-bool relation_of(const Model& m, int i, Relation& out) {
-  const Friction& f = m.frictions[i];
-  out = {f.a, f.b, 1.0};
-  return true;
-}
+const CoordinateRow& relation_of(const Model& m, int i) { return m.frictions[i].row; }
 
 std::int8_t mode_of(const Model&, int i, const State& modes) {
   return static_cast<std::int8_t>(mode_code(modes.friction_mode[i]));
@@ -91,13 +87,13 @@ void forces(const Model& m, int i, const ModeFrame& f, const ForceTargets& out) 
   const double scale = law_scale(fr, f.sigma);
   out.limit[i] = static_friction_limit(fr, scale);
   const FrictionMode mode = f.modes->friction_mode[i];
-  if (m.massless(fr.a) || mode == FrictionMode::stuck) return;
+  if (m.massless(bearing_body(fr)) || mode == FrictionMode::stuck) return;
   out.lambda[i] = kinetic_friction_torque(fr, friction_rate(fr, f.w), mode, scale, segment_of(m, i, *f.modes));
   apply_friction_torque(fr, out.lambda[i], out.force);
 }
 
 bool tangent(const Model& m, int i, const State& modes, const double* sigma, Tangent& out) {
-  if (modes.friction_mode[i] == FrictionMode::stuck || m.massless(m.frictions[i].a)) return false;
+  if (modes.friction_mode[i] == FrictionMode::stuck || m.massless(bearing_body(m.frictions[i]))) return false;
   const Friction& fr = m.frictions[i];  // lambda = mu v + dir S (tau_k + b_k (dir v - v_k))
   out = {0.0, friction_damping(fr, law_scale(fr, sigma), segment_of(m, i, modes))};
   return true;

@@ -5,7 +5,9 @@
 // MT0 s*, s* in [-1, 1], at v = 0. The static value is not given by the law:
 // it comes from the S-S procedure (solvers/mode_selection). With a
 // static/kinetic ratio r >= 1 the static torque may reach r MT0 before the
-// element breaks away. The torque lambda acts as -lambda on body a, +lambda on b.
+// element breaks away. The element acts on its coordinate row (core/coordinate.hpp):
+// v = sum c_k w_k, and lambda acts as -c_k lambda on body k (a clutch: -lambda
+// on body a, +lambda on b).
 //
 // Friction tables (core/model.hpp, FrictionTable): the Coulomb part is
 // S(t) tau(|v|) sgn v, tau piecewise linear in the speed (knots v_k, values
@@ -45,18 +47,18 @@ namespace luztar {
 extern const ElementKindInfo kFrictionKind;
 
 // --- relation -------------------------------------------------------------
-// Relative velocity v = w_a - w_b [rad/s] (w_b = 0 for the base).
+// Relative velocity v = sum c_k w_k [rad/s] (a clutch: w_a - w_b, a bearing: w_a).
 inline double friction_rate(const Friction& f, const double* w) { return slip_velocity(f, w); }
-// The same for a link of a friction element or a one-way clutch (Model::links:
-// ratio 1): the rate its slip and reserve witnesses watch.
-inline double friction_link_rate(const ModelLink& l, const double* w) {
-  return w[l.a] - (l.b == kGround ? 0.0 : w[l.b]);
-}
-// The element's torque lambda on the bodies: -lambda on a, +lambda on b (force: (nb)).
+// The same for a link of a friction element or a one-way clutch (Model::links):
+// the rate its slip and reserve witnesses watch.
+inline double friction_link_rate(const ModelLink& l, const double* w) { return row_value(l.row, w); }
+// The element's torque lambda on the bodies: -c_k lambda on body k (force: (nb)).
 inline void apply_friction_torque(const Friction& f, double torque, double* force) {
-  force[f.a] -= torque;
-  if (f.b != kGround) force[f.b] += torque;
+  apply_row_effort(f.row, torque, force);
 }
+// The body of a bearing (a row of one term), the only friction element a
+// massless body may have (core/reduce.hpp); for any other row its first body.
+inline int bearing_body(const Friction& f) { return f.row.body[0]; }
 
 // --- law ------------------------------------------------------------------
 // The scale S(t) of friction element i (MT0 [N m], 1, or radius F_n [m N]),
@@ -121,7 +123,7 @@ inline double friction_table_remainder_slope(const Friction& f, double v, double
 // Bearings of massless bodies are not S-S elements either: their stick-slip is
 // the luz branch of the first-order equation (Theorem 5.3).
 inline bool can_stick(const Model& m, const Friction& f) {
-  return m.inertia[f.a] > 0.0 && can_have_dry_friction(m, f);
+  return m.inertia[bearing_body(f)] > 0.0 && can_have_dry_friction(m, f);
 }
 
 // --- witnesses --------------------------------------------------------------

@@ -35,13 +35,8 @@ struct ElementOutput {
   std::int8_t state = 0;   // spring: side; friction: mode code; torque load: 0
 };
 
-// The relative coordinate an element acts on, x = q_a - ratio q_b (b may be
-// the base); its torque T acts as -T on body a and +ratio T on body b.
-struct Relation {
-  int a = kGround, b = kGround;
-  double ratio = 1.0;
-};
-// The tangent of an element's torque on its relation: dT/dx and dT/dx'.
+// The tangent of an element's torque on its coordinate row (core/coordinate.hpp:
+// x = sum c_k q_k, the torque T acting as -c_k T on body k): dT/dx and dT/dx'.
 struct Tangent {
   double stiffness = 0.0;  // [N m/rad]
   double damping = 0.0;    // [N m s/rad]
@@ -64,13 +59,12 @@ struct ForceTargets {
   double* limit = nullptr;   // (links) static limits [N m]
 };
 
-// What an element's witnesses depend on besides its own state: the locked
-// clusters of the structure (bodies/clusters.hpp) and the links a stuck group
-// watches as a whole.
+// What an element's witnesses depend on besides its own state: what the
+// locked clusters of the structure (bodies/clusters.hpp) hold, and the links a
+// stuck group watches as a whole.
 struct WitnessContext {
   const State* modes = nullptr;
-  const double* gain = nullptr;     // (nb) each body's velocity per unit of its cluster's (0: held)
-  const int* cluster_of = nullptr;  // (nb) each body's cluster
+  const char* rate_held = nullptr;  // (links) 1: the structure holds the contact link's rate x' at 0 identically
   const char* in_group = nullptr;   // (links) 1: watched through its static group's reserve
   double slip_margin = 0.0;         // [rad/s] (solvers/dynamics.hpp, build_mode_structure)
 };
@@ -102,8 +96,8 @@ struct ElementKindInfo {
   EventKind (*event)(const Model& m, int i, std::int8_t before, std::int8_t after) = nullptr;
   bool sticks = false;  // state 0 is stuck: booked in Result::time_stuck
   int max_witnesses = 0;  // most witnesses one element watches at once
-  // Its relation; false when it acts on one body alone.
-  bool (*relation)(const Model& m, int i, Relation& out) = nullptr;
+  // Its coordinate row (core/coordinate.hpp); nullptr for a kind that acts on one body alone.
+  const CoordinateRow& (*relation)(const Model& m, int i) = nullptr;
   // The element's state code in `modes` (Result::element_state), logged at events when it changes.
   std::int8_t (*state)(const Model& m, int i, const State& modes) = nullptr;
 

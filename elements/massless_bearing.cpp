@@ -6,7 +6,7 @@ namespace luztar {
 
 bool massless_has_kinks(const Model& m, int body) {
   for (const Friction& f : m.frictions)
-    if (f.a == body && can_have_dry_friction(m, f)) return true;
+    if (bearing_body(f) == body && can_have_dry_friction(m, f)) return true;
   return false;
 }
 

@@ -25,11 +25,7 @@ namespace luztar {
 
 namespace {
 
-bool relation_of(const Model& m, int i, Relation& out) {
-  const Friction& f = m.one_way_clutches[i].law;
-  out = {f.a, f.b, 1.0};
-  return true;
-}
+const CoordinateRow& relation_of(const Model& m, int i) { return m.one_way_clutches[i].law.row; }
 
 // Overrunning: its drag; locked: only its limit (its torque is the
 // structure's, solvers/static_friction).

@@ -335,21 +335,49 @@ class Reader {
     return true;
   }
 
-  // Reads `bodies: [a, b]` (two bodies) or `body: a` (to the base).
-  void attachment(const YAML::Node& e, const std::string& field, std::string& a, std::string& b) {
-    const YAML::Node one = e["body"], two = e["bodies"];
+  // Reads `bodies: [a, b]` (two bodies), `body: a` (to the base) or
+  // `coordinate: {a: c_a, ...}` (a combination of bodies, issue 19 item 1;
+  // its values are checked by validate(), at their own keys).
+  void attachment(const YAML::Node& e, const std::string& field, std::string& a, std::string& b,
+                  std::vector<CoordinateTerm>* coordinate) {
+    const YAML::Node one = e["body"], two = e["bodies"], terms = coordinate ? e["coordinate"] : YAML::Node();
+    if (terms && (one || two))
+      fail(e, field, "give one of 'body' (to the base), 'bodies' (between two bodies) or 'coordinate' (a "
+                     "combination of bodies), not two");
+    if (terms) {
+      read_coordinate(terms, field + ".coordinate", *coordinate);
+      if (e["ratio"]) fail(e["ratio"], field + ".ratio", "applies to 'bodies: [a, b]'; a coordinate carries its own coefficients");
+      return;
+    }
     if (one && two) fail(e, field, "give either 'body' (to the fixed base) or 'bodies' (between two bodies), not both");
     if (one) {
       a = text(one, field + ".body");
       remember(field + ".bodies", one);
       return;
     }
-    if (!two) fail(e, field, "missing field 'body' (to the fixed base) or 'bodies' (between two bodies)");
+    if (!two)
+      fail(e, field, coordinate ? "missing field 'body' (to the fixed base), 'bodies' (between two bodies) or "
+                                  "'coordinate' (a combination of bodies)"
+                                : "missing field 'body' (to the fixed base) or 'bodies' (between two bodies)");
     remember(field + ".bodies", two);
     if (!two.IsSequence() || two.size() != 2) fail(two, field + ".bodies", "expected a list of two body names");
     a = text(two[0], field + ".bodies");
     b = text(two[1], field + ".bodies");
     remember(field + ".bodies", two);
+  }
+
+  // `coordinate: {body: coefficient, ...}`: plain numbers (a unit other than
+  // 1 or % is an error, through the dimensionless dimension), in file order.
+  void read_coordinate(const YAML::Node& n, const std::string& at, std::vector<CoordinateTerm>& out) {
+    remember(at, n);
+    if (!n.IsMap() || n.size() == 0)
+      fail(n, at, "expected a mapping of body names to coefficients, e.g. {sun: 1, ring: -1}");
+    out.clear();
+    for (const auto& kv : n) {
+      if (!kv.first.IsScalar()) fail(kv.first, at, "expected a body name, got " + std::string(kind(kv.first)));
+      const std::string body = kv.first.Scalar();
+      out.push_back({body, number(kv.second, at + "." + body, Dimension::dimensionless)});
+    }
   }
 
   // An element: its kind by `type`, then its kind's field table
@@ -367,6 +395,7 @@ class Reader {
       for (const auto& f : spec_fields(s)) {
         if (f.type == FieldType::attachment) keys.push_back("body");
         keys.push_back(f.key);
+        if (f.type == FieldType::attachment && f.coordinate) keys.push_back("coordinate");
       }
       check_keys(e, field, keys);
       written_together(e, field, spec_fields(s));
@@ -421,7 +450,7 @@ class Reader {
     const std::string at = field + "." + f.key;
     switch (f.type) {
       case FieldType::attachment:
-        attachment(e, field, s.*f.text, s.*f.second);
+        attachment(e, field, s.*f.text, s.*f.second, f.coordinate ? &(s.*f.coordinate) : nullptr);
         break;
       case FieldType::body:
         s.*f.text = text(required(e, f.key, field), at);

@@ -140,6 +140,36 @@ void emit_bodies(YAML::Emitter& out, const std::string& key, const std::string& 
   }
 }
 
+// `coordinate: {a: c_a, ...}` in the order of its terms.
+void emit_coordinate(YAML::Emitter& out, const std::vector<CoordinateTerm>& terms) {
+  out << YAML::Key << "coordinate" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  for (const CoordinateTerm& t : terms) out << YAML::Key << t.body << YAML::Value << num(t.c);
+  out << YAML::EndMap;
+}
+
+// A coordinate that is today's form, q_a (1) or q_a - p q_b (1, -p; a friction
+// element or a one-way clutch: p = 1), as `body` or `bodies` (+ `ratio`): so
+// that reduced files keep the form they had.
+template <class S>
+void as_bodies(S& s) {
+  std::vector<CoordinateTerm>& t = s.coordinate;
+  if (t.empty() || t.size() > 2 || t[0].c != 1.0) return;
+  double p = 1.0;
+  if (t.size() == 2) {
+    p = -t[1].c;
+    if constexpr (requires { s.ratio; }) {
+      if (p != 1.0) s.ratio = p;
+    } else if (p != 1.0) {
+      return;
+    }
+  }
+  s.body_a = t[0].body;
+  s.body_b = t.size() == 2 ? t[1].body : std::string();
+  t.clear();
+}
+template <>
+void as_bodies(TorqueSpec&) {}
+
 // True when the element is between two bodies (its attachment has a second).
 template <class S>
 bool between_two_bodies(const S& s) {
@@ -208,7 +238,8 @@ void emit_field(YAML::Emitter& out, const SpecField<S>& f, const S& s, const S& 
       emit_points(out, f.key, (s.*f.table).speed, (s.*f.table).value);
       return;
     case FieldType::attachment:
-      emit_bodies(out, f.key, s.*f.text, s.*f.second);
+      if (f.coordinate && !(s.*f.coordinate).empty()) emit_coordinate(out, s.*f.coordinate);
+      else emit_bodies(out, f.key, s.*f.text, s.*f.second);
       return;
     case FieldType::body:
       out << YAML::Key << f.key << YAML::Value << s.*f.text;
@@ -239,8 +270,10 @@ void emit_element(YAML::Emitter& out, const ElementSpec& e) {
   std::visit([&](const auto& s) {
     using S = std::decay_t<decltype(s)>;
     const S defaults;
+    S w = s;
+    as_bodies(w);
     out << YAML::Key << "type" << YAML::Value << S::kType;
-    for (const auto& f : spec_fields(s)) emit_field(out, f, s, defaults);
+    for (const auto& f : spec_fields(w)) emit_field(out, f, w, defaults);
   }, e);
 }
 

@@ -27,7 +27,6 @@ struct Local {
     k.resize(ns);
     a.resize(ns);
     auto put = [&](int row, int body, double c) {
-      if (body == kGround) return;
       const auto in = std::find(g.bodies.begin(), g.bodies.end(), body);
       if (in != g.bodies.end()) GA(row, in - g.bodies.begin()) += c;
       else GO(row, std::find(g.boundary.begin(), g.boundary.end(), body) - g.boundary.begin()) += c;
@@ -35,8 +34,7 @@ struct Local {
     for (int r = 0; r < ns; ++r) {
       const Spring& s = m.springs[g.springs[r]];
       springs.push_back(&s);
-      put(r, s.a, 1.0);
-      put(r, s.b, -s.ratio);
+      for (int t = 0; t < s.row.n; ++t) put(r, s.row.body[t], s.row.c[t]);
       k[r] = s.stiffness;
       a[r] = s.freeplay;
     }

@@ -16,7 +16,7 @@ namespace luztar {
 
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), sigma(signal_slot_count(m)), force(m.num_bodies()), limit(m.num_links()),
-      lambda(m.num_links()), acc(m.num_bodies()), group_utilisation(m.num_links()), massless_mt0(m.num_bodies()),
+      lambda(m.num_links()), acc(m.num_bodies()), slot_acc(m.num_bodies()), group_utilisation(m.num_links()), massless_mt0(m.num_bodies()),
       massless_bearings(has_massless_bearings(m)) {}
 
 bool has_massless_bearings(const Model& m) {
@@ -77,7 +77,7 @@ void lock_structure(const Model& m, const State& modes, ModeStructure& ms) {
     if (link.kind == LinkKind::contact) ms.contacts.push_back(link.element);
     else ms.held_elements.push_back(m.link_element(l));
     ms.link_ids.push_back(l);
-    ms.stuck_links.push_back(link_of(m, l));
+    ms.stuck_links.push_back(link.row);
   }
   lock_clusters(m.inertia, ms.stuck_links, ms.clusters);
   group_by_cluster(ms.clusters, ms.stuck_links, ms.link_ids, ms.stuck_by_cluster);
@@ -107,13 +107,15 @@ void watch_witnesses(const Model& m, const State& modes, double slip_margin, Mod
   ms.roots.clear();
   ms.roots.reserve(max_witness_count(m));
   ms.in_group.assign(m.num_links(), 0);
+  ms.rate_held.assign(m.num_links(), 0);
+  for (int l = 0; l < m.num_links(); ++l)
+    ms.rate_held[l] = m.is_contact_link(l) && holds_rate(ms.clusters, m.links[l].row);
   for (int s = 0; s < ms.num_splits(); ++s) {
     if (ms.split(s).nullity != 1) continue;
     ms.roots.push_back({WitnessKind::group_reserve, s, -1});
     for (int l : ms.split(s).links) ms.in_group[l] = 1;
   }
-  const WitnessContext context{&modes, ms.clusters.gain.data(), ms.clusters.cluster_of.data(), ms.in_group.data(),
-                               slip_margin};
+  const WitnessContext context{&modes, ms.rate_held.data(), ms.in_group.data(), slip_margin};
   for_each_element(m, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (!row.witnesses) return;
     const std::size_t first = ms.roots.size();
@@ -138,13 +140,28 @@ void build_mode_structure(const Model& m, const State& modes, double t, const do
   watch_witnesses(m, modes, slip_margin, ms);
 }
 
+void body_velocities(const ModeStructure& ms, const double* y, double* w) {
+  const LockedClusters& c = ms.clusters;
+  const int nb = static_cast<int>(c.cluster_of.size());
+  for (int j = 0; j < nb; ++j) {
+    const int r = c.rep[j];
+    w[j] = r < 0 ? 0.0 : c.gain[j] * y[2 * r + 1];
+  }
+  for (int k = 0; c.has_dense && k < c.num_clusters(); ++k) {  // dense clusters: w = N v, v in the free members' slots
+    if (!c.dense(k) || c.grounded[k]) continue;
+    const DenseBasis& b = c.basis(k);
+    for (std::size_t i = 0; i < b.members.size(); ++i) {
+      double wj = 0.0;
+      for (int q = 0; q < b.dof(); ++q) wj += b.basis(static_cast<int>(i), q) * y[2 * b.slots[q] + 1];
+      w[b.members[i]] = wj;
+    }
+  }
+}
+
 void unpack(const ModeStructure& ms, const double* y, Workspace& ws) {
   const int nb = static_cast<int>(ws.q.size());
-  for (int j = 0; j < nb; ++j) {
-    ws.q[j] = y[2 * j];
-    const int r = ms.clusters.rep[j];
-    ws.w[j] = r < 0 ? 0.0 : ms.clusters.gain[j] * y[2 * r + 1];
-  }
+  for (int j = 0; j < nb; ++j) ws.q[j] = y[2 * j];
+  body_velocities(ms, y, ws.w.data());
 }
 
 void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vector<double>& w, double* y) {
@@ -153,6 +170,10 @@ void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vect
     y[2 * j] = q[j];
     y[2 * j + 1] = r < 0 ? 0.0 : w[r];
   }
+  const LockedClusters& c = ms.clusters;
+  for (int k = 0; c.has_dense && k < c.num_clusters(); ++k)
+    if (c.dense(k))
+      for (int j : c.basis(k).slots) y[2 * j + 1] = w[j];
 }
 
 int signal_slot_count(const Model& m) { return static_cast<int>(m.slots.size()); }
@@ -190,23 +211,42 @@ void applied_forces(const Model& m, const State& modes, Workspace& ws) {
 
 void massless_velocities(const Model& m, const State& modes, Workspace& ws) {
   for (std::size_t i = 0; i < m.frictions.size(); ++i)
-    if (m.massless(m.frictions[i].a)) ws.massless_mt0[m.frictions[i].a] = 0.0;
+    if (const int j = bearing_body(m.frictions[i]); m.massless(j)) ws.massless_mt0[j] = 0.0;
   for (std::size_t i = 0; i < m.frictions.size(); ++i)
-    if (m.massless(m.frictions[i].a)) ws.massless_mt0[m.frictions[i].a] += ws.sigma[m.frictions[i].slot];
+    if (const int j = bearing_body(m.frictions[i]); m.massless(j)) ws.massless_mt0[j] += ws.sigma[m.frictions[i].slot];
   for (int j = 0; j < m.num_bodies(); ++j)
     if (m.massless(j))
       ws.w[j] = massless_velocity(ws.force[j], ws.massless_mt0[j], m.massless_viscous[j], modes.massless_side[j]);
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     const Friction& f = m.frictions[i];
-    if (!m.massless(f.a)) continue;
-    ws.lambda[i] = massless_bearing_torque(f, ws.w[f.a], modes.massless_side[f.a], ws.sigma[f.slot],
-                                           ws.massless_mt0[f.a], ws.force[f.a]);
+    const int j = bearing_body(f);
+    if (!m.massless(j)) continue;
+    ws.lambda[i] = massless_bearing_torque(f, ws.w[j], modes.massless_side[j], ws.sigma[f.slot], ws.massless_mt0[j],
+                                           ws.force[j]);
   }
 }
+
+namespace {
+
+// v' = (N^T M N)^-1 N^T f of a dense cluster, into its free members' slot_acc.
+void dense_accelerations(const DenseBasis& b, Workspace& ws) {
+  for (int q = 0; q < b.dof(); ++q) {
+    double a = 0.0;
+    for (std::size_t i = 0; i < b.members.size(); ++i) a += b.accel_map(q, static_cast<int>(i)) * ws.force[b.members[i]];
+    ws.slot_acc[b.slots[q]] = a;
+  }
+}
+
+}  // namespace
 
 void cluster_accelerations(const Model&, const ModeStructure& ms, Workspace& ws) {
   const LockedClusters& c = ms.clusters;
   for (int k = 0; k < c.num_clusters(); ++k) {
+    if (c.dense(k)) {
+      ws.acc[k] = 0.0;
+      dense_accelerations(c.basis(k), ws);
+      continue;
+    }
     if (c.grounded[k] || c.inertia[k] == 0.0) {  // held by the base, or massless (first-order)
       ws.acc[k] = 0.0;
       continue;
@@ -219,8 +259,8 @@ void cluster_accelerations(const Model&, const ModeStructure& ms, Workspace& ws)
 
 void static_friction(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws) {
   for (int s = 0; s < ms.num_splits(); ++s)
-    ws.group_utilisation[s] =
-        solve_static_split(ms.split(s), m, ms.clusters, ws.force, ws.acc, ws.limit, modes.spring_side, ws.lambda);
+    ws.group_utilisation[s] = solve_static_split(ms.split(s), m, ms.clusters, ws.force, ws.acc, ws.slot_acc, ws.limit,
+                                                 modes.spring_side, ws.lambda);
 }
 
 void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y, double* ydot,
@@ -238,13 +278,18 @@ void rhs(const Model& m, const State& modes, const ModeStructure& ms, const doub
     ydot[2 * j] = m.algebraic[j] ? 0.0 : ws.w[j];  // algebraic angles come from the balance
     ydot[2 * j + 1] = ms.clusters.rep[j] == j ? ws.acc[ms.clusters.cluster_of[j]] : 0.0;  // 0 when massless
   }
+  const LockedClusters& c = ms.clusters;
+  for (int k = 0; c.has_dense && k < c.num_clusters(); ++k)
+    if (c.dense(k))
+      for (int j : c.basis(k).slots) ydot[2 * j + 1] = ws.slot_acc[j];
 }
 
 namespace {
 
 // Entries d(force_j)/d(q_i or w_i) of the applied torques, mapped onto the
-// representative's acceleration row, or for a massless body onto its angle
-// row: q_j' = (M_j - side MT0) / mu_j.
+// representative's acceleration row (a dense cluster: its coordinates' rows,
+// through (N^T M N)^-1 N^T), or for a massless body onto its angle row:
+// q_j' = (M_j - side MT0) / mu_j.
 class ForceJacobian {
  public:
   ForceJacobian(const Model& m, const State& modes, const LockedClusters& c, JacobianSink& jac)
@@ -258,6 +303,10 @@ class ForceJacobian {
     }
     const int k = c_.cluster_of[j];
     if (c_.grounded[k] || value == 0.0) return;
+    if (c_.dense(k) || (wrt_velocity && c_.dense(c_.cluster_of[i]))) {
+      add_dense(j, wrt_velocity, i, value);
+      return;
+    }
     int col = 2 * i;
     if (wrt_velocity) {
       if (c_.rep[i] < 0) return;  // velocity fixed at 0
@@ -267,21 +316,43 @@ class ForceJacobian {
     jac_.add(2 * c_.members(k).front() + 1, col, c_.gain[j] * value / c_.inertia[k]);
   }
 
-  // An element on the relation x = q_a - p q_b whose torque T (-T on a, +p T
-  // on b) has tangent stiffness k = dT/dx and damping c = dT/dx'.
-  void relation(int a, int b, double p, double k, double c) {
-    add(a, false, a, -k);
-    add(a, true, a, -c);
-    if (b == kGround) return;
-    add(a, false, b, p * k);
-    add(a, true, b, p * c);
-    add(b, false, a, p * k);
-    add(b, true, a, p * c);
-    add(b, false, b, -p * p * k);
-    add(b, true, b, -p * p * c);
+  // An element on the coordinate x = sum c_k q_k whose torque T (-c_k T on
+  // body k) has tangent stiffness s = dT/dx and damping d = dT/dx': entries
+  // -c_i c_j s and -c_i c_j d.
+  void relation(const CoordinateRow& r, double s, double d) {
+    for (int i = 0; i < r.n; ++i)
+      for (int j = 0; j < r.n; ++j) {
+        const double f = -r.c[i] * r.c[j];
+        add(r.body[i], false, r.body[j], f * s);
+        add(r.body[i], true, r.body[j], f * d);
+      }
   }
 
  private:
+  // The same where body j's cluster, or (a velocity column) body i's, is dense.
+  void add_dense(int j, bool wrt_velocity, int i, double value) {
+    const int kj = c_.cluster_of[j], ki = c_.cluster_of[i];
+    auto columns = [&](double row_factor, int row) {
+      if (!wrt_velocity) {
+        jac_.add(row, 2 * i, row_factor * value);
+      } else if (c_.dense(ki)) {  // w_i = sum_q N_iq v_q
+        if (c_.grounded[ki]) return;
+        const DenseBasis& b = c_.basis(ki);
+        const int l = b.local(i);
+        for (int q = 0; q < b.dof(); ++q) jac_.add(row, 2 * b.slots[q] + 1, row_factor * b.basis(l, q) * value);
+      } else if (c_.rep[i] >= 0) {  // w_i = g_i v
+        jac_.add(row, 2 * c_.rep[i] + 1, row_factor * c_.gain[i] * value);
+      }
+    };
+    if (!c_.dense(kj)) {
+      columns(c_.gain[j] / c_.inertia[kj], 2 * c_.members(kj).front() + 1);
+      return;
+    }
+    const DenseBasis& b = c_.basis(kj);
+    const int l = b.local(j);
+    for (int q = 0; q < b.dof(); ++q) columns(b.accel_map(q, l), 2 * b.slots[q] + 1);
+  }
+
   const Model& m_;
   const State& modes_;
   const LockedClusters& c_;
@@ -296,12 +367,19 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
   const LockedClusters& c = ms.clusters;
   for (int j = 0; j < m.num_bodies(); ++j)
     if (c.rep[j] >= 0 && !m.massless(j)) jac.add(2 * j, 2 * c.rep[j] + 1, c.gain[j]);
+  for (int k = 0; c.has_dense && k < c.num_clusters(); ++k) {  // q_j' = sum_q N_jq v_q in a dense cluster
+    if (!c.dense(k) || c.grounded[k]) continue;
+    const DenseBasis& b = c.basis(k);
+    for (std::size_t l = 0; l < b.members.size(); ++l)
+      for (int q = 0; q < b.dof(); ++q)
+        if (b.basis(static_cast<int>(l), q) != 0.0)
+          jac.add(2 * b.members[l], 2 * b.slots[q] + 1, b.basis(static_cast<int>(l), q));
+  }
   ForceJacobian dforce(m, modes, c, jac);
   for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
     Tangent t;
-    Relation r;
-    if (row.tangent && row.tangent(m, i, modes, ws.sigma.data(), t) && row.relation(m, i, r))
-      dforce.relation(r.a, r.b, r.ratio, t.stiffness, t.damping);
+    if (row.relation && row.tangent && row.tangent(m, i, modes, ws.sigma.data(), t))
+      dforce.relation(row.relation(m, i), t.stiffness, t.damping);
   });
   if (!m.algebraic_groups.empty()) {  // springs at algebraic bodies: the group's Schur complement
     unpack(ms, y, ws);
@@ -375,15 +453,20 @@ int jacobian_half_bandwidth(const Model& m) {
   const int nb = m.num_bodies();
   int reach = 0;  // largest index distance coupled by one element
   for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
-    Relation r;
-    if (row.relation && row.relation(m, i, r) && r.b != kGround) reach = std::max(reach, std::abs(r.a - r.b));
+    if (!row.relation) return;
+    const CoordinateRow& r = row.relation(m, i);
+    const auto [lo, hi] = std::minmax_element(r.body.begin(), r.body.begin() + r.n);
+    reach = std::max(reach, *hi - *lo);
   });
   // Bodies that links (clutches, rigid freeplays in contact) may lock
-  // together: their span bounds how far a representative sits from its members.
-  std::vector<Link> clutches;
+  // together: their span bounds how far a representative sits from its
+  // members. A dense cluster's coordinates sit at any of its members.
+  LockedRows clutches;
+  bool dense = false;
   for (int l = 0; l < m.num_links(); ++l) {
-    if (m.links[l].b == kGround) continue;
-    clutches.push_back(link_of(m, l));
+    if (m.links[l].row.n < 2) continue;
+    clutches.push_back(m.links[l].row);
+    dense = dense || !is_two_body(m.links[l].row);
   }
   const LockedClusters c = lock_clusters(m.inertia, clutches);
   int span = 0;
@@ -393,7 +476,7 @@ int jacobian_half_bandwidth(const Model& m) {
     all.insert(all.end(), g.boundary.begin(), g.boundary.end());
     reach = std::max(reach, *std::max_element(all.begin(), all.end()) - *std::min_element(all.begin(), all.end()));
   }
-  return std::min(2 * nb - 1, 2 * (span + reach) + 2);
+  return std::min(2 * nb - 1, 2 * ((dense ? 2 : 1) * span + reach) + 2);
 }
 
 }  // namespace luztar

@@ -5,10 +5,12 @@
 // State vector (interleaved so that chains give a banded Jacobian):
 //   y[2j]   = q_j, angle of body j [rad]
 //   y[2j+1] = velocity slot of body j [rad/s]; it carries the velocity of the
-//             locked cluster when j is the cluster's representative; other slots
-//             are frozen (derivative 0) and ignored.
+//             locked cluster when j is the cluster's representative, or one of
+//             a dense cluster's coordinates when j is one of its free members
+//             (bodies/clusters.hpp); other slots are frozen (derivative 0) and
+//             ignored.
 // Bodies of a cluster tied to the base have velocity exactly 0; bodies of a free
-// cluster share one velocity exactly.
+// cluster share one velocity exactly (a dense cluster: w = N v exactly).
 //
 // Quadratures (integrated by CVODE beside the state):
 //   input work   W' = sum_loads tau(t) w_body
@@ -55,7 +57,8 @@ struct ModeStructure {
   long builds = 0;
   std::vector<int> split_links;      // links of the split being built
   std::vector<int> link_ids;         // the structure's locked links, in link order (Model::links)
-  std::vector<Link> stuck_links;     // (link_ids) their kinematics
+  LockedRows stuck_links;            // (link_ids) their rows
+  std::vector<char> rate_held;       // (num_links) 1: a contact link whose rate the clusters hold at 0
   ClusterGroups stuck_by_cluster;    // link ids grouped by cluster
   std::vector<char> in_group;        // (num_links) link watched through its group's reserve
 };
@@ -72,7 +75,8 @@ struct Workspace {
   std::vector<double> lambda;    // (num_links) friction torques (static for stuck elements), then
                                  // contact torques of rigid freeplays, then one-way clutch torques [N m]
                                  // (Model::links)
-  std::vector<double> acc;       // (nc) cluster accelerations [rad/s^2]
+  std::vector<double> acc;       // (nc) cluster accelerations [rad/s^2] (the fast path's clusters)
+  std::vector<double> slot_acc;  // (nb) accelerations of dense clusters' coordinates, at their free members [rad/s^2]
   std::vector<double> group_utilisation;  // (splits) largest |lambda|/limit of each stuck group
   std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
   std::span<double> algebraic_q;          // (nb) last angles of algebraic bodies (warm start) [rad]: the
@@ -111,6 +115,10 @@ int max_root_count(const Model& m);
 // element, rigid freeplay teeth in contact, a locked one-way clutch.
 bool link_locked(const Model& m, const State& modes, int l);
 
+// The bodies' velocities w (nb) from the velocity slots of y (y[2j + 1]) in
+// the structure: w_j = g_j v_rep (0 when held), a dense cluster's w = N v.
+// Given y', the bodies' accelerations.
+void body_velocities(const ModeStructure& ms, const double* y, double* w);
 // y -> full q, w in ws.
 void unpack(const ModeStructure& ms, const double* y, Workspace& ws);
 // Full q, w -> y (velocity slots of a cluster take the representative's velocity).
@@ -138,7 +146,7 @@ void applied_forces(const Model& m, const State& modes, Workspace& ws);
 void applied_forces(const Model& m, const State& modes, double t, Workspace& ws);
 // Velocities of massless bodies and their bearings' torques (part of applied_forces).
 void massless_velocities(const Model& m, const State& modes, Workspace& ws);
-// Cluster accelerations from ws.force (ws.acc).
+// Cluster accelerations from ws.force (ws.acc, ws.slot_acc).
 void cluster_accelerations(const Model& m, const ModeStructure& ms, Workspace& ws);
 // Static friction of stuck elements and contact torques into ws.lambda (needs force and acc).
 void static_friction(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws);

@@ -232,7 +232,7 @@ void EventPipeline::apply_own_mode(const Witness& w) {
 void EventPipeline::set_massless_side(int body, int side) {
   state.massless_side[body] = static_cast<std::int8_t>(side);
   for (std::size_t i = 0; i < model.frictions.size(); ++i)
-    if (model.frictions[i].a == body)
+    if (bearing_body(model.frictions[i]) == body)
       state.friction_mode[i] = side > 0 ? FrictionMode::slip_positive
                                : side < 0 ? FrictionMode::slip_negative
                                           : FrictionMode::stuck;
@@ -345,14 +345,13 @@ bool EventPipeline::has_missed_strike() const {
 }
 
 // A rigid freeplay in its gap whose teeth are past a flank by more than the
-// roundoff of x = q_a - p q_b (teeth that just left a flank sit on it).
+// roundoff of x = sum c_k q_k (teeth that just left a flank sit on it).
 bool EventPipeline::past_flank(std::size_t s) const {
   const Spring& sp = model.springs[s];
   if (!sp.rigid() || state.spring_side[s] != 0) return false;
-  const double pb = sp.b == kGround ? 0.0 : sp.ratio * state.q[sp.b];
   const double roundoff = 16 * std::numeric_limits<double>::epsilon() *
-                          (std::abs(state.q[sp.a]) + std::abs(pb) + std::abs(sp.center) + sp.freeplay);
-  return std::abs(state.q[sp.a] - pb - sp.center) > sp.freeplay + roundoff;
+                          (row_magnitude(sp.row, state.q.data()) + std::abs(sp.center) + sp.freeplay);
+  return std::abs(row_value(sp.row, state.q.data()) - sp.center) > sp.freeplay + roundoff;
 }
 
 // The friction elements and one-way clutches that can lock and are at rest:
@@ -365,7 +364,7 @@ void EventPipeline::add_lock_candidates(double tolerance) {
                               std::abs(friction_link_rate(model.links[l], state.w.data())) <= tolerance;
     if (!is_candidate) continue;
     candidates.push_back(l);
-    links.push_back(link_of(model, l));
+    links.push_back(model.links[l].row);
   }
 }
 
@@ -375,7 +374,7 @@ void EventPipeline::add_contact_candidates() {
     if (model.springs[s].rigid() && state.spring_side[s] != 0) {
       const int link = model.spring_link[s];
       candidates.push_back(link);
-      links.push_back(link_of(model, link));
+      links.push_back(model.links[link].row);
     }
 }
 
@@ -480,9 +479,7 @@ void EventPipeline::probe_accelerations() {
   for (std::size_t k = 0; k < y.size(); ++k) probe_y[k] = y[k] + dt * probe_ydot[k];
   rhs(model, state, ms, state.t + dt, probe_y.data(), probe_ydot.data(), ws);
   probe_acc.assign(model.num_bodies(), 0.0);
-  const LockedClusters& c = ms.clusters;
-  for (int j = 0; j < model.num_bodies(); ++j)
-    if (c.rep[j] >= 0) probe_acc[j] = c.gain[j] * probe_ydot[2 * c.rep[j] + 1];
+  body_velocities(ms, probe_ydot.data(), probe_acc.data());  // (of y': accelerations)
   rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);  // ws back at the state
 }
 

@@ -112,7 +112,7 @@ class EventPipeline {
   std::vector<std::int8_t> struck_side;  // (ns) the side each was struck at
   ImpactWorkspace impact;            // the impact LCP's storage
   std::vector<int> candidates;       // elements the S-S selection decides
-  std::vector<Link> links;           // their links
+  LockedRows links;                  // their rows
   LockedClusters locked;             // their clusters (velocity projection)
   ModeSelectionScratch selection;
   std::vector<int> directions;       // (max_root_count) root directions for the integrator

@@ -26,22 +26,19 @@ void gather_rows(const Model& m, const std::vector<std::int8_t>& side, ImpactWor
     const Spring& sp = m.springs[s];
     if (!sp.rigid() || side[s] == 0) continue;
     ws.contacts.push_back(static_cast<int>(s));
-    ws.rows.push_back({sp.a, sp.b, sp.ratio, static_cast<double>(-side[s]), sp.restitution, static_cast<int>(s)});
+    ws.rows.push_back({sp.row, static_cast<double>(-side[s]), sp.restitution, static_cast<int>(s)});
   }
   for (const OneWayClutch& c : m.one_way_clutches)  // u = o v >= 0, plastic
-    ws.rows.push_back({c.law.a, c.law.b, 1.0, static_cast<double>(c.overrun), 0.0, -1});
+    ws.rows.push_back({c.law.row, static_cast<double>(c.overrun), 0.0, -1});
   for (const ImpactRow& r : ws.rows) {
-    ws.bodies.push_back(r.a);
-    if (r.b != kGround) ws.bodies.push_back(r.b);
+    ws.bodies.insert(ws.bodies.end(), r.row.body.begin(), r.row.body.begin() + r.row.n);
   }
   std::sort(ws.bodies.begin(), ws.bodies.end());
   ws.bodies.erase(std::unique(ws.bodies.begin(), ws.bodies.end()), ws.bodies.end());
 }
 
-// u = dir (w_a - p w_b), the row's separating velocity.
-double separating(const ImpactRow& r, const std::vector<double>& w) {
-  return r.dir * (w[r.a] - (r.b == kGround ? 0.0 : r.ratio * w[r.b]));
-}
+// u = dir sum c_k w_k, the row's separating velocity.
+double separating(const ImpactRow& r, const std::vector<double>& w) { return r.dir * row_value(r.row, w.data()); }
 
 // Separating velocities before (ws.before), the rows of N M^-1 (ws.n_minv) and
 // the LCP's right-hand side (ws.q) by Newton's law. Returns the largest
@@ -55,9 +52,10 @@ double approach_rows(const Model& m, const RestThreshold& rest, const std::vecto
   double speed = 0.0;
   for (int c = 0; c < nr; ++c) {
     const ImpactRow& r = ws.rows[c];
-    ws.n_minv(c, local_index(ws, r.a)) += r.dir / m.inertia[r.a];
-    if (r.b != kGround) ws.n_minv(c, local_index(ws, r.b)) -= r.dir * r.ratio / m.inertia[r.b];
-    ws.before[c] = separating(r, w);  // x' = q_a' - p q_b' (x is linear in q)
+    const CoordinateRow& row = r.row;
+    for (int t = 0; t < row.n; ++t)
+      ws.n_minv(c, local_index(ws, row.body[t])) += r.dir * row.c[t] / m.inertia[row.body[t]];
+    ws.before[c] = separating(r, w);  // x' = sum c_k w_k (x is linear in q)
     speed = std::max(speed, std::abs(ws.before[c]));
     if (r.spring < 0) {  // a one-way clutch engages plastically; it strikes nothing itself
       ws.q[c] = ws.before[c];
@@ -70,8 +68,9 @@ double approach_rows(const Model& m, const RestThreshold& rest, const std::vecto
     // Newton's law, plastic when the rebound would be too slow or too shallow
     // (depth v^2 / (2 |acceleration back onto the flank|)) to resolve.
     const double rebound = r.restitution * -ws.before[c];
-    const double back = -r.dir * (force[r.a] / m.inertia[r.a] -
-                                  (r.b == kGround ? 0.0 : r.ratio * force[r.b] / m.inertia[r.b]));
+    double accel = row.c[0] * force[row.body[0]] / m.inertia[row.body[0]];  // x'' from the applied torques
+    for (int t = 1; t < row.n; ++t) accel += row.c[t] * force[row.body[t]] / m.inertia[row.body[t]];
+    const double back = -r.dir * accel;
     const bool shallow = back > 0.0 && rebound * rebound < 2.0 * back * rest.depth;
     const double e = rebound < rest.velocity || shallow ? 0.0 : r.restitution;
     ws.q[c] = (1.0 + e) * ws.before[c];
@@ -86,9 +85,10 @@ void solve_impulses(double speed, ImpactWorkspace& ws, ImpactOutcome& out) {
   ws.delassus.resize(nr, nr);
   for (int r = 0; r < nr; ++r)
     for (int c = 0; c < nr; ++c) {
-      const ImpactRow& col = ws.rows[c];
-      ws.delassus(r, c) = col.dir * (ws.n_minv(r, local_index(ws, col.a)) -
-                                     (col.b != kGround ? col.ratio * ws.n_minv(r, local_index(ws, col.b)) : 0.0));
+      const CoordinateRow& row = ws.rows[c].row;
+      double a = row.c[0] * ws.n_minv(r, local_index(ws, row.body[0]));
+      for (int t = 1; t < row.n; ++t) a += row.c[t] * ws.n_minv(r, local_index(ws, row.body[t]));
+      ws.delassus(r, c) = ws.rows[c].dir * a;
     }
   LcpSolution sol = solve_lcp_lemke(ws.delassus, ws.q);
   if (sol.status != LcpStatus::solved || lcp_error(ws.delassus, ws.q, sol.z) > 1e-9 * speed) {
@@ -122,11 +122,12 @@ void settle_on_flanks(const Model& m, const std::vector<std::int8_t>& side, cons
   for (int sweep = 0; sweep < 3; ++sweep)
     for (const int s : ws.contacts) {
       const Spring& sp = m.springs[s];
+      const CoordinateRow& row = sp.row;
       const double gap = side[s] * sp.freeplay - (spring_deflection(sp, q) - sp.center);  // to the flank
-      const double ia = 1.0 / m.inertia[sp.a], ib = sp.b == kGround ? 0.0 : 1.0 / m.inertia[sp.b];
-      const double k = gap / (ia + sp.ratio * sp.ratio * ib);
-      q[sp.a] += ia * k;
-      if (sp.b != kGround) q[sp.b] -= sp.ratio * ib * k;
+      double weight = 1.0 / m.inertia[row.body[0]] * (row.c[0] * row.c[0]);  // sum c_k^2 / I_k
+      for (int t = 1; t < row.n; ++t) weight += row.c[t] * row.c[t] * (1.0 / m.inertia[row.body[t]]);
+      const double k = gap / weight;
+      for (int t = 0; t < row.n; ++t) q[row.body[t]] += row.c[t] * (1.0 / m.inertia[row.body[t]]) * k;
     }
 }
 

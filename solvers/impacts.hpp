@@ -35,8 +35,7 @@ namespace luztar {
 // stick/slip and freeplay events).
 // One row of the impact: u = dir (w_a - ratio w_b) >= 0 separates.
 struct ImpactRow {
-  int a = kGround, b = kGround;  // body indices (b may be kGround)
-  double ratio = 1.0;            // p
+  CoordinateRow row;             // the element's coordinate row (core/coordinate.hpp)
   double dir = 1.0;              // -side (a contact), o (a one-way clutch)
   double restitution = 0.0;      // e (0 for a one-way clutch)
   int spring = -1;               // the rigid freeplay spring, -1 for a one-way clutch

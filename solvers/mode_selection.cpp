@@ -25,9 +25,8 @@ ModeSelectionScratch::Group& group_for(const Model& m, ModeSelectionScratch& sc,
   g.elements.assign(first, last);
   g.bodies.clear();
   for (int i : g.elements) {
-    const Link l = link_of(m, i);
-    g.bodies.push_back(l.a);
-    if (l.b != kGround) g.bodies.push_back(l.b);
+    const CoordinateRow& l = m.links[i].row;
+    g.bodies.insert(g.bodies.end(), l.body.begin(), l.body.begin() + l.n);
   }
   std::sort(g.bodies.begin(), g.bodies.end());
   g.bodies.erase(std::unique(g.bodies.begin(), g.bodies.end()), g.bodies.end());
@@ -37,15 +36,16 @@ ModeSelectionScratch::Group& group_for(const Model& m, ModeSelectionScratch& sc,
   const int n = static_cast<int>(g.elements.size()), nb = static_cast<int>(g.bodies.size());
   g.f_minv.setZero(n, nb);
   for (int r = 0; r < n; ++r) {
-    const Link l = link_of(m, g.elements[r]);
-    g.f_minv(r, local(l.a)) += 1.0 / m.inertia[l.a];
-    if (l.b != kGround) g.f_minv(r, local(l.b)) -= l.ratio / m.inertia[l.b];
+    const CoordinateRow& l = m.links[g.elements[r]].row;
+    for (int t = 0; t < l.n; ++t) g.f_minv(r, local(l.body[t])) += l.c[t] / m.inertia[l.body[t]];
   }
   g.delassus.resize(n, n);
   for (int r = 0; r < n; ++r)
-    for (int c = 0; c < n; ++c) {  // (F M^-1 F^T)_rc: F_c has +1 at a, -p at b
-      const Link l = link_of(m, g.elements[c]);
-      g.delassus(r, c) = g.f_minv(r, local(l.a)) - (l.b != kGround ? l.ratio * g.f_minv(r, local(l.b)) : 0.0);
+    for (int c = 0; c < n; ++c) {  // (F M^-1 F^T)_rc: F_c has c_t at its bodies
+      const CoordinateRow& l = m.links[g.elements[c]].row;
+      double a = l.c[0] * g.f_minv(r, local(l.body[0]));
+      for (int t = 1; t < l.n; ++t) a += l.c[t] * g.f_minv(r, local(l.body[t]));
+      g.delassus(r, c) = a;
     }
   g.force.resize(nb);
   g.b.resize(n);
@@ -211,7 +211,7 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
     // M is diagonal, so the Delassus matrix is block-diagonal over groups of
     // candidates that share bodies: one small box QP per group.
     sc.links.clear();
-    for (int i : sc.open) sc.links.push_back(link_of(m, i));
+    for (int i : sc.open) sc.links.push_back(m.links[i].row);
     lock_clusters(m.inertia, sc.links, sc.clusters);
     group_by_cluster(sc.clusters, sc.links, sc.open, sc.open_by_cluster);  // ascending within a group
     const int nc = sc.clusters.num_clusters();

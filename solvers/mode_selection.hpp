@@ -56,7 +56,7 @@ struct ModeSelectionScratch {
   struct Group {
     std::vector<int> elements;  // link ids (ascending)
     std::vector<int> bodies;    // their bodies, ascending
-    Eigen::MatrixXd f_minv;     // F M^-1 (elements x bodies), F_e = e_a - p e_b
+    Eigen::MatrixXd f_minv;     // F M^-1 (elements x bodies), F_e the link's row (e_a - p e_b for two bodies)
     Eigen::MatrixXd delassus;   // A = F M^-1 F^T
     Eigen::VectorXd force, b, lo, hi;
     BoxQpWorkspace qp_workspace;
@@ -69,7 +69,7 @@ struct ModeSelectionScratch {
   long selections = 0;
   std::vector<int> open, still_stuck;
   ClusterGroups open_by_cluster;
-  std::vector<Link> links;
+  LockedRows links;
   LockedClusters clusters;
 };
 

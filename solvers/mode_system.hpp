@@ -91,7 +91,7 @@ class ExactModeSystem final : public exact::AffineModeSystem {
     qdot[ModeSystem::kQuadInput] = input_power(model_, ws_);
     qdot[ModeSystem::kQuadDissipated] = dissipation_power(model_, modes_, ws_);
   }
-  // Every velocity slot, and each spring's relative angle q_a - ratio q_b
+  // Every velocity slot, and each spring's coordinate sum c_k q_k
   // (y[2j] = q_j, y[2j+1] its velocity slot): the laws read angles through
   // springs only.
   int relation_rows(std::vector<double>& rows) const override {
@@ -103,8 +103,7 @@ class ExactModeSystem final : public exact::AffineModeSystem {
     for (int j = 0; j < model_.num_bodies(); ++j) row()[2 * j + 1] = 1.0;
     for (const Spring& sp : model_.springs) {
       auto r = row();
-      if (sp.a != kGround) r[2 * sp.a] += 1.0;
-      if (sp.b != kGround) r[2 * sp.b] -= sp.ratio;
+      for (int k = 0; k < sp.row.n; ++k) r[2 * sp.row.body[k]] += sp.row.c[k];
     }
     return model_.num_bodies() + static_cast<int>(model_.springs.size());
   }

@@ -79,9 +79,8 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
     };
     sp.ft.setZero(nr, nl);
     for (int k = 0; k < nl; ++k) {
-      const Link l = link_of(m, links[k]);
-      sp.ft(row_of(l.a), k) += 1.0;
-      if (l.b != kGround) sp.ft(row_of(l.b), k) -= l.ratio;
+      const CoordinateRow& l = m.links[links[k]].row;
+      for (int t = 0; t < l.n; ++t) sp.ft(row_of(l.body[t]), k) += l.c[t];
     }
     sp.nullity = c.redundancy[cluster];
     sp.sqrt_weight.setOnes(nl);
@@ -120,11 +119,13 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
 
 double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClusters& c,
                           const std::vector<double>& force, const std::vector<double>& acc,
-                          const std::vector<double>& limit, const std::vector<std::int8_t>& spring_side,
-                          std::vector<double>& lambda) {
+                          const std::vector<double>& slot_acc, const std::vector<double>& limit,
+                          const std::vector<std::int8_t>& spring_side, std::vector<double>& lambda) {
   for (std::size_t r = 0; r < sp.bodies.size(); ++r) {
     const int j = sp.bodies[r];
-    sp.rhs[r] = force[j] - m.inertia[j] * c.gain[j] * acc[c.cluster_of[j]];
+    const int k = c.cluster_of[j];  // (the fast path's product in its own order: results stay identical)
+    sp.rhs[r] = force[j] - (c.dense(k) ? m.inertia[j] * body_acceleration(c, j, acc.data(), slot_acc.data())
+                                       : m.inertia[j] * c.gain[j] * acc[k]);
   }
   sp.sol = sp.solver.solve(sp.rhs);
   const int nl = static_cast<int>(sp.links.size());

@@ -3,9 +3,10 @@
 // the contact torques of rigid freeplays in persistent contact.
 //
 // In a locked cluster every body j satisfies I_j a_j = f_j - sum_e F_ej lambda_e,
-// where a_j = g_j a is its share of the cluster's acceleration and F_e the
-// link's velocity row (e_a - e_b for friction, e_a - p e_b for a contact;
-// Model::links). The torques lambda therefore solve
+// where a_j = g_j a is its share of the cluster's acceleration (a dense
+// cluster's: a = N v') and F_e the link's coordinate row (e_a - e_b for a
+// clutch, e_a - p e_b for a mesh in contact, any row; Model::links). The
+// torques lambda therefore solve
 // F^T lambda = r with r_j = f_j - I_j a_j. A contact's torque is one-sided
 // (side * lambda >= 0); it has no upper limit. A locked one-way clutch's
 // torque is bounded against overrun only (o lambda <= static_ratio D), and a
@@ -59,13 +60,15 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
                        double t, const double* inputs, StaticSplit& sp);
 
 // lambda[links] (indexed by link id) from the applied torques `force` (nb),
-// cluster accelerations `acc` (nc), static limits `limit` (by link id; contacts'
-// entries unused) and the contacts' sides. Returns the group utilisation u*
-// (nullity 1) or the largest friction element utilisation (otherwise).
+// cluster accelerations `acc` (nc) and `slot_acc` (nb, dense clusters'; see
+// body_acceleration in bodies/clusters.hpp), static limits `limit` (by link
+// id; contacts' entries unused) and the contacts' sides. Returns the group
+// utilisation u* (nullity 1) or the largest friction element utilisation
+// (otherwise).
 double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClusters& c,
                           const std::vector<double>& force, const std::vector<double>& acc,
-                          const std::vector<double>& limit, const std::vector<std::int8_t>& spring_side,
-                          std::vector<double>& lambda);
+                          const std::vector<double>& slot_acc, const std::vector<double>& limit,
+                          const std::vector<std::int8_t>& spring_side, std::vector<double>& lambda);
 
 // Minimises max_i |l0_i + n_i z| / L_i over the scalar z in [z_low, z_high]
 // exactly (the optimum lies where two of the 2m lines +-(l0_i + n_i z)/L_i

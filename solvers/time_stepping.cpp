@@ -26,16 +26,15 @@ namespace luztar {
 
 namespace {
 
-// A constraint row e_a + cb e_b (b may be the base) of a link (Model::links):
-// dry friction or a one-way clutch (cb = -1), or the +G_s direction of a
-// rigid freeplay (cb = -p).
+// A constraint row of a link (Model::links): its coordinate row, for dry
+// friction or a one-way clutch (a clutch: e_a - e_b) or the +G_s direction of
+// a rigid freeplay (between two bodies e_a - p e_b).
 struct Row {
-  int a = kGround, b = kGround;
-  double cb = 0.0;
+  CoordinateRow row;
   int element = -1;  // friction, one-way clutch or spring index (Model::links' element)
   int link = -1;     // its link
   int overrun = 0;   // a one-way clutch's o; 0 for the others
-  double dot(const Eigen::VectorXd& v) const { return v[a] + (b == kGround ? 0.0 : cb * v[b]); }
+  double dot(const Eigen::VectorXd& v) const { return row_value(row, v.data()); }
 };
 
 // W = M + h theta C + h^2 theta^2 K factorised, with W^-1 G^T and D = G W^-1 G^T
@@ -167,7 +166,7 @@ class MoreauJean {
         if (link.kind == LinkKind::friction && !can_have_dry_friction(m_, m_.frictions[link.element])) continue;
         const int o = link.kind == LinkKind::one_way ? m_.one_way_clutches[link.element].overrun : 0;
         link_row_[l] = static_cast<int>(rows_.size());
-        rows_.push_back({link.a, link.b, -link.ratio, link.element, l, o});
+        rows_.push_back({link.row, link.element, l, o});
         if (pass == 0) num_dry_rows_ = static_cast<int>(rows_.size());
       }
   }
@@ -220,10 +219,8 @@ class MoreauJean {
     require_positive_definite(it.W, h);
     const int nb = m_.num_bodies(), nr = static_cast<int>(rows_.size());
     Eigen::MatrixXd Gt = Eigen::MatrixXd::Zero(nb, nr);
-    for (int r = 0; r < nr; ++r) {
-      Gt(rows_[r].a, r) = 1.0;
-      if (rows_[r].b != kGround) Gt(rows_[r].b, r) = rows_[r].cb;
-    }
+    for (int r = 0; r < nr; ++r)
+      for (int t = 0; t < rows_[r].row.n; ++t) Gt(rows_[r].row.body[t], r) = rows_[r].row.c[t];
     if (nr > 0) {  // (Eigen's triangular solve does not take zero right-hand sides)
       it.WinvGt = it.W.solve(Gt);
       it.D = Gt.transpose() * it.WinvGt;
@@ -247,10 +244,10 @@ class MoreauJean {
     os << "the step matrix M + h theta C + h^2 theta^2 K is not positive definite at h = " << h << " s";
     if (worst >= 0) {
       const ElementKindInfo& row = element_kind_info(m_.element_kind[worst]);
-      Relation r;
-      row.relation(m_, m_.element_index[worst], r);
-      const double Ia = m_.inertia[r.a], Ib = r.b == kGround ? INFINITY : m_.inertia[r.b] / (r.ratio * r.ratio);
-      const double I = std::isinf(Ib) ? Ia : Ia * Ib / (Ia + Ib), c = -tangent_[worst].damping;
+      const CoordinateRow& g = row.relation(m_, m_.element_index[worst]);
+      double flexibility = 0.0;  // sum c_k^2 / I_k: the row's reduced inertia is its inverse
+      for (int k = 0; k < g.n; ++k) flexibility += g.c[k] * g.c[k] / m_.inertia[g.body[k]];
+      const double I = 1.0 / flexibility, c = -tangent_[worst].damping;
       os << ": element '" << m_.element_names[worst] << "' has a negative tangent damping (" << -c
          << " N m s/rad, a falling segment of its friction table) on bodies of reduced inertia " << I
          << " kg m^2; take h < " << I / (theta_ * c) << " s";
@@ -263,19 +260,15 @@ class MoreauJean {
     const int nb = m_.num_bodies();
     Eigen::MatrixXd W = Eigen::MatrixXd::Zero(nb, nb);
     for (int j = 0; j < nb; ++j) W(j, j) = m_.inertia[j];
-    auto add_pair = [&](int a, int b, double cb, double value) {  // value * g^T g with g = e_a + cb e_b
-      W(a, a) += value;
-      if (b == kGround) return;
-      W(a, b) += cb * value;
-      W(b, a) += cb * value;
-      W(b, b) += cb * cb * value;
+    auto add_row = [&](const CoordinateRow& g, double value) {  // value * g^T g
+      for (int i = 0; i < g.n; ++i)
+        for (int j = 0; j < g.n; ++j) W(g.body[i], g.body[j]) += g.c[i] * g.c[j] * value;
     };
     const double ht = h * theta_;
     for_each_element(m_, kSumOrder, [&](const ElementKindInfo& row, int i) {
-      Relation r;
-      if (!row.step_tangent || !row.relation(m_, i, r)) return;
+      if (!row.step_tangent || !row.relation) return;
       const Tangent& t = tangent_[m_.elements_of(row.kind)[i]];
-      add_pair(r.a, r.b, -r.ratio, ht * t.damping + ht * ht * t.stiffness);
+      add_row(row.relation(m_, i), ht * t.damping + ht * ht * t.stiffness);
     });
     return W;
   }

@@ -34,7 +34,7 @@ constexpr double kJ = 1.0, kK = 100.0, kC = 2.0, kA = 0.1, kV0 = 1.0;
 
 Spring contact_spring() {
   Spring s;
-  s.a = 0;
+  s.row = two_body_row(0, kGround, 1.0);
   s.stiffness = kK;
   s.freeplay = kA;
   s.damping = kC;

@@ -25,9 +25,7 @@ constexpr double kTol = 1e-14;  // relative, for closed forms evaluated in anoth
 // k = 100 N m/rad, a = 0.1 rad, c = 2 N m s/rad, mesh ratio 3.
 Spring freeplay_spring() {
   Spring s;
-  s.a = 0;
-  s.b = 1;
-  s.ratio = 3.0;
+  s.row = two_body_row(0, 1, 3.0);
   s.stiffness = 100.0;
   s.freeplay = 0.1;
   s.damping = 2.0;
@@ -141,8 +139,7 @@ TEST(SpringWitnesses, RigidFreeplayInItsGapWatchesTheFlanksAndTheTurnaround) {
 
 TEST(FrictionLaw, KineticTorqueLimitAndPower) {
   Friction f;
-  f.a = 0;
-  f.b = 1;
+  f.row = two_body_row(0, 1, 1.0);
   f.viscous = 0.5;
   f.static_ratio = 1.5;
   const double w[] = {3.0, 1.0};
@@ -283,9 +280,12 @@ TEST(ModelLinks, FrictionsThenRigidFreeplaysWithTheirKinematics) {
   for (int l = 0; l < 4; ++l) {
     EXPECT_EQ(m.links[l].kind, expected[l].kind) << l;
     EXPECT_EQ(m.links[l].element, expected[l].element) << l;
-    EXPECT_EQ(m.links[l].a, expected[l].a) << l;
-    EXPECT_EQ(m.links[l].b, expected[l].b) << l;
-    EXPECT_EQ(m.links[l].ratio, expected[l].ratio) << l;
+    const CoordinateRow want = two_body_row(expected[l].a, expected[l].b, expected[l].ratio), &got = m.links[l].row;
+    ASSERT_EQ(got.n, want.n) << l;  // x = q_a - ratio q_b: the row (1, -ratio) on (a, b)
+    for (int t = 0; t < want.n; ++t) {
+      EXPECT_EQ(got.body[t], want.body[t]) << l;
+      EXPECT_EQ(got.c[t], want.c[t]) << l;
+    }
     EXPECT_EQ(m.is_contact_link(l), expected[l].kind == LinkKind::contact) << l;
   }
   EXPECT_EQ(m.element_names[m.friction_element[m.links[1].element]], "clutch");
@@ -309,8 +309,10 @@ TEST(ModelLinks, OneWayClutchesLast) {
   const ModelLink& l = m.links[4];
   EXPECT_EQ(l.kind, LinkKind::one_way);
   EXPECT_EQ(l.element, 0);
-  EXPECT_EQ(l.a, m.body_index("c"));
-  EXPECT_EQ(l.b, m.body_index("b"));
+  ASSERT_EQ(l.row.n, 2);
+  EXPECT_EQ(l.row.body[0], m.body_index("c"));
+  EXPECT_EQ(l.row.body[1], m.body_index("b"));
+  EXPECT_EQ(l.row.c[1], -1.0);
   EXPECT_TRUE(m.is_one_way_link(4));
   EXPECT_EQ(m.link_element(4), 0);
   EXPECT_EQ(m.link_element(3), m.element_id("mesh"));

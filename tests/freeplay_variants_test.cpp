@@ -201,7 +201,7 @@ TEST(FreeplayVariants, TableLawAndEnergyInClosedForm) {
   SpringSpec spec;
   spec.stiffness_table = {{-0.2, -0.1, 0.1, 0.2}, {-36, -6, 6, 36}};
   spec.offset = 0.01;
-  const Spring s = spring_law(spec, 0, kGround);
+  const Spring s = spring_law(spec, two_body_row(0, kGround, 1.0));
   ASSERT_TRUE(s.has_table());
   EXPECT_NEAR(spring_elastic_torque(s, 0.01 + 0.05), 3.0, 1e-14);
   EXPECT_NEAR(spring_elastic_torque(s, 0.01 + 0.15), 6.0 + 300.0 * 0.05, 1e-12);
@@ -328,7 +328,7 @@ TEST(FreeplayVariants, ContactLawSplitsTheSegmentThroughZero) {
   spec.stiffness_table = {{-0.2, -0.1, 0.1, 0.2}, {-36, -6, 6, 36}};
   spec.damping = 1.0;
   spec.damping_law = "contact";
-  const Spring s = spring_law(spec, 0, kGround);
+  const Spring s = spring_law(spec, two_body_row(0, kGround, 1.0));
   ASSERT_EQ(s.table.knot.size(), 5u);
   EXPECT_EQ(s.table.knot[2], 0.0);
   EXPECT_EQ(s.table.label, (std::vector<std::int8_t>{0, 1, 2, 2, 3, 4}));

@@ -74,7 +74,8 @@ TEST(GearTrain, StuckElementsHaveZeroVelocityAndAdmissibleTorque) {
       if (test::element_state(r, k, e) != 0) continue;
       ++stuck_samples;
       const Friction& f = m.frictions[i];
-      const double v = test::velocity(r, k, f.a) - (f.b == kGround ? 0.0 : test::velocity(r, k, f.b));
+      double v = 0.0;  // its row sum c_t w_t (a clutch: w_a - w_b)
+      for (int t = 0; t < f.row.n; ++t) v += f.row.c[t] * test::velocity(r, k, f.row.body[t]);
       EXPECT_EQ(v, 0.0) << m.element_names[e] << " at t = " << r.time[k];
       const double limit = static_friction_limit(f, evaluate(m.signals[f.coulomb], r.time[k]));
       EXPECT_LE(std::abs(test::element_torque(r, k, e)), limit * (1.0 + 1e-9))

@@ -724,7 +724,7 @@ elements:
   EXPECT_EQ(fw.coulomb.value, 0.0);
   const Model m = assemble(spec);
   ASSERT_EQ(m.one_way_clutches.size(), 1u);
-  EXPECT_EQ(m.body_names[m.one_way_clutches[0].law.a], "b");
+  EXPECT_EQ(m.body_names[m.one_way_clutches[0].law.row.body[0]], "b");
   EXPECT_EQ(m.one_way_clutches[0].overrun, -1);
   EXPECT_EQ(m.links[m.one_way_clutches[0].link].kind, LinkKind::one_way);
   EXPECT_EQ(m.link_element(m.one_way_clutches[0].link), m.element_id("fw"));

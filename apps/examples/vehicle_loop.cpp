@@ -126,7 +126,7 @@ WeaveStudy run_weave_study(const std::string& text, const std::string& origin, c
                            WeaveSettings settings) {
   WeaveStudy study;
   const Model full = io::parse_model(text, origin, ".");  // its settings (internal API: the facade has no parameters)
-  study.ratio = spring(full, "rack").ratio;
+  study.ratio = two_body_ratio(spring(full, "rack").row);  // the mesh x = q_pinion - ratio q_rack
   study.freeplay_setting = 2.0 * (spring(full, "intermediate_shaft").freeplay + spring(full, "rack").freeplay);
   study.friction_setting =
       coulomb(full, "column_bearing") + coulomb(full, "rack_friction") + coulomb(full, "kingpin_friction") / study.ratio;
