@@ -320,7 +320,7 @@ void ExactIntegrator::refuse_substep(const Mode& m, double aim) const {
   std::ostringstream os;
   os.precision(3);
   os << "exact integrator: the mode entered at t = " << t_ << " s needs sub-steps shorter than " << aim / kMaxPieces
-     << " s (" << kMaxPieces << " per output interval of " << aim << " s): its fast eigenvalues (up to " << fastest
+     << " s (" << static_cast<long>(kMaxPieces) << " per output interval of " << aim << " s): its fast eigenvalues (up to " << fastest
      << " rad/s) could not be split off in closed form (" << m.split.fast_dims() << " of " << m.A.rows()
      << " states split); run it with integrator: cvode_bdf";
   throw std::runtime_error(os.str());
