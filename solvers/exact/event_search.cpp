@@ -13,6 +13,8 @@ namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr int kMaxDepth = 80;
+// balance(): entries below this fraction of the largest in their row are roundoff.
+constexpr double kRowRoundoff = 1e-14;
 
 using Coefficients = std::array<double, kTaylorTerms>;
 
@@ -203,14 +205,19 @@ class Search {
 
 }  // namespace
 
-Eigen::VectorXd balance(const Eigen::MatrixXd& A) {
+Eigen::VectorXd balance(const Eigen::MatrixXd& A, double roundoff) {
   const Eigen::Index n = A.rows();
   Eigen::VectorXd D = Eigen::VectorXd::Ones(n);
-  // Entries at roundoff level (a matrix built by similarity, the slow block
-  // of a modal split) count as zeros: balancing them would scale their
-  // coordinates by powers of two far beyond the matrix's own range.
-  const double negligible = 1e-14 * A.cwiseAbs().maxCoeff();
-  auto entry = [&](Eigen::Index i, Eigen::Index j) { return std::abs(A(i, j)) > negligible ? std::abs(A(i, j)) : 0.0; };
+  // Entries at roundoff level count as zeros: balancing them would scale
+  // their coordinates by powers of two far beyond the matrix's own range.
+  // The level is relative to each row, not to the largest entry of A: a
+  // stiff contact's k / I = 1e14 beside the kinematic 1 of q' = w is no
+  // roundoff (against the largest entry the 1 was dropped, nothing was
+  // balanced and the unbalanced norm 1e14 made the split fail and the
+  // sub-step 2e-12 s: issue 17, tests/exact_stiff_test.cpp).
+  Eigen::VectorXd negligible = Eigen::VectorXd::Constant(n, roundoff);
+  for (Eigen::Index i = 0; i < n; ++i) negligible(i) = std::max(roundoff, kRowRoundoff * A.row(i).cwiseAbs().maxCoeff());
+  auto entry = [&](Eigen::Index i, Eigen::Index j) { return std::abs(A(i, j)) > negligible(i) ? std::abs(A(i, j)) : 0.0; };
   for (int sweep = 0; sweep < 20; ++sweep) {
     bool changed = false;
     for (Eigen::Index i = 0; i < n; ++i) {

@@ -57,8 +57,12 @@ inline constexpr int kTaylorTerms = 16;
 inline constexpr double kMaxNormStep = 0.5;
 
 // The powers of two D (as a vector) of Osborne's balancing of A: the rows and
-// columns of D^-1 A D have similar norms (the diagonal is ignored).
-Eigen::VectorXd balance(const Eigen::MatrixXd& A);
+// columns of D^-1 A D have similar norms (the diagonal is ignored). Entries
+// at or below `roundoff` [A's unit], or below 1e-14 of the largest entry in
+// their row (the roundoff of an identified row), are taken as zeros: a matrix
+// built by similarity (the slow block of a modal split) passes the roundoff
+// of its construction, which is relative to the whole matrix it came from.
+Eigen::VectorXd balance(const Eigen::MatrixXd& A, double roundoff = 0.0);
 // ||D^-1 A D||_inf.
 double balanced_norm(const Eigen::MatrixXd& A, const Eigen::VectorXd& D);
 

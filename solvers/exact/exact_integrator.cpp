@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <Eigen/Eigenvalues>
+
 #include "core/times.hpp"
 
 namespace luztar::exact {
@@ -15,21 +17,37 @@ namespace luztar::exact {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
+// taylor_pieces: the largest growth bound of the slow block over a sub-step,
+// and the most sub-steps per aim (output interval) before a mode is refused.
+// With the fast eigenvalues split off, the slow block's spectral radius is
+// below kSlowRadius / aim and one piece serves every test of the suite (growth
+// 3.25 at most); a fast mode left in the slow block (a stiff contact damped
+// critically: a Jordan block) needs ~|lambda| aim pieces, served up to 65536,
+// and a run that would crawl beyond (4 million for a 1e14 N m/rad contact in
+// an unbalanced split, 2.5e-12 s each) ends with an error instead.
+constexpr double kMaxGrowth = 1e4;
+constexpr double kMaxPieces = 65536.0;
 
 int sign_of(double x) { return x > 0.0 ? 1 : x < 0.0 ? -1 : 0; }
 
 // The number n of equal pieces of `span` over which the Taylor series of
 // exp(A s) converges to 1e-20 relative (K = kTaylorTerms terms): the remainder
-// factor growth(h) n_K h^K / K! <= 1e-20 for h = span / n (GrowthBound).
+// factor growth(h) n_K h^K / K! <= 1e-20 for h = span / n (GrowthBound), with
+// growth(h) itself at most kMaxGrowth: the event search's remainder is growth(h)
+// times the last term it keeps (TaylorData::build stops at 1e-20 of the
+// largest), and a growth bound of e^351 (an unbalanced norm of 1e14 over
+// 2.5e-12 s) made it 1e40, every crossing a touch: a missed separation.
+// More than kMaxPieces: returns a count beyond it (identify_split refuses the mode).
 double taylor_pieces(const GrowthBound& growth, double span) {
   double factorial = 1.0;
   for (int k = 2; k <= kTaylorTerms; ++k) factorial *= k;
   auto converges = [&](double pieces) {
-    const double h = span / pieces;
-    return growth.over(h) * growth.power_norm(kTaylorTerms) * std::pow(h, kTaylorTerms) / factorial <= 1e-20;
+    const double h = span / pieces, g = growth.over(h);
+    return g <= kMaxGrowth && g * growth.power_norm(kTaylorTerms) * std::pow(h, kTaylorTerms) / factorial <= 1e-20;
   };
   double pieces = 1.0;
-  while (pieces < 1e12 && !converges(pieces)) pieces *= 2.0;
+  while (pieces <= kMaxPieces && !converges(pieces)) pieces *= 2.0;
+  if (pieces > kMaxPieces) return pieces;
   // the least count between pieces / 2 and pieces
   for (double lo = std::max(1.0, pieces / 2.0); lo < pieces; lo += std::max(1.0, std::floor((pieces - lo) / 8.0)))
     if (converges(lo)) return lo;
@@ -261,6 +279,7 @@ void ExactIntegrator::identify_split(Mode& m) {
   if (m.split.fast_dims() > 0) ++stats_.split;
   if (m.split.fast_dims() == 0 && !identify_slow(m, aim))
     throw std::logic_error("exact integrator: internal error: the unsplit mode has no propagator");
+  if (aim / m.h > kMaxPieces) refuse_substep(m, aim);
   // the rows that can move in this mode (G A != 0; a constant row, such as a
   // padded root slot, keeps its sign) are the ones watched
   const Eigen::MatrixXd rates = m.G * m.A;
@@ -299,10 +318,22 @@ void ExactIntegrator::identify_split(Mode& m) {
   }
 }
 
+void ExactIntegrator::refuse_substep(const Mode& m, double aim) const {
+  const Eigen::EigenSolver<Eigen::MatrixXd> eigen(m.A, false);
+  const double fastest = eigen.eigenvalues().cwiseAbs().maxCoeff();
+  std::ostringstream os;
+  os.precision(3);
+  os << "exact integrator: the mode entered at t = " << t_ << " s needs sub-steps shorter than " << aim / kMaxPieces
+     << " s (" << static_cast<long>(kMaxPieces) << " per output interval of " << aim << " s): its fast eigenvalues (up to " << fastest
+     << " rad/s) could not be split off in closed form (" << m.split.fast_dims() << " of " << m.A.rows()
+     << " states split); run it with integrator: cvode_bdf";
+  throw std::runtime_error(os.str());
+}
+
 bool ExactIntegrator::identify_slow(Mode& m, double aim) {
   const int ms = m.split.slow;
   const Eigen::MatrixXd& As = m.split.As;
-  m.Ds = balance(As);
+  m.Ds = balance(As, m.split.roundoff);
   m.slow_norm = balanced_norm(As, m.Ds);
   // h divides the aim, short enough for the slow block's Taylor series: its
   // remainder growth(h) ||As^K|| h^K / K! (in the balanced norm) below 1e-20

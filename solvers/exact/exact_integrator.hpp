@@ -171,6 +171,9 @@ class ExactIntegrator : public Integrator {
   // The slow block's balancing, growth bound and sub-step, and the propagator
   // (false when the propagator refuses the split).
   bool identify_slow(Mode& mode, double aim);
+  // A mode whose slow block needs more than kMaxPieces sub-steps per aim:
+  // std::runtime_error naming the fastest eigenvalue (never a silent crawl).
+  [[noreturn]] void refuse_substep(const Mode& mode, double aim) const;
   // x from z on entering a mode, z from x when it is read.
   void enter_mode();
   void sync_z();

@@ -17,6 +17,7 @@ constexpr double kInverseTolerance = 1e-10;  // max |T^-1 T - I|, relative to th
 constexpr double kBlockTolerance = 1e-10;    // max |T^-1 A T - diag|, relative to ||A|| and the condition
 constexpr double kClusterTolerance = 1e-6;   // eigenvalues this close (relative): one cluster
 constexpr double kMinBiorthogonality = 1e-8;  // smallest singular value of U^T V in a cluster (relative)
+constexpr double kSimilarityRoundoff = 1e-14;  // ModalSplit::roundoff, relative to max |A| and the condition
 
 // An orthonormal basis of range(S) (a subspace containing K) whose first
 // columns are K: K, then range(S) less K's components (rank `dims` in all).
@@ -44,6 +45,7 @@ ModalSplit all_slow(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K) {
   s.T = basis_with(K, Eigen::MatrixXd::Identity(N, N), N);
   s.Tinv = s.T.transpose();
   s.As = s.Tinv * A * s.T;
+  s.roundoff = kSimilarityRoundoff * A.cwiseAbs().maxCoeff();
   clear_inert(s);
   return s;
 }
@@ -246,6 +248,7 @@ ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::
   s.As = Ys.transpose() * A * Ys;
   s.condition = s.T.cwiseAbs().rowwise().sum().maxCoeff() * s.Tinv.cwiseAbs().rowwise().sum().maxCoeff();
   if (!split_holds(s, A)) return all_slow(A, K);
+  s.roundoff = kSimilarityRoundoff * s.condition * A.cwiseAbs().maxCoeff();
   clear_inert(s);
   return s;
 }

@@ -1,0 +1,187 @@
+// The exact integrator on stiff scales (issue 17): a contact of
+// omega ~ 1e7 rad/s, a spring of 1e14 N m/rad between unit inertias, a ratio
+// of 1e7 (reflected stiffness 1e14). Each runs in sub-steps of the output
+// grid, its fast pair split off in closed form; before the fix, balance()
+// took the kinematic 1 of q' = w for roundoff beside k / I = 1e14, nothing was
+// balanced, the split failed and the plain Taylor integrator crept on at
+// 2.5e-12 s a sub-step (8 million for 20 us of contact, and its remainder
+// bound, 1e40, took the separation for a touch: a missed event).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include "core/energy.hpp"
+#include "io/yaml_model.hpp"
+#include "solvers/simulator.hpp"
+
+namespace luztar {
+namespace {
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+Model parse(const std::string& text) { return assemble(io::parse_model_spec(text, "stiff.yaml", ".")); }
+
+Result run(const Model& m, const std::string& integrator, double t_end) {
+  SimulationSettings s = m.simulation;
+  s.t_end = t_end;
+  s.integrator = integrator;
+  s.rtol = 1e-13;
+  s.atol = 1e-20;
+  return simulate(m, s);
+}
+
+// The largest energy residual over the samples, relative (core/energy.hpp).
+double worst_residual(const Result& r) {
+  double worst = 0.0;
+  for (int k = 1; k < r.num_samples(); ++k) worst = std::max(worst, std::abs(energy_balance(r, k).relative));
+  return worst;
+}
+
+// A light wheel (1e-6 kg m^2, 1 rad/s) meets a heavy one (1e-2) through a
+// gap of 1e-4 rad and a contact of 1e8 N m/rad: omega = sqrt(k (1/Ia + 1/Ib))
+// = 1.00005e7 rad/s, each contact lasts pi / omega = 0.31 us, and the light
+// wheel bounces back and forth across the gap (five contacts in 1 ms).
+constexpr const char* kLightWheel = R"(
+simulation: {t_end: 1.0e-3, output_step: 1.0e-5}
+bodies:
+  a: {inertia: 1.0e-6, velocity: 1}
+  b: {inertia: 1.0e-2}
+elements:
+  s: {type: spring, bodies: [a, b], stiffness: 1e8, freeplay: 1e-4}
+)";
+
+// Sub-steps: one per output interval, plus at most three per event instant
+// (the step cut at the root, a settle past it, the rest of the interval): the
+// count follows the events and the grid, never 1 / omega.
+long substep_budget(const Result& r, double span, double output_step) {
+  return std::lround(span / output_step) + 3 * r.stats.events;
+}
+
+// Against cvode_adams at rtol 1e-13: the same events (element, kind, states
+// after) at times within 1e-12 s (measured 2.3e-15 s), angles and velocities
+// within 1e-9 of max(1, |value|) (measured 1e-11); the energy balance of the
+// exact run at every sample within 1e-10 relative (measured 3.6e-12).
+void expect_agree(const Result& e, const Result& a) {
+  ASSERT_EQ(e.events.size(), a.events.size());
+  for (std::size_t i = 0; i < e.events.size(); ++i) {
+    EXPECT_EQ(e.events[i].element, a.events[i].element) << i;
+    EXPECT_EQ(e.events[i].kind, a.events[i].kind) << i;
+    EXPECT_EQ(e.events[i].after, a.events[i].after) << i;
+    EXPECT_NEAR(e.events[i].t, a.events[i].t, 1e-12) << i;
+  }
+  ASSERT_EQ(e.num_samples(), a.num_samples());
+  for (std::size_t k = 0; k < e.angle.size(); ++k) {
+    EXPECT_NEAR(e.angle[k], a.angle[k], 1e-9 * std::max(1.0, std::abs(a.angle[k]))) << k;
+    EXPECT_NEAR(e.velocity[k], a.velocity[k], 1e-9 * std::max(1.0, std::abs(a.velocity[k]))) << k;
+  }
+}
+
+// The first contact and its separation (0.1 ms .. 0.10031 ms): the run that
+// took 8 million sub-steps and missed the separation.
+TEST(ExactStiff, LightWheelFirstContactInGridSteps) {
+  const Model m = parse(kLightWheel);
+  const Result e = run(m, "exact", 1.2e-4), a = run(m, "cvode_adams", 1.2e-4);
+  ASSERT_EQ(e.status, StepStatus::reached_time) << e.message;
+  ASSERT_EQ(a.status, StepStatus::reached_time) << a.message;
+  ASSERT_EQ(e.integrator, "exact");
+  EXPECT_EQ(e.events.size(), 2u);  // contact, separation
+  EXPECT_LE(e.stats.steps, substep_budget(e, 1.2e-4, 1e-5));
+  expect_agree(e, a);
+  EXPECT_LE(worst_residual(e), 1e-10);
+}
+
+// The whole millisecond: five contacts, each followed by its separation;
+// between contacts the light wheel crosses the gap 2e-4 rad at ~1 rad/s.
+TEST(ExactStiff, LightWheelMillisecondInGridSteps) {
+  const Model m = parse(kLightWheel);
+  const Result e = run(m, "exact", 1e-3), a = run(m, "cvode_adams", 1e-3);
+  ASSERT_EQ(e.status, StepStatus::reached_time) << e.message;
+  ASSERT_EQ(a.status, StepStatus::reached_time) << a.message;
+  EXPECT_EQ(e.events.size(), 10u);
+  EXPECT_LE(e.stats.steps, substep_budget(e, 1e-3, 1e-5));
+  expect_agree(e, a);
+  EXPECT_LE(worst_residual(e), 1e-10);
+}
+
+// x = qa - r qb between inertias Ia, Ib: x'' = -omega^2 x with
+// omega^2 = k (1 / Ia + r^2 / Ib); from x(0) = 0, x'(0) = v:
+// x = v / omega sin(omega t), and Ia r wa + Ib wb is conserved. Checked at
+// every sample against the closed form, to 1e-9 of the amplitude, the
+// invariant to 64 eps (r + 1) (|wa0| + |wb0|) (wa's roundoff on the state's
+// scale, multiplied by r), the energy to 1e-10, in one sub-step per output
+// interval (no event).
+void expect_closed_form(double k, double r, double wa0, double wb0, double span, double output_step) {
+  std::ostringstream text;
+  text.precision(17);
+  text << "simulation: {t_end: " << span << ", output_step: " << output_step << "}\nbodies:\n  a: {inertia: 1.0, velocity: "
+       << wa0 << "}\n  b: {inertia: 1.0, velocity: " << wb0 << "}\nelements:\n  s: {type: spring, bodies: [a, b], stiffness: "
+       << k << ", ratio: " << r << "}\n";
+  const Model m = parse(text.str());
+  const Result e = run(m, "exact", span);
+  ASSERT_EQ(e.status, StepStatus::reached_time) << e.message;
+  ASSERT_EQ(e.integrator, "exact");
+  const double omega = std::sqrt(k * (1.0 + r * r)), v = wa0 - r * wb0, amplitude = std::abs(v) / omega;
+  double worst = 0.0, invariant = 0.0;
+  for (int i = 0; i < e.num_samples(); ++i) {
+    const double t = e.time[static_cast<std::size_t>(i)];
+    const double qa = e.angle[2 * static_cast<std::size_t>(i)], qb = e.angle[2 * static_cast<std::size_t>(i) + 1];
+    const double wa = e.velocity[2 * static_cast<std::size_t>(i)], wb = e.velocity[2 * static_cast<std::size_t>(i) + 1];
+    EXPECT_NEAR(qa - r * qb, v / omega * std::sin(omega * t), 1e-9 * amplitude) << "t = " << t;
+    worst = std::max(worst, std::abs(qa - r * qb - v / omega * std::sin(omega * t)));
+    invariant = std::max(invariant, std::abs(r * wa + wb - (r * wa0 + wb0)));
+  }
+  // r wa + wb: wa's roundoff (eps of the state's scale) times r
+  std::printf("k %g, ratio %g: x against the closed form %.2e of the amplitude, r wa + wb %.2e\n", k, r, worst / amplitude,
+              invariant);
+  EXPECT_LE(invariant, 64.0 * kEps * (r + 1.0) * (std::abs(wa0) + std::abs(wb0)));
+  EXPECT_LE(worst_residual(e), 1e-10);
+  EXPECT_LE(e.stats.steps, std::lround(span / output_step) + 1);
+}
+
+// 1e14 N m/rad between unit inertias: omega = 1.41e7 rad/s, 2.2 periods in 1 us
+// (421,345 sub-steps before the fix; 3e13 was served in 10).
+TEST(ExactStiff, StiffPairInGridSteps) { expect_closed_form(1e14, 1.0, 1.0, 0.0, 1e-6, 1e-7); }
+
+// Stiffness 1 through a ratio of 1e7: the same reflected 1e14 (it hung before the fix).
+TEST(ExactStiff, LargeRatioInGridSteps) { expect_closed_form(1.0, 1e7, 0.0, 1.0, 1e-6, 1e-7); }
+
+}  // namespace
+}  // namespace luztar
+
+namespace luztar {
+namespace {
+
+// A contact of 1e18 N m/rad damped critically (c = sqrt(2 k) between unit
+// inertias): its two eigenvalues -1.41e9 coincide (a Jordan block), so
+// nothing is split off and the slow block would need sub-steps of ~1e-9 s
+// against an output interval of 1e-3 s. The mode is refused with an error
+// that names the cause and the remedy (kMaxPieces sub-steps per output
+// interval at most: no silent crawl), and cvode_bdf serves the model.
+TEST(ExactStiff, UnsplittableStiffModeIsRefusedNotCrawled) {
+  const Model m = assemble(io::parse_model_spec(R"(
+simulation: {t_end: 1.0e-3, output_step: 1.0e-3}
+bodies:
+  a: {inertia: 1.0, velocity: 1}
+  b: {inertia: 1.0}
+elements:
+  s: {type: spring, bodies: [a, b], stiffness: 1e18, damping: 1.4142135623730951e9}
+)", "critical.yaml", "."));
+  SimulationSettings s = m.simulation;
+  s.integrator = "exact";
+  const Result e = simulate(m, s);
+  EXPECT_EQ(e.status, StepStatus::solver_failure);
+  EXPECT_NE(e.message.find("could not be split off"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("cvode_bdf"), std::string::npos) << e.message;
+  EXPECT_EQ(e.stats.steps, 0);
+  s.integrator = "cvode_bdf";
+  const Result b = simulate(m, s);
+  EXPECT_EQ(b.status, StepStatus::reached_time) << b.message;
+}
+
+}  // namespace
+}  // namespace luztar
