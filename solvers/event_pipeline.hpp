@@ -89,8 +89,12 @@ class EventPipeline {
   void select_modes();
   void log_changes();
   bool enter_kinks_from_rest();
+  bool break_away_at_limits(bool own_log);
+  double reserve_scale(const Witness& w) const;
+  bool find_leaving_reserves();
   void cross_knots_from_rest();
   void probe_accelerations();
+  double probe_state();
   void record_event_time();
   bool can_lock(int link) const;
 
@@ -118,6 +122,8 @@ class EventPipeline {
   std::vector<int> directions;       // (max_root_count) root directions for the integrator
   std::vector<double> probe_y, probe_ydot, probe_acc;  // (2 nb, 2 nb, nb) enter_kinks_from_rest
   std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
+  std::vector<int> leaving;                             // (max_root_count) reserves leaving 0 (break_away_at_limits)
+  std::vector<double> g_now, g_probe;                   // (max_root_count) their witnesses now and a moment later
 };
 
 }  // namespace luztar
