@@ -104,22 +104,58 @@ void EventPipeline::restart() {
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (row.restart_mode) state.element_mode[model.elements_of(row.kind)[i]] = row.restart_mode(model, i, state);
   });
-  for (int e : ms.held_elements) data.time_stuck[e] += state.t - data.segment_start;
-  data.segment_start = state.t;
+  close_segment();
   build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms);
-  for (int s = 0; s < ms.num_splits(); ++s) data.stats.redundant_splits += ms.split(s).nullity > 0 ? 1 : 0;
-  pack(ms, state.q, state.w, y.data());
-  unpack(ms, y.data(), ws);
-  state.w = ws.w;
   // The integrator watches a fixed number of root functions (re-registering
   // them would allocate); the unused ones are constant and never cross.
   std::fill(directions.begin(), directions.end(), 0);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) directions[r] = ms.roots[r].direction;
+  restart_integrator(false);
+}
+
+// The time stuck of the structure's held elements booked up to state.t.
+void EventPipeline::close_segment() {
+  for (int e : ms.held_elements) data.time_stuck[e] += state.t - data.segment_start;
+  data.segment_start = state.t;
+}
+
+// The integrator restarted at state.t in the structure ms (after a change of
+// inputs alone: reset_inputs, the structure as at its last reset).
+void EventPipeline::restart_integrator(bool inputs_only) {
+  for (int s = 0; s < ms.num_splits(); ++s) data.stats.redundant_splits += ms.split(s).nullity > 0 ? 1 : 0;
+  pack(ms, state.q, state.w, y.data());
+  unpack(ms, y.data(), ws);
+  state.w = ws.w;
   double quad[2];
   quad[ModeSystem::kQuadInput] = state.input_work;
   quad[ModeSystem::kQuadDissipated] = state.dissipated;
-  integrator.reset(state.t, y.data(), quad, directions);
+  if (inputs_only) integrator.reset_inputs(state.t, y.data(), quad, directions);
+  else integrator.reset(state.t, y.data(), quad, directions);
   ++data.stats.reinits;
+}
+
+// After a change of input values with every mode consistent (the caller
+// checked what reselect would: no massless body, stuck_consistent): with an
+// integrator that holds the inputs (exact: they are states of its
+// exosystem, so only z changes), the restart restart() makes, without
+// rebuilding the structure, which depends on the modes alone, unless
+//  - an element's restart_mode would change its mode, or
+//  - a stuck cluster with more than one loop weighs its static split by the
+//    limits MT0(t, inputs) (make_static_split).
+// Then it does nothing and returns false: restart() is due. The numbers are
+// restart()'s, bit for bit (tests/input_fast_path_test.cpp).
+bool EventPipeline::restart_for_inputs() {
+  bool same = true;
+  for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
+    same = same && (!row.restart_mode ||
+                    state.element_mode[model.elements_of(row.kind)[i]] == row.restart_mode(model, i, state));
+  });
+  for (int s = 0; s < ms.num_splits() && same; ++s) same = ms.split(s).nullity < 2;
+  if (!same) return false;
+  close_segment();
+  restart_integrator(true);
+  ++data.stats.input_restarts;
+  return true;
 }
 
 // The modes at t_start: freeplay sides from the angles (rigid teeth that

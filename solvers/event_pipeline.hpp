@@ -57,6 +57,11 @@ class EventPipeline {
   void reselect();
   // Rebuilds the structure for the current modes and restarts the integrator at state.t.
   void restart();
+  // After a change of input values that leaves every mode consistent, with an
+  // integrator that holds the inputs: restart() without rebuilding the
+  // structure, when nothing it depends on changed. Returns false (nothing
+  // done: restart() is due) when something may have.
+  bool restart_for_inputs();
 
   // Sampled blocks due at state.t read the system there and set their held
   // outputs. Returns whether an output changed.
@@ -73,6 +78,8 @@ class EventPipeline {
 
  private:
   void initial_modes();
+  void close_segment();
+  void restart_integrator(bool inputs_only);
   bool collect_roots(const std::vector<int>& found) const;
   bool apply_crossings(const std::vector<int>& found);
   void apply_own_mode(const Witness& w);
