@@ -48,6 +48,8 @@ struct RunStats {
   long events = 0;               // event instants handled (each may change several elements)
   long reinits = 0;              // CVodeReInit calls (events + signal breakpoints)
   long redundant_splits = 0;     // mode segments whose static friction split was not unique
+  long input_restarts = 0;       // exact: restarts after an input change that kept the mode structure
+                                 // (counted in reinits too; EventPipeline::restart_for_inputs)
   double velocity_projection_loss = 0.0;  // kinetic energy removed when zeroing relative
                                           // velocities at events (counted as dissipated) [J]
   long lcp_not_converged = 0;    // time stepping: steps whose box-LCP missed its tolerance

@@ -109,6 +109,7 @@ StoredRun read_hdf5(const std::string& path) {
                              P{"redundant_splits", &RunStats::redundant_splits},
                              P{"lcp_not_converged", &RunStats::lcp_not_converged}, P{"impacts", &RunStats::impacts},
                              P{"missed_strikes", &RunStats::missed_strikes},
+                             P{"input_restarts", &RunStats::input_restarts},
                              // the solver outcome counters (written since they were counted)
                              P{"selection_fallbacks", &RunStats::selection_fallbacks},
                              P{"selection_unsolved", &RunStats::selection_unsolved},

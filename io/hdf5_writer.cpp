@@ -135,6 +135,7 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
     attribute(run, "impacts", r.stats.impacts);
     attribute(run, "impact_loss", r.stats.impact_loss);
     attribute(run, "missed_strikes", r.stats.missed_strikes);
+    attribute(run, "input_restarts", r.stats.input_restarts);
     attribute(run, "selection_fallbacks", r.stats.selection_fallbacks);
     attribute(run, "selection_unsolved", r.stats.selection_unsolved);
     attribute(run, "impact_fallbacks", r.stats.impact_fallbacks);

@@ -19,6 +19,9 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
       events(t.log),
       has_massless_(std::any_of(m.inertia.begin(), m.inertia.end(), [](double i) { return i == 0.0; })) {
   directions.assign(max_root_count(m), 0);
+  leaving.assign(max_root_count(m), 0);
+  g_now.assign(max_root_count(m), 0.0);
+  g_probe.assign(max_root_count(m), 0.0);
   const std::size_t nl = static_cast<std::size_t>(m.num_links());
   arrived.reserve(nl);
   candidates.reserve(nl);
@@ -58,6 +61,7 @@ void EventPipeline::start() {
   if (!candidates.empty()) select_modes();
   restart();
   if (enter_kinks_from_rest()) restart();
+  if (break_away_at_limits(false)) restart();
   before = state;  // sizes the kept copy: later events copy without allocating
 }
 
@@ -79,6 +83,7 @@ void EventPipeline::at_roots() {
   if (friction_event) select_at_event();
   log_changes();
   restart();
+  if (break_away_at_limits(true)) restart();
 }
 
 void EventPipeline::reselect() {
@@ -91,6 +96,7 @@ void EventPipeline::reselect() {
   select_at_event();
   restart();
   if (enter_kinks_from_rest()) restart();
+  if (break_away_at_limits(false)) restart();
   log_changes();
 }
 
@@ -98,22 +104,58 @@ void EventPipeline::restart() {
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (row.restart_mode) state.element_mode[model.elements_of(row.kind)[i]] = row.restart_mode(model, i, state);
   });
-  for (int e : ms.held_elements) data.time_stuck[e] += state.t - data.segment_start;
-  data.segment_start = state.t;
+  close_segment();
   build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms);
-  for (int s = 0; s < ms.num_splits(); ++s) data.stats.redundant_splits += ms.split(s).nullity > 0 ? 1 : 0;
-  pack(ms, state.q, state.w, y.data());
-  unpack(ms, y.data(), ws);
-  state.w = ws.w;
   // The integrator watches a fixed number of root functions (re-registering
   // them would allocate); the unused ones are constant and never cross.
   std::fill(directions.begin(), directions.end(), 0);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) directions[r] = ms.roots[r].direction;
+  restart_integrator(false);
+}
+
+// The time stuck of the structure's held elements booked up to state.t.
+void EventPipeline::close_segment() {
+  for (int e : ms.held_elements) data.time_stuck[e] += state.t - data.segment_start;
+  data.segment_start = state.t;
+}
+
+// The integrator restarted at state.t in the structure ms (after a change of
+// inputs alone: reset_inputs, the structure as at its last reset).
+void EventPipeline::restart_integrator(bool inputs_only) {
+  for (int s = 0; s < ms.num_splits(); ++s) data.stats.redundant_splits += ms.split(s).nullity > 0 ? 1 : 0;
+  pack(ms, state.q, state.w, y.data());
+  unpack(ms, y.data(), ws);
+  state.w = ws.w;
   double quad[2];
   quad[ModeSystem::kQuadInput] = state.input_work;
   quad[ModeSystem::kQuadDissipated] = state.dissipated;
-  integrator.reset(state.t, y.data(), quad, directions);
+  if (inputs_only) integrator.reset_inputs(state.t, y.data(), quad, directions);
+  else integrator.reset(state.t, y.data(), quad, directions);
   ++data.stats.reinits;
+}
+
+// After a change of input values with every mode consistent (the caller
+// checked what reselect would: no massless body, stuck_consistent): with an
+// integrator that holds the inputs (exact: they are states of its
+// exosystem, so only z changes), the restart restart() makes, without
+// rebuilding the structure, which depends on the modes alone, unless
+//  - an element's restart_mode would change its mode, or
+//  - a stuck cluster with more than one loop weighs its static split by the
+//    limits MT0(t, inputs) (make_static_split).
+// Then it does nothing and returns false: restart() is due. The numbers are
+// restart()'s, bit for bit (tests/input_fast_path_test.cpp).
+bool EventPipeline::restart_for_inputs() {
+  bool same = true;
+  for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
+    same = same && (!row.restart_mode ||
+                    state.element_mode[model.elements_of(row.kind)[i]] == row.restart_mode(model, i, state));
+  });
+  for (int s = 0; s < ms.num_splits() && same; ++s) same = ms.split(s).nullity < 2;
+  if (!same) return false;
+  close_segment();
+  restart_integrator(true);
+  ++data.stats.input_restarts;
+  return true;
 }
 
 // The modes at t_start: freeplay sides from the angles (rigid teeth that
@@ -467,20 +509,88 @@ bool EventPipeline::enter_kinks_from_rest() {
   return changed;
 }
 
+// Stuck elements exactly at their limit when the clock stops, their load
+// still rising: the reserve witness is 0 now and negative a moment later, but
+// a root function that leaves 0 counts no crossing (CVODE's and the exact
+// integrator's root finding alike: the exact one takes the sign it leaves 0
+// with as its sign), and the selection cannot tell from the accelerations
+// (the torque at the bound, relative acceleration 0). Without this stage the
+// element stayed stuck until stuck_consistent caught it at the next output
+// point. A reserve leaves through 0 here when, a moment later (kProbe, along
+// the motion of the structure just built), it is negative beyond roundoff
+// and now it is within roundoff (or half the probe's drop, 1e-9 of its
+// scale at most) of 0: its crossing is applied as a root's, the S-S
+// selection decides with it in `exhausted`. Returns whether a mode changed
+// (a restart is due). With `own_log` it logs its changes itself (after a
+// stop that logged already), else the caller logs (or, at t_start, nothing).
+bool EventPipeline::break_away_at_limits(bool own_log) {
+  if (ms.stuck_links.empty() || !find_leaving_reserves()) return false;
+  if (own_log) before = state;
+  arrived.clear();
+  exhausted.clear();
+  struck.clear();
+  apply_crossings(leaving);
+  select_at_event();
+  if (own_log) log_changes();
+  return true;
+}
+
+// The scale of reserve witness w at the state in ws: [N m] of a link's
+// reserve, 1 for a group's 1 - u.
+double EventPipeline::reserve_scale(const Witness& w) const {
+  return w.kind == WitnessKind::group_reserve ? 1.0 : ws.limit[w.index] + std::abs(ws.lambda[w.index]);
+}
+
+// The reserve witnesses (stick_upper, stick_lower, group_reserve) of the
+// current structure that leave 0 downwards at state.t, marked -1 in `leaving`.
+// The probe is taken only when some reserve is within 1e-9 of its scale of 0.
+bool EventPipeline::find_leaving_reserves() {
+  auto is_reserve = [](const Witness& w) {
+    const Crossing c = witness_kind_info(w.kind).crossing;
+    return c == Crossing::reserve_exhausted || c == Crossing::group_exhausted;
+  };
+  root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);
+  bool near = false;
+  for (std::size_t r = 0; r < ms.roots.size(); ++r)
+    near = near || (is_reserve(ms.roots[r]) && g_now[r] <= 1e-9 * reserve_scale(ms.roots[r]));
+  if (!near) return false;
+  const double dt = probe_state();
+  root_functions(model, state, ms, state.t + dt, probe_y.data(), g_probe.data(), ws);
+  root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);  // ws back at the state
+  bool any = false;
+  std::fill(leaving.begin(), leaving.end(), 0);
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
+    if (!is_reserve(ms.roots[r])) continue;
+    const double scale = reserve_scale(ms.roots[r]);
+    const double noise = 64 * std::numeric_limits<double>::epsilon() * scale;
+    const double at_zero = std::min(std::max(0.5 * (g_now[r] - g_probe[r]), 1e-12 * scale), 1e-9 * scale);
+    leaving[r] = g_probe[r] < -noise && g_now[r] <= at_zero ? -1 : 0;
+    any = any || leaving[r] != 0;
+  }
+  return any;
+}
+
 // The bodies' accelerations a moment (kProbe) after state.t along the motion
 // (y + dt y', the signals at t + dt): where x'' is 0 at the instant (a torque
 // rising from 0), its sign a moment later is that of x'''.
 void EventPipeline::probe_accelerations() {
+  const double dt = probe_state();
+  rhs(model, state, ms, state.t + dt, probe_y.data(), probe_ydot.data(), ws);
+  probe_acc.assign(model.num_bodies(), 0.0);
+  body_velocities(ms, probe_ydot.data(), probe_acc.data());  // (of y': accelerations)
+  rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);  // ws back at the state
+}
+
+// The state a moment later along the motion, y + dt y' into probe_y; returns
+// dt (kProbe, or a few ulp of state.t when that is larger).
+double EventPipeline::probe_state() {
   constexpr double kProbe = 1e-9;  // [s], far below any time scale the models resolve
   const double dt = std::max(kProbe, 16 * std::numeric_limits<double>::epsilon() * std::abs(state.t));
   probe_ydot.resize(y.size());
   rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);
   probe_y.resize(y.size());
   for (std::size_t k = 0; k < y.size(); ++k) probe_y[k] = y[k] + dt * probe_ydot[k];
-  rhs(model, state, ms, state.t + dt, probe_y.data(), probe_ydot.data(), ws);
-  probe_acc.assign(model.num_bodies(), 0.0);
-  body_velocities(ms, probe_ydot.data(), probe_acc.data());  // (of y': accelerations)
-  rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);  // ws back at the state
+  return dt;
 }
 
 void EventPipeline::record_event_time() {

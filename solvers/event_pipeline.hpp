@@ -57,6 +57,11 @@ class EventPipeline {
   void reselect();
   // Rebuilds the structure for the current modes and restarts the integrator at state.t.
   void restart();
+  // After a change of input values that leaves every mode consistent, with an
+  // integrator that holds the inputs: restart() without rebuilding the
+  // structure, when nothing it depends on changed. Returns false (nothing
+  // done: restart() is due) when something may have.
+  bool restart_for_inputs();
 
   // Sampled blocks due at state.t read the system there and set their held
   // outputs. Returns whether an output changed.
@@ -73,6 +78,8 @@ class EventPipeline {
 
  private:
   void initial_modes();
+  void close_segment();
+  void restart_integrator(bool inputs_only);
   bool collect_roots(const std::vector<int>& found) const;
   bool apply_crossings(const std::vector<int>& found);
   void apply_own_mode(const Witness& w);
@@ -89,8 +96,12 @@ class EventPipeline {
   void select_modes();
   void log_changes();
   bool enter_kinks_from_rest();
+  bool break_away_at_limits(bool own_log);
+  double reserve_scale(const Witness& w) const;
+  bool find_leaving_reserves();
   void cross_knots_from_rest();
   void probe_accelerations();
+  double probe_state();
   void record_event_time();
   bool can_lock(int link) const;
 
@@ -118,6 +129,8 @@ class EventPipeline {
   std::vector<int> directions;       // (max_root_count) root directions for the integrator
   std::vector<double> probe_y, probe_ydot, probe_acc;  // (2 nb, 2 nb, nb) enter_kinks_from_rest
   std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
+  std::vector<int> leaving;                             // (max_root_count) reserves leaving 0 (break_away_at_limits)
+  std::vector<double> g_now, g_probe;                   // (max_root_count) their witnesses now and a moment later
 };
 
 }  // namespace luztar

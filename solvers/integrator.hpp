@@ -68,6 +68,13 @@ class Integrator {
   // they are constants of its exosystem), so that a changed input needs a
   // reset; false when it reads them at every evaluation (CVODE).
   virtual bool holds_inputs() const { return false; }
+  // A restart after a change of input values alone, in the structure of the
+  // last reset (the same root functions, `directions` as then): the same as
+  // reset(), which is what it does unless the integrator can keep what
+  // depends on the structure alone (exact: the mode it identified).
+  virtual void reset_inputs(double t0, const double* y0, const double* q0, const std::vector<int>& directions) {
+    reset(t0, y0, q0, directions);
+  }
 };
 
 // The integrator that simulation.integrator names for this model. "auto"

@@ -170,9 +170,10 @@ class Simulator::Impl {
     data.inputs_changed = false;
     if (!pipeline.has_massless() && pipeline.stuck_consistent()) {
       // The structure stays; an integrator that holds the inputs (exact)
-      // restarts with the new ones, CVODE goes on with its history.
+      // restarts with the new ones (without rebuilding the structure where
+      // nothing it depends on changed), CVODE goes on with its history.
       if (!integrator->holds_inputs()) return false;
-      pipeline.restart();
+      if (!input_fast_path || !pipeline.restart_for_inputs()) pipeline.restart();
       return true;
     }
     pipeline.reselect();
@@ -290,6 +291,7 @@ class Simulator::Impl {
   std::vector<EventRecord> log;      // the event log
   EventPipeline pipeline;            // at stops (solvers/event_pipeline.hpp)
   std::string message;
+  bool input_fast_path = true;  // EventPipeline::restart_for_inputs after an input change (set_input_fast_path)
   bool broken = false;  // an exception stopped advance_to mid-step: the state is not trusted until restore()
   bool outputs_valid = false;
   std::vector<double> out_torque;       // (ne) cache of element outputs at state.t
@@ -396,6 +398,8 @@ void Simulator::set_input(InputId id, double value) {
   impl_->data.inputs_changed = true;
   impl_->outputs_valid = false;
 }
+
+void Simulator::set_input_fast_path(bool enabled) { impl_->input_fast_path = enabled; }
 
 double Simulator::input_value(InputId id) const { return impl_->data.inputs.at(static_cast<std::size_t>(id.index)); }
 

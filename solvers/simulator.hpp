@@ -137,6 +137,11 @@ class Simulator {
   // unknown id, a value that is not finite or outside the input's bounds.
   void set_input(InputId id, double value);
   double input_value(InputId id) const;
+  // Diagnostics: with the exact integrator an input change that leaves every
+  // mode consistent restarts without rebuilding the mode structure
+  // (EventPipeline::restart_for_inputs; on by default). Off, it rebuilds it
+  // as any restart does; the results are the same bit for bit.
+  void set_input_fast_path(bool enabled);
 
   // Resolves a named output (see OutputId). Throws std::invalid_argument
   // ("no output '<name>' (...)" listing the paths and the model's names).

@@ -76,6 +76,7 @@ py::dict stats_dict(const RunStats& s) {
   d["impacts"] = s.impacts;
   d["impact_loss"] = s.impact_loss;
   d["missed_strikes"] = s.missed_strikes;
+  d["input_restarts"] = s.input_restarts;
   d["selection_fallbacks"] = s.selection_fallbacks;
   d["selection_unsolved"] = s.selection_unsolved;
   d["impact_fallbacks"] = s.impact_fallbacks;

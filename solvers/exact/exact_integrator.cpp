@@ -99,28 +99,52 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   xi_ = Eigen::VectorXcd::Zero(N);
   gz_ = Eigen::VectorXd::Zero(roots_ + exo_.kinks().rows());
   fast_change_ = fast_reach_ = xabs_ = Eigen::VectorXd::Zero(N);
-  gscale_ = Eigen::VectorXd::Zero(gz_.size());
+  gscale_ = gconst_ = Eigen::VectorXd::Zero(gz_.size());
   bound_terms_.resize(gz_.size(), kBoundOrder - 1);
 }
 
 void ExactIntegrator::reset(double t0, const double* y0, const double* q0, const std::vector<int>& directions) {
   if (static_cast<int>(directions.size()) != roots_)
     throw std::invalid_argument("ExactIntegrator::reset: one direction per root function of the system");
-  t_ = t0;
-  for (int i = 0; i < n_; ++i) z_(i) = y0[i];
-  for (int j = 0; j < quads_; ++j) q_(j) = q0 ? q0[j] : 0.0;
+  start_at(t0, y0, q0);
   directions_ = directions;
   directions_.resize(static_cast<std::size_t>(roots_ + exo_.kinks().rows()), 0);
-  roots_found_.assign(static_cast<std::size_t>(roots_), 0);
   read_signals();
 }
 
-void ExactIntegrator::read_signals() {
+void ExactIntegrator::reset_inputs(double t0, const double* y0, const double* q0, const std::vector<int>& directions) {
+  if (mode_ == nullptr || directions.size() != static_cast<std::size_t>(roots_) ||
+      !std::equal(directions.begin(), directions.end(), directions_.begin())) {
+    reset(t0, y0, q0, directions);
+    return;
+  }
+  start_at(t0, y0, q0);
+  read_signals(true);
+}
+
+void ExactIntegrator::start_at(double t0, const double* y0, const double* q0) {
+  t_ = t0;
+  for (int i = 0; i < n_; ++i) z_(i) = y0[i];
+  for (int j = 0; j < quads_; ++j) q_(j) = q0 ? q0[j] : 0.0;
+  roots_found_.assign(static_cast<std::size_t>(roots_), 0);
+}
+
+void ExactIntegrator::read_signals(bool same_mode) {
   exo_.state_at(t_, inputs_, xi_state_);
   z_.tail(xi_state_.size()) = xi_state_;
-  select_mode();
+  if (same_mode && same_pieces()) enter_mode();  // the current mode is the most recently used one already
+  else select_mode();
   restart_signs();
   next_break_ = next_breakpoint();
+}
+
+// Whether the exosystem's pieces are those the current mode was selected
+// with (its key ends with them: select_mode).
+bool ExactIntegrator::same_pieces() const {
+  const std::vector<std::int8_t>& pieces = exo_.pieces();
+  return key_.size() >= pieces.size() &&
+         std::equal(pieces.begin(), pieces.end(), key_.end() - static_cast<std::ptrdiff_t>(pieces.size()),
+                    [](std::int8_t a, char b) { return static_cast<char>(a) == b; });
 }
 
 // The inert part K c0 of z (least squares over the inert columns of T) stays
@@ -289,6 +313,8 @@ void ExactIntegrator::identify_split(Mode& m) {
   for (Eigen::Index j = 0; j < m.G.rows(); ++j)
     (!rates.row(j).isZero(0.0) ? m.watched : m.G.row(j).isZero(0.0) ? m.zero : m.constant)
         .push_back(static_cast<int>(j));
+  m.Gc.resize(static_cast<Eigen::Index>(m.constant.size()), m.A.cols());
+  for (std::size_t c = 0; c < m.constant.size(); ++c) m.Gc.row(static_cast<Eigen::Index>(c)) = m.G.row(m.constant[c]);
   const auto nw = static_cast<Eigen::Index>(m.watched.size());
   m.Gw.resize(nw, m.A.cols());
   for (Eigen::Index w = 0; w < nw; ++w) m.Gw.row(w) = m.G.row(m.watched[static_cast<std::size_t>(w)]);
@@ -427,8 +453,10 @@ void ExactIntegrator::restart_signs() {
   polys_.resize(F);
   fast_terms_.resize(F * m.split.fast.size());
   signs_.resize(F);
-  // constant rows: their sign
-  for (int j : m.constant) signs_[static_cast<std::size_t>(j)] = sign_of(m.G.row(j).dot(z_));
+  // constant rows: their sign (one product: a row of the column-major G is strided)
+  gconst_.head(m.Gc.rows()).noalias() = m.Gc.lazyProduct(z_);
+  for (std::size_t c = 0; c < m.constant.size(); ++c)
+    signs_[static_cast<std::size_t>(m.constant[c])] = sign_of(gconst_(static_cast<Eigen::Index>(c)));
   for (int j : m.zero) signs_[static_cast<std::size_t>(j)] = 0;
   if (m.watched.empty()) return;
   modal_state();

@@ -130,6 +130,10 @@ class ExactIntegrator : public Integrator {
   IntegratorCounters counters() const override;
   const std::string& last_error() const override { return last_error_; }
   bool holds_inputs() const override { return true; }  // read at reset and at breakpoints
+  // reset() in the mode of the last reset, when the exosystem's pieces at t0
+  // are those of the current mode: the mode's lookup is skipped, every
+  // number is computed as reset() computes it (bit-identical).
+  void reset_inputs(double t0, const double* y0, const double* q0, const std::vector<int>& directions) override;
 
   const ExactStatistics& statistics() const { return stats_; }
   int state_size() const { return static_cast<int>(z_.size()); }  // N = n + exosystem states
@@ -145,6 +149,7 @@ class ExactIntegrator : public Integrator {
     std::vector<int> watched;       // rows of G not constant in this mode (G A != 0): the ones searched
     std::vector<int> constant;      // the other rows, but for the zero ones (unused root slots: sign 0)
     std::vector<int> zero;
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Gc;  // the constant rows of G (restart_signs)
     Eigen::MatrixXd Gw;             // those rows of G (watched x N)
     Eigen::MatrixXd GT;             // Gw T: the watched rows in x
     Eigen::MatrixXd GT_abs;         // |Gw T|: the scale of each watched value (restart_signs)
@@ -200,7 +205,12 @@ class ExactIntegrator : public Integrator {
   // system that is not affine in its mode is refused, never linearised.
   void check_identified(const Mode& mode);
   void restart_signs();
-  void read_signals();
+  // The exosystem's state at t_ into z, then the mode (kept when `same_mode`
+  // and its pieces are unchanged: reset_inputs), the signs, the next breakpoint.
+  void read_signals(bool same_mode = false);
+  bool same_pieces() const;
+  // t_, z's model part and the quadratures of a reset; no root found yet.
+  void start_at(double t0, const double* y0, const double* q0);
   double next_breakpoint();  // (uses break_scratch_)
   // Moves x, q and t by s <= h inside the current mode (the propagator's
   // step, or its partial step from the slow Taylor data).
@@ -227,7 +237,7 @@ class ExactIntegrator : public Integrator {
   TaylorData slow_taylor_;       // of the slow block (event functions)
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
   Eigen::VectorXd gz_, x_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
-  Eigen::VectorXd offset_, zscratch_, xabs_, gscale_;
+  Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gconst_;
   Eigen::VectorXd probe_sigma_;            // the slots at a probe      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
