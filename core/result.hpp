@@ -111,6 +111,9 @@ struct Result {
   // (exact | cvode_bdf | cvode_adams: simulation.integrator with auto resolved);
   // time stepping, moreau_jean.
   std::string integrator;
+  // Why `integrator` is not the one simulation.integrator: auto chose first
+  // (exact met a mode it cannot serve and the run was repeated); empty otherwise.
+  std::string integrator_note;
 
   int num_samples() const { return static_cast<int>(time.size()); }
   int num_bodies() const { return static_cast<int>(body_names.size()); }

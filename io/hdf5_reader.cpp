@@ -137,6 +137,7 @@ StoredRun read_hdf5(const std::string& path) {
   }
   if (f.has_attribute("run", "integrator"))  // written since the integrator can be chosen
     r.integrator = f.string_attribute("run", "integrator");
+  if (f.has_attribute("run", "integrator_note")) r.integrator_note = f.string_attribute("run", "integrator_note");
   run.model_text = f.strings("model/text").front();
   run.luztar_version = f.string_attribute("/", "luztar_version");
   run.units = f.dataset_units();

@@ -118,6 +118,7 @@ void write_contents(hid_t file, const Model& model, const SimulationSettings& s,
     attribute(run, "rest_velocity", s.rest_velocity);
     attribute(run, "linear_solver", s.linear_solver);
     attribute(run, "integrator", r.integrator);
+    if (!r.integrator_note.empty()) attribute(run, "integrator_note", r.integrator_note);
     attribute(run, "solver", s.solver);
     attribute(run, "step", s.step);
     attribute(run, "theta", s.theta);

@@ -6,6 +6,7 @@
 // and the exact piecewise-linear integrator (solvers/exact/exact_integrator.hpp).
 // make_integrator() is the one place that builds one.
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,15 @@ struct SegmentSystem {
   exact::AffineModeSystem& affine;      // exact
   std::vector<const Signal*> slots;     // (affine.slot_count()) the slot signals, outliving the integrator
   const double* inputs = nullptr;       // (Model::num_input_values), read at each reset
+};
+
+// Thrown by an integrator that meets a mode it cannot integrate as promised
+// (exact: fast eigenvalues that could not be split off in closed form, which
+// would need millions of sub-steps). simulate() repeats a run whose
+// simulation.integrator is auto with cvode_bdf; an embedded Simulator stops
+// with it (solver_failure).
+struct IntegratorCannotServe : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Builds the integrator `kind` ("exact", "cvode_bdf" or "cvode_adams"; "auto"

@@ -182,6 +182,7 @@ class Simulator::Impl {
 
   // After a stage threw: the message, and no step until restore().
   void stop_on_error(const std::exception& e) {
+    cannot_serve = dynamic_cast<const IntegratorCannotServe*>(&e) != nullptr;
     std::ostringstream os;
     os << "stopped by an error at t = " << shortest(data.state.t) << " s: " << e.what();
     message = os.str();
@@ -292,6 +293,7 @@ class Simulator::Impl {
   EventPipeline pipeline;            // at stops (solvers/event_pipeline.hpp)
   std::string message;
   bool input_fast_path = true;  // EventPipeline::restart_for_inputs after an input change (set_input_fast_path)
+  bool cannot_serve = false;  // the stop was the integrator's IntegratorCannotServe
   bool broken = false;  // an exception stopped advance_to mid-step: the state is not trusted until restore()
   bool outputs_valid = false;
   std::vector<double> out_torque;       // (ne) cache of element outputs at state.t
@@ -340,6 +342,7 @@ double Simulator::time() const { return impl_->data.state.t; }
 const std::string& Simulator::message() const { return impl_->message; }
 RunStats Simulator::stats() const { return impl_->collect_stats(); }
 const char* Simulator::integrator_name() const { return impl_->integrator->name(); }
+bool Simulator::integrator_cannot_serve() const { return impl_->cannot_serve; }
 const std::vector<EventRecord>& Simulator::events() const { return impl_->log; }
 
 std::vector<double> Simulator::time_stuck() const {
@@ -486,6 +489,7 @@ class EventDrivenRun {
     r.stats = sim_.stats();
     r.integrator = sim_.integrator_name();
   }
+  bool integrator_cannot_serve() const { return sim_.integrator_cannot_serve(); }
 
  private:
   const Model& model_;
@@ -499,8 +503,18 @@ Result simulate_event_driven(const Model& model, const SimulationSettings& setti
   const auto wall0 = std::chrono::steady_clock::now();
   Result r = labelled_result(model);
   EventDrivenRun run(model, settings);
-  sample_on_grid(run, output_times(settings), r, keep_going);
+  const bool finished = sample_on_grid(run, output_times(settings), r, keep_going);
   run.finish(r);
+  // auto picked exact, and exact met a mode it cannot serve: the whole run
+  // again with cvode_bdf (a switch mid-run would splice two integrators' roundoff).
+  if (finished && settings.integrator == "auto" && r.integrator == std::string("exact") &&
+      r.status == StepStatus::solver_failure && run.integrator_cannot_serve()) {
+    SimulationSettings cvode = settings;
+    cvode.integrator = "cvode_bdf";
+    const std::string why = r.message;
+    r = simulate_event_driven(model, cvode, keep_going);
+    r.integrator_note = "auto ran cvode_bdf, since exact " + why;
+  }
   r.stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }

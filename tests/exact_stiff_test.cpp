@@ -181,6 +181,17 @@ elements:
   s.integrator = "cvode_bdf";
   const Result b = simulate(m, s);
   EXPECT_EQ(b.status, StepStatus::reached_time) << b.message;
+  // auto picks exact (2 bodies, nothing refused up front), meets the mode and
+  // repeats the run with cvode_bdf: the same bits as cvode_bdf's own run, and
+  // a note that says why.
+  s.integrator = "auto";
+  const Result a = simulate(m, s);
+  EXPECT_EQ(a.status, StepStatus::reached_time) << a.message;
+  EXPECT_EQ(a.integrator, "cvode_bdf");
+  EXPECT_NE(a.integrator_note.find("could not be split off"), std::string::npos) << a.integrator_note;
+  EXPECT_EQ(a.angle, b.angle);
+  EXPECT_EQ(a.velocity, b.velocity);
+  EXPECT_TRUE(b.integrator_note.empty());
 }
 
 }  // namespace

@@ -379,7 +379,10 @@ TEST(FreeplayVariants, SeriesEliminationAddsAsymmetricGaps) {
 // rewrites the springs on c onto x = q_b with y = -2 x: a law T(y) becomes
 // -2 T(-2 x): a table's points (x_k / -2, -2 T_k) in reverse order, an offset
 // x0 / -2, a gap's bounds (u / -2, l / -2), stiffness 4 k. The merged run
-// equals the run of those springs written by hand on b (I = 1 + 4 * 0.5).
+// equals the run of those springs written by hand on b (I = 1 + 4 * 0.5);
+// its states read as the model wrote the springs, on c = -2 b: the table's
+// segments counted from its other end (4 - s for 4 points), the gap's side
+// flipped (Model::element_output_scale).
 TEST(FreeplayVariants, RigidMergeThroughANegativeRatioMapsEveryVariant) {
   const std::string sim = "t_end: 2.0, output_step: 0.001, rtol: 1.0e-11, atol: 1.0e-13";
   const Model merged = model_of(
@@ -397,7 +400,9 @@ TEST(FreeplayVariants, RigidMergeThroughANegativeRatioMapsEveryVariant) {
     EXPECT_GE(r.events.size(), 4u) << integrator;
     for (std::size_t i = 0; i < r.events.size(); ++i) {
       EXPECT_NEAR(r.events[i].t, h.events[i].t, 1e-12) << integrator;
-      EXPECT_EQ(r.events[i].after, h.events[i].after) << integrator;
+      ASSERT_EQ(r.events[i].element, h.events[i].element) << integrator;
+      const bool pad = h.events[i].element == 0;
+      EXPECT_EQ(r.events[i].after, pad ? 4 - h.events[i].after : -h.events[i].after) << integrator;
     }
     for (int k = 0; k < r.num_samples(); ++k) ASSERT_NEAR(r.angle[k], h.angle[k], 1e-12) << integrator;
   }

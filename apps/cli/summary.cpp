@@ -105,6 +105,7 @@ void print_summary(std::ostream& out, const SummarySource& model, const Simulati
     out << "  solver     " << r.integrator << ": " << r.stats.steps << " steps, " << r.stats.rhs_evals << " RHS, " << r.stats.jac_evals
         << " Jacobians, " << r.stats.reinits << " restarts (rtol " << shortest(s.rtol) << ", atol " << shortest(s.atol) << ")\n";
   }
+  if (!r.integrator_note.empty()) out << "  note       " << r.integrator_note << "\n";
   if (const std::string w = solver_outcome_warning(r); !w.empty()) out << "  " << w << "\n";
   if (r.stats.redundant_splits)
     out << "  note       " << r.stats.redundant_splits

@@ -353,7 +353,7 @@ void ExactIntegrator::refuse_substep(const Mode& m, double aim) const {
      << " s (" << static_cast<long>(kMaxPieces) << " per output interval of " << aim << " s): its fast eigenvalues (up to " << fastest
      << " rad/s) could not be split off in closed form (" << m.split.fast_dims() << " of " << m.A.rows()
      << " states split); run it with integrator: cvode_bdf";
-  throw std::runtime_error(os.str());
+  throw IntegratorCannotServe(os.str());
 }
 
 bool ExactIntegrator::identify_slow(Mode& m, double aim) {
