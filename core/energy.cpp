@@ -28,10 +28,14 @@ EnergyBalance energy_balance(const Result& r, int k) {
   return b;
 }
 
+double energy_residual_limit(const Result& r) {
+  return r.integrator == "exact" ? kExactEnergyResidualLimit : kEnergyResidualLimit;
+}
+
 void check_energy_balance(Result& r) {
   if (r.num_samples() == 0) return;
   r.stats.energy_residual = energy_balance(r, r.num_samples() - 1).relative;
-  r.stats.energy_residual_exceeded = !(r.stats.energy_residual <= kEnergyResidualLimit);  // NaN is flagged too
+  r.stats.energy_residual_exceeded = !(r.stats.energy_residual <= energy_residual_limit(r));  // NaN is flagged too
 }
 
 }  // namespace luztar

@@ -426,6 +426,8 @@ void coordinate_rules(const ModelSpec& spec, const std::vector<CoordinateTerm>& 
       if (terms[j].body == t.body) throw ModelError(at, "names the body '" + t.body + "' twice");
     if (!std::isfinite(t.c)) throw ModelError(at, "must be a finite number (got " + show(t.c) + ")");
     if (t.c == 0.0) throw ModelError(at, "must not be 0 (leave the body out)");
+    if (std::abs(t.c) < kSmallestMagnitude || std::abs(t.c) > kLargestMagnitude)  // as a ratio's: c^2 I stays in range
+      throw ModelError(at, "must be of a magnitude between 1e-100 and 1e100 (got " + show(t.c) + ")");
   }
   for (const CoordinateTerm& t : terms)
     if (find_body(spec, t.body)->inertia == 0.0)

@@ -528,6 +528,18 @@ Result simulate(const Model& model, const SimulationSettings& settings, const Sa
                                                 : simulate_event_driven(model, settings, keep_going);
   if (settings.solver == "time_stepping") r.integrator = "moreau_jean";
   check_energy_balance(r);
+  // auto's exact run failed its energy self-check (core/energy.hpp): again with cvode_bdf.
+  if (settings.integrator == "auto" && r.integrator == "exact" && r.stats.energy_residual_exceeded &&
+      r.status == StepStatus::reached_time) {
+    SimulationSettings cvode = settings;
+    cvode.integrator = "cvode_bdf";
+    std::ostringstream why;
+    why.precision(3);
+    why << "auto ran cvode_bdf, since exact's energy self-check failed (relative residual " << r.stats.energy_residual
+        << " > " << kExactEnergyResidualLimit << ")";
+    r = simulate(model, cvode, keep_going);
+    r.integrator_note = why.str();
+  }
   return r;
 }
 

@@ -10,8 +10,9 @@
 
 namespace luztar::app {
 
-// The warning for a run whose energy residual exceeds kEnergyResidualLimit
-// (RunStats::energy_residual_exceeded), one line without a newline.
+// The warning for a run whose energy residual exceeds its limit
+// (core/energy.hpp energy_residual_limit; RunStats::energy_residual_exceeded),
+// one line without a newline.
 std::string energy_warning(const Result& r);
 
 // The warning for a run whose event-time solvers fell back or missed their
