@@ -341,7 +341,8 @@ class Model:
         as the file's (a bad one raises :class:`ModelError`); a number is SI, a text may carry
         a unit (``t_end="500 ms"``): ``t_end``, ``t_start``,
         ``output_step``, ``rtol``, ``atol``, ``max_step``, ``max_events``, ``solver``
-        (``"event_driven"`` | ``"time_stepping"``), ``step``, ``theta``, ...
+        (``"event_driven"`` | ``"time_stepping"``), ``integrator`` (``"auto"`` | ``"exact"`` |
+        ``"cvode_bdf"`` | ``"cvode_adams"``), ``step``, ``theta``, ...
         E.g. ``model.run(t_end=2.0, output_step=1e-4)``.
 
         A run that stops early (event limit, solver failure) returns normally with its status

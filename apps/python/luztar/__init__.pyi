@@ -90,8 +90,8 @@ class Model:
     @property
     def reductions(self) -> list[str]: ...
     def run(self, *, t_start: float = ..., t_end: float = ..., output_step: float = ..., rtol: float = ...,
-            atol: float = ..., max_step: float = ..., max_events: int = ..., solver: str = ..., step: float = ...,
-            theta: float = ..., **simulation: Any) -> Result:
+            atol: float = ..., max_step: float = ..., max_events: int = ..., solver: str = ...,
+            integrator: str = ..., step: float = ..., theta: float = ..., **simulation: Any) -> Result:
         """Runs the model; keyword arguments replace simulation.* fields for this run."""
     def simulator(self) -> Simulator: ...
     def sweep(self, parameters: Mapping[str, Any] | None = ..., metrics: Mapping[str, Any] | None = ..., *,
