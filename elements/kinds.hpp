@@ -104,6 +104,10 @@ struct ElementKindInfo {
   int max_witnesses = 0;  // most witnesses one element watches at once
   // Its relation; false when it acts on one body alone.
   bool (*relation)(const Model& m, int i, Relation& out) = nullptr;
+  // For a kind without a relation: the one body it acts on, its torque T acting
+  // +T there (a load). Its outputs' coordinate is that body's angle and its
+  // power -T w (solvers/element_outputs.hpp).
+  int (*body)(const Model& m, int i) = nullptr;
   // The element's state code in `modes` (Result::element_state), logged at events when it changes.
   std::int8_t (*state)(const Model& m, int i, const State& modes) = nullptr;
 

@@ -9,6 +9,7 @@
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "elements/one_way_clutch.hpp"
+#include "solvers/element_outputs.hpp"
 #include "solvers/mode_system.hpp"
 #include "elements/kinds.hpp"
 
@@ -28,6 +29,9 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
   struck_side.assign(m.springs.size(), 0);
   locked.reserve(m.num_bodies());
   events.reserve(1024);  // the event log grows by doubling beyond this
+  dissipative = dissipative_elements(m);
+  quad.assign(static_cast<std::size_t>(ModeSystem::quadrature_count(m)), 0.0);
+  share.reserve(nl);
   data.recent_events.reserve(static_cast<std::size_t>(std::max(s.storm_events, 0L)) + 1);
 }
 
@@ -41,6 +45,7 @@ void EventPipeline::start() {
   initial_modes();
   state.input_work = 0.0;
   state.dissipated = 0.0;
+  state.element_dissipated.assign(model.num_elements(), 0.0);
   state.massless_side.assign(nb, 0);
   sample_blocks();  // the first instant is t_start: outputs before forces
   place_massless_bodies();
@@ -109,10 +114,11 @@ void EventPipeline::restart() {
   // them would allocate); the unused ones are constant and never cross.
   std::fill(directions.begin(), directions.end(), 0);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) directions[r] = ms.roots[r].direction;
-  double quad[2];
   quad[ModeSystem::kQuadInput] = state.input_work;
   quad[ModeSystem::kQuadDissipated] = state.dissipated;
-  integrator.reset(state.t, y.data(), quad, directions);
+  for (std::size_t k = 0; k < dissipative.size(); ++k)
+    quad[ModeSystem::kQuadElements + k] = state.element_dissipated[dissipative[k]];
+  integrator.reset(state.t, y.data(), quad.data(), directions);
   ++data.stats.reinits;
 }
 
@@ -297,9 +303,11 @@ void EventPipeline::strike() {
   data.stats.impacts_unsolved += out.solved ? 0 : 1;
   data.stats.impact_loss += out.energy_lost;
   state.dissipated += out.energy_lost;
+  book_impact_shares(impact, state.w, out.energy_lost, state.element_dissipated);
   for (int s : struck)
     if (impact.approach[s] > 0.0)
-      events.push_back({state.t, model.spring_element[s], EventKind::impact, struck_side[s], state.spring_side[s]});
+      events.push_back({state.t, model.spring_element[s], EventKind::impact, struck_side[s], state.spring_side[s],
+                        struck_side[s] * impact.approach[s]});  // x'- (the approach u- = -side x' < 0)
   for (int l = 0; l < model.num_links(); ++l) {
     if (model.is_contact_link(l)) continue;
     const double v = friction_link_rate(model.links[l], state.w.data());
@@ -384,6 +392,31 @@ void EventPipeline::evaluate_static_torques() {
   static_friction(model, state, ms, ws);
 }
 
+// Each candidate link's weight in the loss of the velocity projection: its
+// impulse times its velocity before, Lambda u- / 2 with Lambda = u- / (1/I_a +
+// ratio^2/I_b), the impulse that stops the row between its two bodies alone
+// (exact when a cluster locks one row; a share of the same order otherwise).
+void EventPipeline::projection_weights() {
+  share.clear();
+  for (const Link& l : links) {
+    const double u = state.w[l.a] - (l.b == kGround ? 0.0 : l.ratio * state.w[l.b]);
+    const double inv = (model.inertia[l.a] > 0.0 ? 1.0 / model.inertia[l.a] : INFINITY) +
+                       (l.b == kGround ? 0.0 : model.inertia[l.b] > 0.0 ? l.ratio * l.ratio / model.inertia[l.b] : INFINITY);
+    share.push_back(u * u / (2.0 * inv));
+  }
+}
+
+// The projection's loss by element, in proportion to the weights (equal parts
+// when they vanish), so that the shares add up to `lost`.
+void EventPipeline::book_projection_shares(double lost) {
+  if (!(lost > 0.0) || candidates.empty()) return;
+  double sum = 0.0;
+  for (double w : share) sum += w;
+  for (std::size_t k = 0; k < candidates.size(); ++k)
+    state.element_dissipated[model.link_element(candidates[k])] +=
+        lost * (sum > 0.0 ? share[k] / sum : 1.0 / static_cast<double>(candidates.size()));
+}
+
 // S-S selection for the elements at zero relative velocity (with `arrived`
 // and `exhausted` of the event).
 void EventPipeline::select_at_event() {
@@ -393,8 +426,10 @@ void EventPipeline::select_at_event() {
   add_contact_candidates();
   if (candidates.empty()) return;
   lock_clusters(model.inertia, links, locked);
+  projection_weights();  // before the projection: the rows' velocities u-
   const double lost = project_velocities(locked, model.inertia, state.w);
   state.dissipated += lost;
+  book_projection_shares(lost);
   data.stats.velocity_projection_loss += lost;
   ws.q = state.q;
   ws.w = state.w;
@@ -436,7 +471,9 @@ void EventPipeline::log_changes() {
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (!row.event) return;
     const std::int8_t a = row.state(model, i, before), b = row.state(model, i, state);
-    if (a != b) events.push_back({state.t, model.elements_of(row.kind)[i], row.event(model, i, a, b), a, b});
+    if (a == b) return;
+    const int e = model.elements_of(row.kind)[i];
+    events.push_back({state.t, e, row.event(model, i, a, b), a, b, element_rate(model, e, state.w.data())});
   });
 }
 

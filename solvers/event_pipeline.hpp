@@ -93,6 +93,8 @@ class EventPipeline {
   void probe_accelerations();
   void record_event_time();
   bool can_lock(int link) const;
+  void projection_weights();
+  void book_projection_shares(double lost);
 
   const Model& model;
   const SimulationSettings& settings;
@@ -118,6 +120,9 @@ class EventPipeline {
   std::vector<int> directions;       // (max_root_count) root directions for the integrator
   std::vector<double> probe_y, probe_ydot, probe_acc;  // (2 nb, 2 nb, nb) enter_kinks_from_rest
   std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
+  std::vector<int> dissipative;      // elements with a dissipated quadrature (solvers/element_outputs.hpp)
+  std::vector<double> quad;          // (ModeSystem::quadrature_count) the integrator's quadratures at a restart
+  std::vector<double> share;         // (links) the candidates' weights in a projection's loss
 };
 
 }  // namespace luztar
