@@ -76,7 +76,8 @@ from . import _luztar  # noqa: E402  (the exceptions above must exist before it 
 __version__: str = _luztar.__version__
 
 # Units of the stored signals (SI), by the last part of the path.
-_UNITS = {"time": "s", "angle": "rad", "velocity": "rad/s", "torque": "N m", "state": "1",
+_UNITS = {"time": "s", "angle": "rad", "velocity": "rad/s", "acceleration": "rad/s^2", "torque": "N m", "state": "1",
+          "relative_angle": "rad", "relative_velocity": "rad/s", "power": "W",
           "input_work": "J", "kinetic": "J", "elastic": "J", "dissipated": "J"}
 
 
