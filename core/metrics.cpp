@@ -32,9 +32,10 @@ void check_signal(const MetricSpec& m, const std::string& path, const Model& mod
     bad(m, "'" + path + "': a run does not record its inputs (metrics read bodies, elements, blocks and energy)");
 }
 
-// Stuck time of element e within [a, b], from its state at the first sample and
-// the exact times of its events.
-double stuck_time(const Result& r, int e, double a, double b) {
+// Time element e spends in a state `in(state)` within [a, b], from its state
+// at the first sample and the exact times of its events.
+template <class In>
+double time_in(const Result& r, int e, double a, double b, In in) {
   int state = r.element_state[static_cast<std::size_t>(e)];
   double since = r.time.front(), total = 0.0;
   auto add = [&](double from, double to) {
@@ -43,17 +44,73 @@ double stuck_time(const Result& r, int e, double a, double b) {
   };
   for (const EventRecord& ev : r.events) {
     if (ev.element != e) continue;
-    if (state == 0) add(since, ev.t);
+    if (in(state)) add(since, ev.t);
     state = ev.after;
     since = ev.t;
   }
-  if (state == 0) add(since, r.time.back());
+  if (in(state)) add(since, r.time.back());
   return total;
+}
+
+// Seconds from a to element e's first stick or lock event in [a, b]; NaN if none.
+double lock_up_time(const Result& r, int e, double a, double b) {
+  for (const EventRecord& ev : r.events)
+    if (ev.element == e && ev.t >= a && ev.t <= b && (ev.kind == EventKind::stick || ev.kind == EventKind::lock))
+      return ev.t - a;
+  return kNaN;
+}
+
+// Contacts of spring e beginning in [a, b] at |x'| >= min_speed: its impacts
+// (a rigid freeplay; one that comes to rest in contact is logged as a contact
+// too, at the same instant, and counted once) and its contacts from inside the
+// gap (elastic).
+double tooth_impacts(const Result& r, int e, double a, double b, double min_speed) {
+  long n = 0;
+  double last_impact = kNaN;
+  for (const EventRecord& ev : r.events) {
+    if (ev.element != e || ev.t < a || ev.t > b) continue;
+    const bool impact = ev.kind == EventKind::impact;
+    if (impact) last_impact = ev.t;
+    const bool begins = impact || (ev.kind == EventKind::contact && ev.before == 0 && ev.t != last_impact);
+    if (begins && std::abs(ev.rate) >= min_speed) ++n;
+  }
+  return static_cast<double>(n);
+}
+
+// The element id of a Result's element named `name`.
+int element_of(const Result& r, const std::string& name) {
+  const auto it = std::find(r.element_names.begin(), r.element_names.end(), name);
+  return static_cast<int>(it - r.element_names.begin());
+}
+
+// The model's words for element e: "a friction element", "a spring without freeplay", ...
+std::string kind_words(const Model& m, int e) {
+  switch (m.element_kind[e]) {
+    case ElementKind::spring: {
+      const Spring& sp = m.springs[m.element_index[e]];
+      return sp.freeplay > 0.0 ? "a spring with freeplay" : "a spring without freeplay";
+    }
+    case ElementKind::friction: return "a friction element";
+    case ElementKind::one_way_clutch: return "a one-way clutch";
+    case ElementKind::torque: return "a torque element";
+  }
+  return "an element";
+}
+
+// The element a metric names, which must exist.
+int named_element(const MetricSpec& m, const Model& model) {
+  const int e = model.element_id(m.element);
+  if (e < 0) bad(m, "the model has no element '" + m.element + "'");
+  return e;
 }
 
 std::string number(double v) { return shortest(v); }  // exact: the definition is stored as text
 
 }  // namespace
+
+std::string energy_path(const std::string& signal) {
+  return signal.rfind("elements.", 0) == 0 ? signal : "energy." + signal;
+}
 
 double hysteresis_width(const std::vector<double>& x, const std::vector<double>& y, double level, std::size_t k0,
                         std::size_t k1) {
@@ -97,6 +154,11 @@ const char* to_string(MetricSpec::Kind k) {
     case MetricSpec::Kind::events: return "events";
     case MetricSpec::Kind::energy: return "energy";
     case MetricSpec::Kind::hysteresis: return "hysteresis";
+    case MetricSpec::Kind::lock_up_time: return "lock_up_time";
+    case MetricSpec::Kind::time_in_state: return "time_in_state";
+    case MetricSpec::Kind::overrun_time: return "overrun_time";
+    case MetricSpec::Kind::tooth_impacts: return "tooth_impacts";
+    case MetricSpec::Kind::peak_abs: return "peak_abs";
   }
   return "?";
 }
@@ -109,7 +171,14 @@ std::string MetricSpec::describe() const {
       s = "number of " + (event_kind.empty() ? std::string("events") : event_kind + " events") +
           (element.empty() ? "" : " of " + element);
       break;
-    case Kind::energy: s = "change of energy." + signal; break;
+    case Kind::energy: s = "change of " + energy_path(signal); break;
+    case Kind::lock_up_time: s = "time until " + element + " locks up"; break;
+    case Kind::time_in_state: s = "time " + element + " is in state " + std::to_string(state); break;
+    case Kind::overrun_time: s = "time " + element + " overruns"; break;
+    case Kind::tooth_impacts:
+      s = "number of tooth impacts of " + element + (min_speed > 0.0 ? " at >= " + number(min_speed) + " rad/s" : "");
+      break;
+    case Kind::peak_abs: s = "peak |" + signal + "|"; break;
     case Kind::hysteresis:
       s = "hysteresis width of " + signal + " against " + against + " at " + against + " = " + number(level);
       break;
@@ -124,8 +193,12 @@ std::string MetricSpec::describe() const {
 
 std::string MetricSpec::unit() const {
   switch (kind) {
-    case Kind::time_stuck: return unit::time;
-    case Kind::events: return unit::one;
+    case Kind::time_stuck:
+    case Kind::lock_up_time:
+    case Kind::time_in_state:
+    case Kind::overrun_time: return unit::time;
+    case Kind::events:
+    case Kind::tooth_impacts: return unit::one;
     case Kind::energy: return unit::energy;
     default: return signal_unit(signal);
   }
@@ -150,7 +223,36 @@ void check_metric(const MetricSpec& m, const Model& model) {
                "separation, impact, stage, lock, overrun)");
       break;
     }
-    case MetricSpec::Kind::energy: check_signal(m, "energy." + m.signal, model); break;
+    case MetricSpec::Kind::energy: {
+      const std::string path = energy_path(m.signal);
+      check_signal(m, path, model);
+      if (path.rfind("elements.", 0) == 0 && path.substr(path.find_last_of('.')) != ".dissipated")
+        bad(m, "'" + path + "': an element's energy is elements.<element>.dissipated");
+      break;
+    }
+    case MetricSpec::Kind::lock_up_time: {
+      const int e = named_element(m, model);
+      if (!element_sticks(model.element_kind[e]))
+        bad(m, "'lock_up_time' needs a friction element or a one-way clutch; '" + m.element + "' is " +
+                   kind_words(model, e));
+      break;
+    }
+    case MetricSpec::Kind::time_in_state: named_element(m, model); break;
+    case MetricSpec::Kind::overrun_time: {
+      const int e = named_element(m, model);
+      if (model.element_kind[e] != ElementKind::one_way_clutch)
+        bad(m, "'overrun_time' needs a one-way clutch; '" + m.element + "' is " + kind_words(model, e));
+      break;
+    }
+    case MetricSpec::Kind::tooth_impacts: {
+      const int e = named_element(m, model);
+      if (model.element_kind[e] != ElementKind::spring || !(model.springs[model.element_index[e]].freeplay > 0.0))
+        bad(m, "'tooth_impacts' needs an element with a gap (a spring with freeplay); '" + m.element + "' is " +
+                   kind_words(model, e));
+      if (!(m.min_speed >= 0.0) || !std::isfinite(m.min_speed))
+        bad(m, "min_speed must be a finite number >= 0 [rad/s]");
+      break;
+    }
     case MetricSpec::Kind::hysteresis:
       check_signal(m, m.signal, model);
       check_signal(m, m.against, model);
@@ -166,17 +268,35 @@ void check_metric(const MetricSpec& m, const Model& model) {
                number(s.t_end) + "] s");
 }
 
+namespace {
+
+// The metrics of one element's states and events over [a, b] into `value`;
+// false for the other kinds.
+bool element_metric(const MetricSpec& m, const Result& r, double a, double b, double& value) {
+  using K = MetricSpec::Kind;
+  if (m.kind != K::time_stuck && m.kind != K::time_in_state && m.kind != K::overrun_time &&
+      m.kind != K::lock_up_time && m.kind != K::tooth_impacts)
+    return false;
+  const int e = element_of(r, m.element);
+  switch (m.kind) {
+    case K::time_stuck: value = time_in(r, e, a, b, [](int s) { return s == 0; }); break;
+    case K::time_in_state: value = time_in(r, e, a, b, [&](int s) { return s == m.state; }); break;
+    case K::overrun_time: value = time_in(r, e, a, b, [](int s) { return s != 0; }); break;  // 0 locked, o overrunning
+    case K::lock_up_time: value = lock_up_time(r, e, a, b); break;
+    default: value = tooth_impacts(r, e, a, b, m.min_speed); break;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, const Result& r) {
   std::vector<double> out(metrics.size(), kNaN);
   if (r.time.empty()) return out;
   for (std::size_t i = 0; i < metrics.size(); ++i) {
     const MetricSpec& m = metrics[i];
     const double a = std::max(m.t0, r.time.front()), b = std::min(m.t1, r.time.back());
-    if (m.kind == MetricSpec::Kind::time_stuck) {
-      const auto it = std::find(r.element_names.begin(), r.element_names.end(), m.element);
-      out[i] = stuck_time(r, static_cast<int>(it - r.element_names.begin()), a, b);
-      continue;
-    }
+    if (element_metric(m, r, a, b, out[i])) continue;
     if (m.kind == MetricSpec::Kind::events) {
       long n = 0;
       for (const EventRecord& ev : r.events) {
@@ -189,7 +309,7 @@ std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, cons
       continue;
     }
     if (m.kind == MetricSpec::Kind::energy) {
-      const std::vector<double> v = recorded_signal(r, "energy." + m.signal);
+      const std::vector<double> v = recorded_signal(r, energy_path(m.signal));
       out[i] = interpolate(r.time, v, b) - interpolate(r.time, v, a);
       continue;
     }
@@ -225,6 +345,7 @@ std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, cons
       case MetricSpec::Kind::mean: out[i] = mean; break;
       case MetricSpec::Kind::rms: out[i] = std::sqrt(mean2); break;
       case MetricSpec::Kind::final_value: out[i] = v[window.back()]; break;
+      case MetricSpec::Kind::peak_abs: out[i] = std::max(std::abs(lo), std::abs(hi)); break;
       default: break;
     }
   }
@@ -238,6 +359,13 @@ std::vector<MetricSpec> default_metrics(const Model& model) {
   d.kind = MetricSpec::Kind::energy;
   d.signal = "dissipated";
   out.push_back(d);
+  for (int e = 0; e < model.num_elements(); ++e) {  // the energy map of the driveline
+    if (!element_kind_dissipates(model.element_kind[e])) continue;
+    MetricSpec de = d;
+    de.signal = "elements." + model.element_names[e] + ".dissipated";
+    de.name = "dissipated." + model.element_names[e];
+    out.push_back(de);
+  }
   for (int k = 0; k < kNumEventKinds; ++k) {
     // lock and overrun only where a one-way clutch can log them: a model
     // without one keeps the columns it had before the kind existed

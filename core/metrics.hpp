@@ -1,10 +1,11 @@
 #pragma once
 // Scalar figures of one run (what a parameter sweep records per run): extremes,
-// averages and the final value of a signal over a time window, time stuck,
-// event counts, energy changes, and the hysteresis width of one signal against
-// another. Signals are addressed by their canonical paths (core/signal_paths.hpp):
-//   bodies.<name>.angle | bodies.<name>.velocity
-//   elements.<name>.torque | elements.<name>.state
+// averages and the final value of a signal over a time window, time stuck or
+// in a state, lock-up and overrun times, tooth impacts, event counts, energy
+// changes, and the hysteresis width of one signal against another. Signals are
+// addressed by their canonical paths (core/signal_paths.hpp):
+//   bodies.<name>.angle | velocity | acceleration
+//   elements.<name>.torque | state | relative_angle | relative_velocity | power | dissipated
 //   blocks.<name> (a sampled block's held output)
 //   energy.input_work | energy.kinetic | energy.elastic | energy.dissipated
 // (inputs.<name> is a path too, but a run does not record its inputs).
@@ -27,14 +28,25 @@ struct MetricSpec {
     energy,       // change of energy.<signal> over the window, e.g. dissipated [J]
     hysteresis,   // width in `signal` of its loop against `against`, measured where
                   // `against` passes `level` (mean over the passes up minus down)
+    lock_up_time,   // seconds from the window's start to `element`'s first stick (friction) or
+                    // lock (one-way clutch) event in the window; NaN if none
+    time_in_state,  // seconds `element` spends with state == `state` within the window
+    overrun_time,   // seconds one-way clutch `element` overruns within the window
+    tooth_impacts,  // contacts of spring `element` (with a gap) beginning in the window with
+                    // |x'| >= `min_speed` (elastic: contact events from inside the gap;
+                    // rigid: its impacts)
+    peak_abs,       // max |signal| over the output samples in the window
   };
   std::string name;      // column name in the results
   Kind kind = Kind::max;
-  std::string signal;    // signal path (energy: one of input_work, kinetic, elastic, dissipated)
+  std::string signal;    // signal path (energy: one of input_work, kinetic, elastic, dissipated,
+                         // or an element's elements.<name>.dissipated)
   std::string against;   // hysteresis: the other signal path
   double level = 0.0;    // hysteresis: value of `against` where the width is measured
-  std::string element;   // time_stuck, events
+  std::string element;   // time_stuck, events, lock_up_time, time_in_state, overrun_time, tooth_impacts
   std::string event_kind;
+  int state = 0;         // time_in_state: the state code (Result::element_state)
+  double min_speed = 0.0;  // tooth_impacts: the least approach speed counted [rad/s]
   double t0 = -std::numeric_limits<double>::infinity();  // window [s], clipped to the run
   double t1 = std::numeric_limits<double>::infinity();
   std::string where;     // where it was defined, for messages
@@ -46,6 +58,9 @@ struct MetricSpec {
 };
 
 const char* to_string(MetricSpec::Kind k);
+// The path an energy metric's signal names: energy.<signal>, or the element's
+// elements.<name>.dissipated as given.
+std::string energy_path(const std::string& signal);
 
 // Throws ModelError (field "metrics.<name>") when the metric names a body,
 // element, event kind or signal the model does not have, or a window outside
@@ -64,8 +79,9 @@ std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, cons
 double hysteresis_width(const std::vector<double>& x, const std::vector<double>& y, double level, std::size_t k0,
                         std::size_t k1);
 
-// What a sweep records when it is not told: energy dissipated, the number of
-// events of each kind, and the time stuck of every friction element.
+// What a sweep records when it is not told: energy dissipated (in all and by
+// each dissipative element), the number of events of each kind, and the time
+// stuck of every friction element.
 std::vector<MetricSpec> default_metrics(const Model& model);
 
 }  // namespace luztar

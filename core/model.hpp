@@ -137,6 +137,9 @@ inline const char* to_string(ElementKind k) {
 // Kinds whose state 0 means stuck (a friction element) or locked (a one-way
 // clutch): the time they spend there is Result::time_stuck.
 inline bool element_sticks(ElementKind k) { return k == ElementKind::friction || k == ElementKind::one_way_clutch; }
+// Whether elements of kind k dissipate energy (their kind row has a
+// dissipation, elements/kinds.hpp; tests/element_energy_test.cpp checks the two agree).
+inline bool element_kind_dissipates(ElementKind k) { return k != ElementKind::torque; }
 
 // A link of the variable structure: an element that can lock its coordinate
 // row (core/coordinate.hpp). A stuck friction element holds its rate at 0 (a

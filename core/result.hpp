@@ -2,6 +2,7 @@
 // Result of a run: sampled trajectories, event log, statistics and status.
 // Matrices are row-major (time-major): value(k, j) = data[k * ncols + j].
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ struct EventRecord {
   EventKind kind = EventKind::stick;
   std::int8_t before = 0;   // element state before (see Result::element_state)
   std::int8_t after = 0;    // element state after
+  // The element's relative velocity x' at the event [rad/s] (its coordinate,
+  // Result::element_relative_velocity): for an impact the approach before the
+  // strike, else x' after the event (a contact: the speed the teeth met at).
+  // NaN in a file written before luztar stored it.
+  double rate = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct RunStats {
@@ -92,6 +98,25 @@ struct Result {
   // first); one-way clutch 0 locked, o (+1 or -1, its overrun direction)
   // overrunning; torque elements 0.
   std::vector<std::int8_t> element_state;
+  // Per element and per body (README, "Output files"; empty in a Result read
+  // from a file written before they existed: luztar info, compare and
+  // luztar.read use the datasets a file has):
+  // (nt x ne) the coordinate the element acts on [rad]: a spring's, friction's or
+  // one-way clutch's x = q_a - ratio q_b, a torque load its body's angle.
+  std::vector<double> element_relative;
+  std::vector<double> element_relative_velocity;  // (nt x ne) its rate x' [rad/s]
+  // (nt x ne) power the element takes from the bodies, -sum_i f_i w_i = T x' [W]:
+  // > 0 absorbed (stored or dissipated), < 0 delivered (a load driving, a
+  // spring releasing energy). Time stepping: the step's torque times x' at mid-step.
+  std::vector<double> element_power;
+  // (nt x ne) energy the element has dissipated since t_start [J]: its damping
+  // or slip power, its share of impact and velocity-projection losses; the
+  // row sums to `dissipated` (to roundoff). 0 for torque loads.
+  std::vector<double> element_dissipated;
+  // (nt x nb) body accelerations [rad/s^2], right limits at an event instant;
+  // NaN for a massless (first-order) body, whose velocity is algebraic.
+  // Time stepping: (v_k+1 - v_k)/h of the step holding the sample.
+  std::vector<double> acceleration;
   std::vector<double> input_work;  // (nt) [J]
   std::vector<double> kinetic;     // (nt) [J]
   std::vector<double> elastic;     // (nt) [J]

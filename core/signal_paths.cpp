@@ -1,6 +1,10 @@
 #include "core/signal_paths.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
+
+#include "core/units.hpp"
 
 namespace luztar {
 
@@ -17,6 +21,24 @@ constexpr EnergyName kEnergies[] = {
     {"dissipated", Kind::dissipated}};
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+template <std::size_t N>
+const OwnerQuantity* find_quantity(const OwnerQuantity (&table)[N], const std::string& name) {
+  for (const OwnerQuantity& q : table)
+    if (name == q.name) return &q;
+  return nullptr;
+}
+
+// "'a', 'b' and 'c'" or "a|b|c" (quoted = false).
+template <std::size_t N>
+std::string quantity_names(const OwnerQuantity (&table)[N], bool quoted) {
+  std::string s;
+  for (std::size_t k = 0; k < N; ++k) {
+    s += !quoted ? (k ? "|" : "") : k == 0 ? "" : k + 1 == N ? " and " : ", ";
+    s += quoted ? std::string("'") + table[k].name + "'" : table[k].name;
+  }
+  return s;
+}
 
 std::string names_of(const std::vector<std::string>& names) {
   std::string s;
@@ -37,13 +59,13 @@ int index_of(const std::vector<std::string>& names, const std::string& name) {
 // A body's or an element's quantity; false when `what` is neither's.
 bool owner_quantity(const SignalSpace& m, const std::string& owner, const std::string& what, SignalPath& s) {
   const int b = index_of(m.bodies, owner);
-  if (b >= 0 && (what == "angle" || what == "velocity")) {
-    s = {what == "angle" ? Kind::angle : Kind::velocity, b};
+  if (const OwnerQuantity* q = find_quantity(kBodyQuantities, what); b >= 0 && q) {
+    s = {q->kind, b};
     return true;
   }
   const int e = index_of(m.elements, owner);
-  if (e >= 0 && (what == "torque" || what == "state")) {
-    s = {what == "torque" ? Kind::torque : Kind::state, e};
+  if (const OwnerQuantity* q = find_quantity(kElementQuantities, what); e >= 0 && q) {
+    s = {q->kind, e};
     return true;
   }
   return false;
@@ -53,6 +75,28 @@ bool owner_quantity(const SignalSpace& m, const std::string& owner, const std::s
 SignalPath block(const SignalSpace& m, int k) { return {Kind::input, static_cast<int>(m.inputs.size()) + k}; }
 
 }  // namespace
+
+const OwnerQuantity kBodyQuantities[3] = {
+    {"angle", Kind::angle, unit::angle, &Result::angle},
+    {"velocity", Kind::velocity, unit::velocity, &Result::velocity},
+    {"acceleration", Kind::acceleration, unit::acceleration, &Result::acceleration},
+};
+const OwnerQuantity kElementQuantities[6] = {
+    {"torque", Kind::torque, unit::torque, &Result::element_torque},
+    {"state", Kind::state, unit::one, nullptr},
+    {"relative_angle", Kind::relative_angle, unit::angle, &Result::element_relative},
+    {"relative_velocity", Kind::relative_velocity, unit::velocity, &Result::element_relative_velocity},
+    {"power", Kind::power, unit::power, &Result::element_power},
+    {"dissipated", Kind::element_dissipated, unit::energy, &Result::element_dissipated},
+};
+
+const OwnerQuantity* owner_quantity(SignalPath::Kind k) {
+  for (const OwnerQuantity& q : kBodyQuantities)
+    if (q.kind == k) return &q;
+  for (const OwnerQuantity& q : kElementQuantities)
+    if (q.kind == k) return &q;
+  return nullptr;
+}
 
 static const std::vector<std::string> kNoInputs;  // a Result records none
 
@@ -78,13 +122,13 @@ SignalPath resolve_signal_path(const SignalSpace& m, const std::string& path, Si
   if (starts_with(path, "bodies.") && dot > 7) {
     const std::string body = path.substr(7, dot - 7), what = path.substr(dot + 1);
     if (index_of(m.bodies, body) < 0) wrong(path, "the model has no body '" + body + "'");
-    if (!owner_quantity(m, body, what, s)) wrong(path, "a body has 'angle' and 'velocity', not '" + what + "'");
+    if (!owner_quantity(m, body, what, s)) wrong(path, "a body has " + quantity_names(kBodyQuantities, true) + ", not '" + what + "'");
     return s;
   }
   if (starts_with(path, "elements.") && dot > 9 && index_of(m.blocks, path) < 0) {
     const std::string element = path.substr(9, dot - 9), what = path.substr(dot + 1);
     if (index_of(m.elements, element) < 0) wrong(path, "the model has no element '" + element + "'");
-    if (!owner_quantity(m, element, what, s)) wrong(path, "an element has 'torque' and 'state', not '" + what + "'");
+    if (!owner_quantity(m, element, what, s)) wrong(path, "an element has " + quantity_names(kElementQuantities, true) + ", not '" + what + "'");
     return s;
   }
   if (starts_with(path, "inputs.")) {
@@ -103,11 +147,11 @@ SignalPath resolve_signal_path(const SignalSpace& m, const std::string& path, Si
       if (path.substr(7) == e.name) return {e.kind, -1};
     wrong(path, "energy has input_work, kinetic, elastic and dissipated");
   }
+  const std::string body_q = quantity_names(kBodyQuantities, false), element_q = quantity_names(kElementQuantities, false);
   throw std::invalid_argument(
-      std::string("no ") + noun + " '" + path +
-      "' (paths are bodies.<body>.angle|velocity, elements.<element>.torque|state, inputs.<input>, blocks.<block>, "
-      "energy.input_work|kinetic|elastic|dissipated" +
-      (aliases ? ", or the short names <body>.angle|velocity, <element>.torque|state, <input>, <block>" : "") +
+      std::string("no ") + noun + " '" + path + "' (paths are bodies.<body>." + body_q + ", elements.<element>." +
+      element_q + ", inputs.<input>, blocks.<block>, energy.input_work|kinetic|elastic|dissipated" +
+      (aliases ? ", or the short names <body>." + body_q + ", <element>." + element_q + ", <input>, <block>" : "") +
       "; bodies: " + names_of(m.bodies) + "; elements: " + names_of(m.elements) +
       "; inputs: " + names_of(m.inputs) + "; blocks: " + names_of(m.blocks) + ")");
 }
@@ -116,14 +160,10 @@ std::vector<std::string> signal_paths(const Model& m) { return signal_paths(sign
 
 std::vector<std::string> signal_paths(const SignalSpace& m) {
   std::vector<std::string> paths;
-  for (const std::string& b : m.bodies) {
-    paths.push_back("bodies." + b + ".angle");
-    paths.push_back("bodies." + b + ".velocity");
-  }
-  for (const std::string& e : m.elements) {
-    paths.push_back("elements." + e + ".torque");
-    paths.push_back("elements." + e + ".state");
-  }
+  for (const std::string& b : m.bodies)
+    for (const OwnerQuantity& q : kBodyQuantities) paths.push_back("bodies." + b + "." + q.name);
+  for (const std::string& e : m.elements)
+    for (const OwnerQuantity& q : kElementQuantities) paths.push_back("elements." + e + "." + q.name);
   for (const std::string& i : m.inputs) paths.push_back("inputs." + i);
   for (const std::string& b : m.blocks) paths.push_back("blocks." + b);
   for (const EnergyName& e : kEnergies) paths.push_back(std::string("energy.") + e.name);
@@ -132,11 +172,11 @@ std::vector<std::string> signal_paths(const SignalSpace& m) {
 
 std::string signal_path_name(const Model& m, const SignalPath& s) {
   const auto at = [](const std::vector<std::string>& v, int k) { return v.at(static_cast<std::size_t>(k)); };
+  for (const OwnerQuantity& q : kBodyQuantities)
+    if (q.kind == s.kind) return "bodies." + at(m.body_names, s.index) + "." + q.name;
+  for (const OwnerQuantity& q : kElementQuantities)
+    if (q.kind == s.kind) return "elements." + at(m.element_names, s.index) + "." + q.name;
   switch (s.kind) {
-    case Kind::angle: return "bodies." + at(m.body_names, s.index) + ".angle";
-    case Kind::velocity: return "bodies." + at(m.body_names, s.index) + ".velocity";
-    case Kind::torque: return "elements." + at(m.element_names, s.index) + ".torque";
-    case Kind::state: return "elements." + at(m.element_names, s.index) + ".state";
     case Kind::input: {
       const int ni = static_cast<int>(m.input_names.size());
       return s.index < ni ? "inputs." + at(m.input_names, s.index) : "blocks." + at(m.sampled_names, s.index - ni);
@@ -151,19 +191,29 @@ std::string signal_path_name(const Model& m, const SignalPath& s) {
 std::vector<double> recorded_signal(const Result& r, const std::string& path) {
   const SignalPath s = resolve_signal_path(signal_space(r), path, SignalNames::canonical);
   const std::size_t nt = r.time.size(), j = static_cast<std::size_t>(s.index);
-  const std::size_t nb = r.body_names.size(), ne = r.element_names.size(), nsb = r.block_names.size();
+  const std::size_t ne = r.element_names.size(), nsb = r.block_names.size();
   std::vector<double> v(nt);
+  if (s.kind == Kind::state) {
+    for (std::size_t k = 0; k < nt; ++k) v[k] = r.element_state[k * ne + j];
+    return v;
+  }
+  if (const OwnerQuantity* q = owner_quantity(s.kind)) {
+    const std::vector<double>& values = r.*(q->values);
+    const bool of_body = q >= std::begin(kBodyQuantities) && q < std::end(kBodyQuantities);
+    if (values.size() != nt * (of_body ? r.body_names.size() : ne))
+      wrong(path, std::string("the result has no '") + q->name + "' (a file written before luztar stored it)");
+    const std::size_t n = values.size() / std::max<std::size_t>(nt, 1);
+    for (std::size_t k = 0; k < nt; ++k) v[k] = values[k * n + j];
+    return v;
+  }
   for (std::size_t k = 0; k < nt; ++k) {
     switch (s.kind) {
-      case Kind::angle: v[k] = r.angle[k * nb + j]; break;
-      case Kind::velocity: v[k] = r.velocity[k * nb + j]; break;
-      case Kind::torque: v[k] = r.element_torque[k * ne + j]; break;
-      case Kind::state: v[k] = r.element_state[k * ne + j]; break;
       case Kind::input: v[k] = r.block_output[k * nsb + j]; break;
       case Kind::input_work: v[k] = r.input_work[k]; break;
       case Kind::kinetic: v[k] = r.kinetic[k]; break;
       case Kind::elastic: v[k] = r.elastic[k]; break;
       case Kind::dissipated: v[k] = r.dissipated[k]; break;
+      default: break;
     }
   }
   return v;

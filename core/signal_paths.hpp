@@ -5,8 +5,11 @@
 //
 // Canonical paths (README, "Signal paths"):
 //   bodies.<body>.angle [rad]        bodies.<body>.velocity [rad/s]
+//   bodies.<body>.acceleration [rad/s^2]
 //   elements.<element>.torque [N m]  elements.<element>.state [1] (friction -1/0/+1
 //                                    slip-/stuck/slip+, spring freeplay side)
+//   elements.<element>.relative_angle [rad]  .relative_velocity [rad/s]  (its coordinate)
+//   elements.<element>.power [W]     elements.<element>.dissipated [J] (core/result.hpp)
 //   inputs.<input>                   a named input's value (unit of the signal)
 //   blocks.<block>                   a sampled block's held output (Model::sampled_names;
 //                                    an inline block is named by its field, e.g.
@@ -14,7 +17,7 @@
 //   energy.input_work | energy.kinetic | energy.elastic | energy.dissipated [J]
 // Short names (aliases, accepted with SignalNames::with_aliases, as hosts of the
 // Simulator and the C API have always written them):
-//   <body>.angle  <body>.velocity  <element>.torque  <element>.state  <input>  <block>
+//   <body>.<quantity>  <element>.<quantity>  <input>  <block>
 // Body and element names hold no dots and are distinct, so neither form is ambiguous.
 #include <string>
 #include <vector>
@@ -31,6 +34,8 @@ struct SignalPath {
     input,            // index: into the input values (Model::num_input_values): a named input,
                       // or a sampled block's held output at Model::sampled[k].input
     input_work, kinetic, elastic, dissipated,  // index -1
+    acceleration,                                          // index: body
+    relative_angle, relative_velocity, power, element_dissipated,  // index: element
   };
   Kind kind = Kind::angle;
   int index = -1;
@@ -39,6 +44,20 @@ struct SignalPath {
 inline bool operator==(const SignalPath& a, const SignalPath& b) { return a.kind == b.kind && a.index == b.index; }
 
 enum class SignalNames { canonical, with_aliases };
+
+// A quantity every body or every element has, as stored (Result arrays,
+// HDF5 datasets /bodies/<b>/<name> and /elements/<e>/<name>, CSV columns
+// <owner>.<name> [unit]), in their order of storage.
+struct OwnerQuantity {
+  const char* name;                   // e.g. "relative_velocity"
+  SignalPath::Kind kind;
+  const char* unit;                   // SI (core/units.hpp)
+  std::vector<double> Result::*values;  // (nt x nb or ne); nullptr: the element state (int8)
+};
+extern const OwnerQuantity kBodyQuantities[3];
+extern const OwnerQuantity kElementQuantities[6];
+// The quantity of kind k (nullptr for inputs, blocks and energies).
+const OwnerQuantity* owner_quantity(SignalPath::Kind k);
 
 // The names a path is resolved against: a Model's, or a Result's (which records
 // no inputs: pass none, and its blocks are then input values 0.. nsb-1).

@@ -27,6 +27,8 @@ struct State {
   std::vector<std::int8_t> massless_side;
   double input_work = 0.0;                  // work done by external torques since t_start [J]
   double dissipated = 0.0;                  // energy dissipated since t_start [J]
+  // (ne) the same by element (0 for loads); they add up to `dissipated` to roundoff.
+  std::vector<double> element_dissipated;
 };
 
 // Appends every discrete mode of `s` to `key` (spring sides, the elements' own

@@ -7,15 +7,13 @@
 #include "core/model.hpp"
 #include "core/model_spec.hpp"
 #include "core/signal.hpp"
+#include "core/signal_paths.hpp"
 
 namespace luztar {
 
 namespace {
 
 bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
-bool ends_with(const std::string& s, const std::string& p) {
-  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
-}
 
 struct UnitDef {
   const char* name;
@@ -140,10 +138,15 @@ std::string normalized(const std::string& u) {
 
 const char* signal_unit(const std::string& path) {
   if (path == "time") return unit::time;
-  if (starts_with(path, "bodies."))
-    return ends_with(path, ".angle") ? unit::angle : ends_with(path, ".velocity") ? unit::velocity : "";
-  if (starts_with(path, "elements."))
-    return ends_with(path, ".torque") ? unit::torque : ends_with(path, ".state") ? unit::one : "";
+  const bool body = starts_with(path, "bodies."), element = starts_with(path, "elements.");
+  if (body || element) {
+    const std::string what = path.substr(path.find_last_of('.') + 1);
+    for (const OwnerQuantity& q : kBodyQuantities)
+      if (body && what == q.name) return q.unit;
+    for (const OwnerQuantity& q : kElementQuantities)
+      if (element && what == q.name) return q.unit;
+    return "";
+  }
   if (starts_with(path, "energy.")) return unit::energy;
   return "";  // inputs.<i>, blocks.<b>: the unit of the signal they carry
 }

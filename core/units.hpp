@@ -19,16 +19,19 @@ namespace unit {
 inline constexpr const char* time = "s";
 inline constexpr const char* angle = "rad";
 inline constexpr const char* velocity = "rad/s";
+inline constexpr const char* acceleration = "rad/s^2";
 inline constexpr const char* torque = "N m";
 inline constexpr const char* energy = "J";
+inline constexpr const char* power = "W";
 inline constexpr const char* one = "1";  // states, counts, ratios
 // A sampled block's held output has the unit of the signal it holds, which the
 // model does not declare.
 inline constexpr const char* of_signal = "unit of the signal";
 }  // namespace unit
 
-// Unit of a stored signal by its path: bodies.<b>.angle|velocity,
-// elements.<e>.torque|state, energy.<kind>, time; "" for any other path.
+// Unit of a stored signal by its path: bodies.<b>.<quantity>,
+// elements.<e>.<quantity> (core/signal_paths.hpp), energy.<kind>, time; ""
+// for any other path.
 const char* signal_unit(const std::string& path);
 
 struct Model;

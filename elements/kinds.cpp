@@ -68,11 +68,9 @@ const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
 
 const ElementKindInfo& element_kind_info(ElementKind k) { return *kElementKinds[static_cast<int>(k)]; }
 
-namespace {
 double output_scale(const Model& m, int e) {
   return m.element_output_scale.empty() ? 1.0 : m.element_output_scale[static_cast<std::size_t>(e)];
 }
-}  // namespace
 
 std::int8_t state_as_written(const Model& m, const ElementKindInfo& row, int i, int e, std::int8_t state) {
   if (output_scale(m, e) >= 0.0) return state;

@@ -98,6 +98,10 @@ struct ElementKindInfo {
   int max_witnesses = 0;  // most witnesses one element watches at once
   // Its coordinate row (core/coordinate.hpp); nullptr for a kind that acts on one body alone.
   const CoordinateRow& (*relation)(const Model& m, int i) = nullptr;
+  // For a kind without a relation: the one body it acts on, its torque T acting
+  // +T there (a load). Its outputs' coordinate is that body's angle and its
+  // power -T w (solvers/element_outputs.hpp).
+  int (*body)(const Model& m, int i) = nullptr;
   // The element's state code in `modes` (Result::element_state), logged at events when it changes.
   std::int8_t (*state)(const Model& m, int i, const State& modes) = nullptr;
 
@@ -150,6 +154,10 @@ struct ElementKindInfo {
 };
 const ElementKindInfo& element_kind_info(ElementKind k);
 
+// Element e's Model::element_output_scale s (1 for an element no merge
+// carried): its torque as written is s times the torque on the kept bodies,
+// its coordinate and rate 1/s times theirs (the power is the same).
+double output_scale(const Model& m, int e);
 // An element's output (of `row`'s kind, its i-th, element id e) as the model
 // file wrote the element: through Model::element_output_scale.
 ElementOutput as_written(const Model& m, const ElementKindInfo& row, int i, int e, ElementOutput o);

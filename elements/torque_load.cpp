@@ -23,11 +23,14 @@ void step_input(const Model& m, int l, double t0, double t1, double theta, const
 
 ElementOutput step_output(const Model& m, int l, const StepFrame& f) { return load_output(m, l, f.t, f.inputs); }
 
+int body_of(const Model& m, int l) { return m.loads[l].body; }
+
 }  // namespace
 
 // No relation, no state, no witnesses: an external torque, the input power of the energy balance.
 const ElementKindInfo kTorqueKind = {
     .kind = ElementKind::torque,
+    .body = body_of,
     .forces = forces,
     .input_power = input_power,
     .output = output,

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/number_text.hpp"
+#include "core/signal_paths.hpp"
 #include "core/units.hpp"
 #include "io/atomic_file.hpp"
 
@@ -59,27 +60,29 @@ void write_csv(AtomicOutput& out, const Result& r) {
   const int nb = r.num_bodies(), ne = r.num_elements(), nsb = r.num_blocks();
   Row row(f);
   row.column("time", unit::time);
-  for (const auto& b : r.body_names) {
-    row.column(b + ".angle", unit::angle);
-    row.column(b + ".velocity", unit::velocity);
-  }
-  for (const auto& e : r.element_names) {
-    row.column(e + ".torque", unit::torque);
-    row.column(e + ".state", unit::one);
-  }
+  // The quantities the Result holds (one read from an older file lacks some).
+  const auto held = [&](const OwnerQuantity& q, int n) {
+    return !q.values || (r.*(q.values)).size() == r.time.size() * static_cast<std::size_t>(n);
+  };
+  for (const auto& b : r.body_names)
+    for (const OwnerQuantity& q : kBodyQuantities)
+      if (held(q, nb)) row.column(b + "." + q.name, q.unit);
+  for (const auto& e : r.element_names)
+    for (const OwnerQuantity& q : kElementQuantities)
+      if (held(q, ne)) row.column(e + "." + q.name, q.unit);
   for (int b = 0; b < r.num_blocks(); ++b) row.column(r.block_names[b], r.block_unit(b));
   for (const char* e : {"input_work", "kinetic", "elastic", "dissipated"}) row.column(e, unit::energy);
   row.end();
   for (int k = 0; k < r.num_samples(); ++k) {
     row.number(r.time[k]);
-    for (int j = 0; j < nb; ++j) {
-      row.number(r.angle[k * nb + j]);
-      row.number(r.velocity[k * nb + j]);
-    }
-    for (int e = 0; e < ne; ++e) {
-      row.number(r.element_torque[k * ne + e]);
-      row.whole(r.element_state[k * ne + e]);
-    }
+    for (int j = 0; j < nb; ++j)
+      for (const OwnerQuantity& q : kBodyQuantities)
+        if (held(q, nb)) row.number((r.*(q.values))[k * nb + j]);
+    for (int e = 0; e < ne; ++e)
+      for (const OwnerQuantity& q : kElementQuantities) {
+        if (!q.values) row.whole(r.element_state[k * ne + e]);
+        else if (held(q, ne)) row.number((r.*(q.values))[k * ne + e]);
+      }
     for (int b = 0; b < nsb; ++b) row.number(r.block_output[k * nsb + b]);
     for (const double v : {r.input_work[k], r.kinetic[k], r.elastic[k], r.dissipated[k]}) row.number(v);
     row.end();

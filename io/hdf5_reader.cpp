@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/signal_paths.hpp"
 #include "core/units.hpp"
 #include "io/hdf5_result.hpp"
 #include "io/hdf5_util.hpp"
@@ -14,6 +15,34 @@ namespace luztar::io {
 
 using h5::File;
 
+namespace {
+
+// The quantities of `table` for every owner (nt x owners each, time-major). A
+// quantity some owner lacks (a file written before luztar stored it: only
+// angle, velocity, torque and state are in every file) stays empty, unless it
+// is one of those, which are required.
+template <std::size_t N>
+void read_owner_quantities(const File& f, const std::string& group, const std::vector<std::string>& owners,
+                           const OwnerQuantity (&table)[N], std::size_t nt, Result& r) {
+  const std::size_t n = owners.size();
+  for (const OwnerQuantity& q : table) {
+    if (!q.values) continue;  // the element state: bytes, read apart
+    const bool required = q.kind == SignalPath::Kind::angle || q.kind == SignalPath::Kind::velocity ||
+                          q.kind == SignalPath::Kind::torque;
+    bool all = true;
+    for (const std::string& o : owners) all = all && f.has(group + o + "/" + q.name);
+    if (!all && !required) continue;
+    std::vector<double>& values = r.*(q.values);
+    values.resize(nt * n);
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto column = f.doubles(group + owners[j] + "/" + q.name);
+      for (std::size_t k = 0; k < nt; ++k) values[k * n + j] = column[k];
+    }
+  }
+}
+
+}  // namespace
+
 Result read_result_data(const h5::File& f, const std::string& prefix) {
   const std::string& p = prefix;
   Result r;
@@ -21,30 +50,17 @@ Result read_result_data(const h5::File& f, const std::string& prefix) {
   const std::size_t nt = r.time.size();
   r.body_names = f.children(p + "bodies");
   r.element_names = f.children(p + "elements");
-  const int nb = r.num_bodies(), ne = r.num_elements();
-  r.angle.resize(nt * nb);
-  r.velocity.resize(nt * nb);
-  for (int j = 0; j < nb; ++j) {
-    const auto a = f.doubles(p + "bodies/" + r.body_names[j] + "/angle");
-    const auto v = f.doubles(p + "bodies/" + r.body_names[j] + "/velocity");
-    for (std::size_t k = 0; k < nt; ++k) {
-      r.angle[k * nb + j] = a[k];
-      r.velocity[k * nb + j] = v[k];
-    }
-  }
-  r.element_torque.resize(nt * ne);
+  const int ne = r.num_elements();
+  read_owner_quantities(f, p + "bodies/", r.body_names, kBodyQuantities, nt, r);
   r.element_state.resize(nt * ne);
   for (int e = 0; e < ne; ++e) {
     const std::string g = p + "elements/" + r.element_names[e];
     r.element_kinds.push_back(f.string_attribute(g, "kind"));
     r.time_stuck.push_back(f.numeric_attribute<double>(g, "time_stuck", H5T_NATIVE_DOUBLE));
-    const auto T = f.doubles(g + "/torque");
     const auto S = f.bytes(g + "/state");
-    for (std::size_t k = 0; k < nt; ++k) {
-      r.element_torque[k * ne + e] = T[k];
-      r.element_state[k * ne + e] = S[k];
-    }
+    for (std::size_t k = 0; k < nt; ++k) r.element_state[k * ne + e] = S[k];
   }
+  read_owner_quantities(f, p + "elements/", r.element_names, kElementQuantities, nt, r);
   if (f.has(p + "blocks")) {  // files before sampled blocks have none
     r.block_names = f.children(p + "blocks");
     const int nsb = r.num_blocks();
@@ -65,6 +81,9 @@ Result read_result_data(const h5::File& f, const std::string& prefix) {
   const auto ek = f.strings(p + "events/kind");
   const auto eb = f.bytes(p + "events/before");
   const auto ea = f.bytes(p + "events/after");
+  // files before luztar stored it have no relative velocity (NaN)
+  const std::vector<double> rate =
+      f.has(p + "events/relative_velocity") ? f.doubles(p + "events/relative_velocity") : std::vector<double>();
   for (std::size_t i = 0; i < et.size(); ++i) {
     EventRecord ev;
     ev.t = et[i];
@@ -74,6 +93,7 @@ Result read_result_data(const h5::File& f, const std::string& prefix) {
       if (ek[i] == to_string(static_cast<EventKind>(k))) ev.kind = static_cast<EventKind>(k);
     ev.before = eb[i];
     ev.after = ea[i];
+    if (i < rate.size()) ev.rate = rate[i];
     r.events.push_back(ev);
   }
   const std::string root = p.empty() ? "/" : p;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/signal_paths.hpp"
 #include "core/units.hpp"
 #include "luztar/version.hpp"
 #include "io/atomic_file.hpp"
@@ -29,6 +30,17 @@ std::vector<std::int8_t> column(const std::vector<std::int8_t>& m, int ncols, in
   return c;
 }
 
+// Owner j's quantities of `table` as datasets of `g` (n owners); a quantity the
+// Result lacks (read from an older file) is left out, as in that file.
+template <std::size_t N>
+void write_quantities(hid_t g, const Result& r, const OwnerQuantity (&table)[N], int n, int j, hid_t samples) {
+  for (const OwnerQuantity& q : table) {
+    if (!q.values || (r.*(q.values)).size() != r.time.size() * static_cast<std::size_t>(n)) continue;
+    const auto values = column(r.*(q.values), n, j);
+    dataset(g, q.name, values.data(), values.size(), q.unit, samples);
+  }
+}
+
 }  // namespace
 
 void write_result_data(hid_t file, const Result& r, bool compress) {
@@ -41,10 +53,7 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
     Handle bodies = group(file, "bodies");
     for (int j = 0; j < r.num_bodies(); ++j) {
       Handle b = group(bodies, r.body_names[j]);
-      const auto angle = column(r.angle, r.num_bodies(), j);
-      const auto velocity = column(r.velocity, r.num_bodies(), j);
-      dataset(b, "angle", angle.data(), angle.size(), unit::angle, samples);
-      dataset(b, "velocity", velocity.data(), velocity.size(), unit::velocity, samples);
+      write_quantities(b, r, kBodyQuantities, r.num_bodies(), j, samples);
     }
   }
   {
@@ -53,9 +62,8 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
       Handle g = group(elements, r.element_names[e]);
       attribute(g, "kind", r.element_kinds[e]);
       attribute(g, "time_stuck", r.time_stuck.empty() ? 0.0 : r.time_stuck[e]);
-      const auto torque = column(r.element_torque, r.num_elements(), e);
       const auto state = column(r.element_state, r.num_elements(), e);
-      dataset(g, "torque", torque.data(), torque.size(), unit::torque, samples);
+      write_quantities(g, r, kElementQuantities, r.num_elements(), e, samples);
       dataset(g, "state", state.data(), state.size(), unit::one, samples);
     }
   }
@@ -78,8 +86,10 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
     std::vector<double> t;
     std::vector<std::string> element, kind;
     std::vector<std::int8_t> before, after;
+    std::vector<double> rate;
     for (const EventRecord& ev : r.events) {
       t.push_back(ev.t);
+      rate.push_back(ev.rate);
       element.push_back(r.element_names[ev.element]);
       kind.push_back(to_string(ev.kind));
       before.push_back(ev.before);
@@ -90,6 +100,7 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
     dataset(events, "kind", kind);
     dataset(events, "before", before.data(), before.size(), unit::one, per_event);
     dataset(events, "after", after.data(), after.size(), unit::one, per_event);
+    dataset(events, "relative_velocity", rate.data(), rate.size(), unit::velocity, per_event);
   }
 }
 

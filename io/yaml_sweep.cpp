@@ -124,7 +124,10 @@ class SweepReader {
         {"mean", MetricSpec::Kind::mean},        {"rms", MetricSpec::Kind::rms},
         {"peak_to_peak", MetricSpec::Kind::peak_to_peak}, {"final", MetricSpec::Kind::final_value},
         {"time_stuck", MetricSpec::Kind::time_stuck}, {"events", MetricSpec::Kind::events},
-        {"energy", MetricSpec::Kind::energy},    {"hysteresis", MetricSpec::Kind::hysteresis}};
+        {"energy", MetricSpec::Kind::energy},    {"hysteresis", MetricSpec::Kind::hysteresis},
+        {"lock_up_time", MetricSpec::Kind::lock_up_time}, {"time_in_state", MetricSpec::Kind::time_in_state},
+        {"overrun_time", MetricSpec::Kind::overrun_time}, {"tooth_impacts", MetricSpec::Kind::tooth_impacts},
+        {"peak_abs", MetricSpec::Kind::peak_abs}};
     int found = 0;
     std::string list;
     for (const auto& [key, kind] : kinds) {
@@ -133,7 +136,10 @@ class SweepReader {
       ++found;
       m.kind = kind;
       const std::string arg = text(n[key], field + "." + key);
-      if (kind == MetricSpec::Kind::time_stuck) m.element = arg;
+      using K = MetricSpec::Kind;
+      const bool of_element = kind == K::time_stuck || kind == K::lock_up_time || kind == K::time_in_state ||
+                              kind == K::overrun_time || kind == K::tooth_impacts;
+      if (of_element) m.element = arg;
       else if (kind == MetricSpec::Kind::events) m.event_kind = arg == "all" ? "" : arg;
       else m.signal = arg;
     }
@@ -141,7 +147,16 @@ class SweepReader {
     using K = MetricSpec::Kind;
     if (m.kind == K::events) only_keys(n, field, {"events", "element", "window"});
     else if (m.kind == K::hysteresis) only_keys(n, field, {"hysteresis", "against", "at", "window"});
+    else if (m.kind == K::time_in_state) only_keys(n, field, {"time_in_state", "state", "window"});
+    else if (m.kind == K::tooth_impacts) only_keys(n, field, {"tooth_impacts", "min_speed", "window"});
     else only_keys(n, field, {to_string(m.kind), "window"});
+    if (m.kind == K::time_in_state) {
+      if (!n["state"]) fail(n, field, "missing field 'state' (the state code, e.g. 0 stuck, 1 slipping forward)");
+      const long code = whole(n["state"], field + ".state");
+      if (code < -128 || code > 127) fail(n["state"], field + ".state", "must be a state code in [-128, 127]");
+      m.state = static_cast<int>(code);
+    }
+    if (m.kind == K::tooth_impacts && n["min_speed"]) m.min_speed = number(n["min_speed"], field + ".min_speed");
     if (n["element"]) m.element = text(n["element"], field + ".element");
     if (m.kind == K::hysteresis) {
       if (!n["against"]) fail(n, field, "missing field 'against' (the signal the loop is drawn against)");

@@ -9,6 +9,7 @@
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "elements/one_way_clutch.hpp"
+#include "solvers/element_outputs.hpp"
 #include "solvers/mode_system.hpp"
 #include "elements/kinds.hpp"
 
@@ -31,6 +32,9 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
   struck_side.assign(m.springs.size(), 0);
   locked.reserve(m.num_bodies());
   events.reserve(1024);  // the event log grows by doubling beyond this
+  dissipative = dissipative_elements(m);
+  quad.assign(static_cast<std::size_t>(ModeSystem::quadrature_count(m)), 0.0);
+  share.reserve(nl);
   data.recent_events.reserve(static_cast<std::size_t>(std::max(s.storm_events, 0L)) + 1);
 }
 
@@ -44,6 +48,7 @@ void EventPipeline::start() {
   initial_modes();
   state.input_work = 0.0;
   state.dissipated = 0.0;
+  state.element_dissipated.assign(model.num_elements(), 0.0);
   state.massless_side.assign(nb, 0);
   sample_blocks();  // the first instant is t_start: outputs before forces
   place_massless_bodies();
@@ -126,11 +131,12 @@ void EventPipeline::restart_integrator(bool inputs_only) {
   pack(ms, state.q, state.w, y.data());
   unpack(ms, y.data(), ws);
   state.w = ws.w;
-  double quad[2];
   quad[ModeSystem::kQuadInput] = state.input_work;
   quad[ModeSystem::kQuadDissipated] = state.dissipated;
-  if (inputs_only) integrator.reset_inputs(state.t, y.data(), quad, directions);
-  else integrator.reset(state.t, y.data(), quad, directions);
+  for (std::size_t k = 0; k < dissipative.size(); ++k)
+    quad[ModeSystem::kQuadElements + k] = state.element_dissipated[dissipative[k]];
+  if (inputs_only) integrator.reset_inputs(state.t, y.data(), quad.data(), directions);
+  else integrator.reset(state.t, y.data(), quad.data(), directions);
   ++data.stats.reinits;
 }
 
@@ -339,12 +345,15 @@ void EventPipeline::strike() {
   data.stats.impacts_unsolved += out.solved ? 0 : 1;
   data.stats.impact_loss += out.energy_lost;
   state.dissipated += out.energy_lost;
+  book_impact_shares(impact, state.w, out.energy_lost, state.element_dissipated);
   for (int s : struck)
     if (impact.approach[s] > 0.0) {
       const ElementKindInfo& row = element_kind_info(ElementKind::spring);
       const int e = model.spring_element[s];
+      // x'- (the approach u- = -side x' < 0), as written
       events.push_back({state.t, e, EventKind::impact, state_as_written(model, row, s, e, struck_side[s]),
-                        state_as_written(model, row, s, e, state.spring_side[s])});
+                        state_as_written(model, row, s, e, state.spring_side[s]),
+                        struck_side[s] * impact.approach[s] / output_scale(model, e)});
     }
   for (int l = 0; l < model.num_links(); ++l) {
     if (model.is_contact_link(l)) continue;
@@ -429,6 +438,34 @@ void EventPipeline::evaluate_static_torques() {
   static_friction(model, state, ms, ws);
 }
 
+// Each candidate link's weight in the loss of the velocity projection: its
+// impulse times its velocity before, Lambda u- / 2 with Lambda = u- / sum_k
+// c_k^2 / I_k, the impulse that stops the row between its own bodies alone
+// (exact when a cluster locks one row; a share of the same order otherwise).
+void EventPipeline::projection_weights() {
+  share.clear();
+  for (const CoordinateRow& r : links) {
+    const double u = row_value(r, state.w.data());
+    double inv = 0.0;
+    for (int k = 0; k < r.n; ++k) {
+      const double inertia = model.inertia[r.body[k]];
+      inv += inertia > 0.0 ? r.c[k] * r.c[k] / inertia : INFINITY;
+    }
+    share.push_back(u * u / (2.0 * inv));
+  }
+}
+
+// The projection's loss by element, in proportion to the weights (equal parts
+// when they vanish), so that the shares add up to `lost`.
+void EventPipeline::book_projection_shares(double lost) {
+  if (!(lost > 0.0) || candidates.empty()) return;
+  double sum = 0.0;
+  for (double w : share) sum += w;
+  for (std::size_t k = 0; k < candidates.size(); ++k)
+    state.element_dissipated[model.link_element(candidates[k])] +=
+        lost * (sum > 0.0 ? share[k] / sum : 1.0 / static_cast<double>(candidates.size()));
+}
+
 // S-S selection for the elements at zero relative velocity (with `arrived`
 // and `exhausted` of the event).
 void EventPipeline::select_at_event() {
@@ -438,8 +475,10 @@ void EventPipeline::select_at_event() {
   add_contact_candidates();
   if (candidates.empty()) return;
   lock_clusters(model.inertia, links, locked);
+  projection_weights();  // before the projection: the rows' velocities u-
   const double lost = project_velocities(locked, model.inertia, state.w);
   state.dissipated += lost;
+  book_projection_shares(lost);
   data.stats.velocity_projection_loss += lost;
   ws.q = state.q;
   ws.w = state.w;
@@ -481,10 +520,10 @@ void EventPipeline::log_changes() {
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (!row.event) return;
     const std::int8_t a = row.state(model, i, before), b = row.state(model, i, state);
+    if (a == b) return;
     const int e = model.elements_of(row.kind)[i];
-    if (a != b)
-      events.push_back({state.t, e, row.event(model, i, a, b), state_as_written(model, row, i, e, a),
-                        state_as_written(model, row, i, e, b)});
+    events.push_back({state.t, e, row.event(model, i, a, b), state_as_written(model, row, i, e, a),
+                      state_as_written(model, row, i, e, b), element_rate(model, e, state.w.data())});
   });
 }
 

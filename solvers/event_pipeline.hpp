@@ -104,6 +104,8 @@ class EventPipeline {
   double probe_state();
   void record_event_time();
   bool can_lock(int link) const;
+  void projection_weights();
+  void book_projection_shares(double lost);
 
   const Model& model;
   const SimulationSettings& settings;
@@ -131,6 +133,9 @@ class EventPipeline {
   std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
   std::vector<int> leaving;                             // (max_root_count) reserves leaving 0 (break_away_at_limits)
   std::vector<double> g_now, g_probe;                   // (max_root_count) their witnesses now and a moment later
+  std::vector<int> dissipative;      // elements with a dissipated quadrature (solvers/element_outputs.hpp)
+  std::vector<double> quad;          // (ModeSystem::quadrature_count) the integrator's quadratures at a restart
+  std::vector<double> share;         // (links) the candidates' weights in a projection's loss
 };
 
 }  // namespace luztar

@@ -26,10 +26,12 @@ void gather_rows(const Model& m, const std::vector<std::int8_t>& side, ImpactWor
     const Spring& sp = m.springs[s];
     if (!sp.rigid() || side[s] == 0) continue;
     ws.contacts.push_back(static_cast<int>(s));
-    ws.rows.push_back({sp.row, static_cast<double>(-side[s]), sp.restitution, static_cast<int>(s)});
+    ws.rows.push_back({sp.row, static_cast<double>(-side[s]), sp.restitution, static_cast<int>(s), m.spring_element[s]});
   }
-  for (const OneWayClutch& c : m.one_way_clutches)  // u = o v >= 0, plastic
-    ws.rows.push_back({c.law.row, static_cast<double>(c.overrun), 0.0, -1});
+  for (std::size_t k = 0; k < m.one_way_clutches.size(); ++k) {  // u = o v >= 0, plastic
+    const OneWayClutch& c = m.one_way_clutches[k];
+    ws.rows.push_back({c.law.row, static_cast<double>(c.overrun), 0.0, -1, m.one_way_element[k]});
+  }
   for (const ImpactRow& r : ws.rows) {
     ws.bodies.insert(ws.bodies.end(), r.row.body.begin(), r.row.body.begin() + r.row.n);
   }
@@ -149,6 +151,21 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
   for (const int s : ws.contacts)
     if (-side[s] * spring_deflection(m.springs[s], w) > apart) side[s] = 0;
   return out;
+}
+
+void book_impact_shares(const ImpactWorkspace& ws, const std::vector<double>& w, double energy_lost,
+                        std::vector<double>& element_dissipated) {
+  // Row c's share -Pi_c (u_c- + u_c+)/2: the kinetic energy change of an impulse
+  // through the Delassus matrix is Pi^T (u- + u+)/2, so the shares add up to the
+  // loss; scaled to energy_lost (computed from the velocities) they do so to roundoff.
+  double sum = 0.0;
+  const int nr = static_cast<int>(ws.rows.size());
+  for (int c = 0; c < nr; ++c) sum += std::max(0.0, -ws.impulse[c] * (ws.before[c] + separating(ws.rows[c], w)) / 2.0);
+  if (!(sum > 0.0) || !(energy_lost > 0.0)) return;
+  for (int c = 0; c < nr; ++c) {
+    const double share = std::max(0.0, -ws.impulse[c] * (ws.before[c] + separating(ws.rows[c], w)) / 2.0);
+    element_dissipated[ws.rows[c].element] += energy_lost * (share / sum);
+  }
 }
 
 }  // namespace luztar

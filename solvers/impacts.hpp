@@ -39,6 +39,7 @@ struct ImpactRow {
   double dir = 1.0;              // -side (a contact), o (a one-way clutch)
   double restitution = 0.0;      // e (0 for a one-way clutch)
   int spring = -1;               // the rigid freeplay spring, -1 for a one-way clutch
+  int element = -1;              // its element id
 };
 struct ImpactWorkspace {
   std::vector<int> contacts;     // springs taking part (rigid, side != 0)
@@ -70,5 +71,11 @@ struct RestThreshold {
 ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, const RestThreshold& rest,
                               const std::vector<double>& force, std::vector<double>& q, std::vector<double>& w,
                               ImpactWorkspace& ws);
+// After resolve_impacts (ws, and w the velocities after it): books the loss
+// energy_lost [J] into element_dissipated (ne) by element, each contact's
+// share -Pi_c (u_c- + u_c+) / 2 (its impulse times its mean separating
+// velocity), scaled so that the shares add up to energy_lost.
+void book_impact_shares(const ImpactWorkspace& ws, const std::vector<double>& w, double energy_lost,
+                        std::vector<double>& element_dissipated);
 
 }  // namespace luztar

@@ -32,6 +32,10 @@ class OdeSystem {
 struct IntegratorOptions {
   int size = 0;              // state length
   int quadratures = 0;       // quadrature length
+  // The first this many quadratures steer the steps (CVODE's error control);
+  // the others are integrated on the same steps, so that adding them changes
+  // no step (the per-element dissipated energies). -1: all of them.
+  int controlled_quadratures = -1;
   double rtol = 1e-8;
   double atol = 1e-10;
   double quad_atol = 1e-10;  // absolute tolerance of the quadratures [J]

@@ -3,12 +3,15 @@
 // (solvers/integrator.hpp): the reduced state y of the mode structure, its
 // right-hand side and Jacobian (solvers/dynamics.hpp), the mode's root
 // functions padded to a fixed count with constants that never cross, and the
-// quadratures (input work, dissipated energy).
+// quadratures: input work, dissipated energy, then each dissipative element's
+// dissipated energy (solvers/element_outputs.hpp dissipative_elements order),
+// whose integrands add up to the global one's.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "solvers/dynamics.hpp"
+#include "solvers/element_outputs.hpp"
 #include "solvers/exact/affine_mode_system.hpp"
 #include "solvers/integrator.hpp"
 
@@ -16,7 +19,11 @@ namespace luztar {
 
 class ModeSystem final : public OdeSystem {
  public:
-  static constexpr int kQuadInput = 0, kQuadDissipated = 1;
+  static constexpr int kQuadInput = 0, kQuadDissipated = 1, kQuadElements = 2;
+  // The number of quadratures: the two global ones and one per dissipative element.
+  static int quadrature_count(const Model& m) {
+    return kQuadElements + static_cast<int>(dissipative_elements(m).size());
+  }
 
   // root_slots: the number of root functions the integrator watches (max_root_count).
   ModeSystem(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws, int root_slots)
@@ -34,7 +41,12 @@ class ModeSystem final : public OdeSystem {
     unpack(ms_, y, ws_);
     applied_forces(model_, modes_, t, ws_);
     qdot[kQuadInput] = input_power(model_, ws_);
-    qdot[kQuadDissipated] = dissipation_power(model_, modes_, ws_);
+    // the global one as dissipation_power sums it (the same terms in the same
+    // order from 0: the same bits), each term evaluated once
+    const int n = element_dissipation_powers(model_, modes_, ws_, qdot + kQuadElements);
+    double sum = 0.0;
+    for (int k = 0; k < n; ++k) sum += qdot[kQuadElements + k];
+    qdot[kQuadDissipated] = sum;
   }
 
  private:
@@ -54,12 +66,15 @@ class ModeSystem final : public OdeSystem {
 class ExactModeSystem final : public exact::AffineModeSystem {
  public:
   ExactModeSystem(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws, int root_slots)
-      : model_(m), modes_(modes), ms_(ms), ws_(ws), root_slots_(root_slots) {}
+      : model_(m), modes_(modes), ms_(ms), ws_(ws), root_slots_(root_slots),
+        quadratures_(ModeSystem::quadrature_count(m)) {}
 
   int size() const override { return 2 * model_.num_bodies(); }
   int slot_count() const override { return signal_slot_count(model_); }
   int root_count() const override { return root_slots_; }
-  int quadrature_count() const override { return 2; }  // ModeSystem::kQuadInput, kQuadDissipated
+  // ModeSystem's: each a quadratic form of its own, so that the elements' add
+  // up to the global one to roundoff.
+  int quadrature_count() const override { return quadratures_; }
 
   // The modes of the State (append_mode_key), then the watched witnesses: which
   // ones a structure watches also depends on where it was built (a rigid
@@ -90,6 +105,7 @@ class ExactModeSystem final : public exact::AffineModeSystem {
     applied_forces(model_, modes_, ws_);
     qdot[ModeSystem::kQuadInput] = input_power(model_, ws_);
     qdot[ModeSystem::kQuadDissipated] = dissipation_power(model_, modes_, ws_);
+    element_dissipation_powers(model_, modes_, ws_, qdot + ModeSystem::kQuadElements);
   }
   // Every velocity slot, and each spring's coordinate sum c_k q_k
   // (y[2j] = q_j, y[2j+1] its velocity slot): the laws read angles through
@@ -116,6 +132,7 @@ class ExactModeSystem final : public exact::AffineModeSystem {
   const ModeStructure& ms_;
   Workspace& ws_;
   int root_slots_;
+  int quadratures_;
 };
 
 }  // namespace luztar

@@ -41,7 +41,8 @@ double max_integrator_step(const Model& m, double user_max_step) {
 IntegratorOptions integrator_options(const Model& m, const SimulationSettings& s) {
   IntegratorOptions o;
   o.size = 2 * m.num_bodies();
-  o.quadratures = 2;
+  o.quadratures = ModeSystem::quadrature_count(m);
+  o.controlled_quadratures = 2;  // the global accounts steer the steps; the elements' shares follow them
   o.rtol = s.rtol;
   o.atol = s.atol;
   o.quad_atol = s.atol;
@@ -206,25 +207,31 @@ class Simulator::Impl {
     }
     state.q = ws.q;
     state.w = ws.w;
-    double quad[2];
-    integrator->quadratures(t, quad);
+    integrator->quadratures(t, quad.data());
     state.input_work = quad[ModeSystem::kQuadInput];
     state.dissipated = quad[ModeSystem::kQuadDissipated];
+    for (std::size_t k = 0; k < dissipative.size(); ++k)
+      state.element_dissipated[dissipative[k]] = quad[ModeSystem::kQuadElements + k];
   }
 
-  // Element outputs at the current state, computed once per time.
-  void refresh_outputs() {
-    if (outputs_valid) return;
-    evaluate_outputs(out_torque, out_state);
+  // Element and body outputs at the current state, computed once per time.
+  const OutputSample& refresh_outputs() {
+    if (outputs_valid) return out;
+    evaluate_outputs(out);
     outputs_valid = true;
+    return out;
   }
 
-  // Evaluates forces and static friction at the current state (for outputs).
-  void evaluate_outputs(std::vector<double>& torque, std::vector<std::int8_t>& st) {
+  // Evaluates forces and static friction at the current state, then every output.
+  void evaluate_outputs(OutputSample& o) {
+    const State& s = data.state;
     pipeline.evaluate_static_torques();
-    torque.resize(model.num_elements());
-    st.resize(model.num_elements());
-    luztar::element_outputs(model, data.state, ws, torque.data(), st.data());
+    o.resize(model);
+    luztar::element_outputs(model, s, ws, o.torque.data(), o.state.data());
+    element_coordinates(model, s.q.data(), s.w.data(), o.relative.data(), o.rate.data());
+    element_powers(model, o.torque.data(), o.rate.data(), o.power.data());
+    o.dissipated = s.element_dissipated;
+    body_accelerations(model, ms, ws, o.acceleration.data());
   }
 
   // Breakpoints are compared as instants (core/times.hpp): t a few ulp off
@@ -296,8 +303,9 @@ class Simulator::Impl {
   bool cannot_serve = false;  // the stop was the integrator's IntegratorCannotServe
   bool broken = false;  // an exception stopped advance_to mid-step: the state is not trusted until restore()
   bool outputs_valid = false;
-  std::vector<double> out_torque;       // (ne) cache of element outputs at state.t
-  std::vector<std::int8_t> out_state;   // (ne)
+  OutputSample out;                     // cache of the outputs at state.t
+  std::vector<int> dissipative = dissipative_elements(model);  // elements with a dissipated quadrature
+  std::vector<double> quad = std::vector<double>(static_cast<std::size_t>(ModeSystem::quadrature_count(model)));
 };
 
 Simulator::Simulator(const Model& model) : Simulator(model, model.simulation) {}
@@ -353,8 +361,12 @@ std::vector<double> Simulator::time_stuck() const {
 }
 
 void Simulator::element_outputs(std::vector<double>& torque, std::vector<std::int8_t>& state) const {
-  impl_->evaluate_outputs(torque, state);
+  const OutputSample& o = impl_->refresh_outputs();
+  torque = o.torque;
+  state = o.state;
 }
+
+const OutputSample& Simulator::outputs() const { return impl_->refresh_outputs(); }
 
 namespace {
 
@@ -416,12 +428,15 @@ double Simulator::value(OutputId id) const {
     case OutputId::Kind::angle: return s.data.state.q.at(static_cast<std::size_t>(id.index));
     case OutputId::Kind::velocity: return s.data.state.w.at(static_cast<std::size_t>(id.index));
     case OutputId::Kind::input: return s.data.inputs.at(static_cast<std::size_t>(id.index));
-    case OutputId::Kind::torque:
-      s.refresh_outputs();
-      return s.out_torque.at(static_cast<std::size_t>(id.index));
-    case OutputId::Kind::state:
-      s.refresh_outputs();
-      return s.out_state.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::torque: return s.refresh_outputs().torque.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::state: return s.refresh_outputs().state.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::relative_angle: return s.refresh_outputs().relative.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::relative_velocity: return s.refresh_outputs().rate.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::power: return s.refresh_outputs().power.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::element_dissipated:
+      return s.data.state.element_dissipated.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::acceleration:
+      return s.refresh_outputs().acceleration.at(static_cast<std::size_t>(id.index));
     case OutputId::Kind::input_work: return s.data.state.input_work;
     case OutputId::Kind::kinetic: return kinetic_energy(s.model, s.data.state.w);
     case OutputId::Kind::elastic: return elastic_energy(s.model, s.data.state.q);
@@ -473,9 +488,7 @@ class EventDrivenRun {
     r.time.push_back(s.t);
     r.angle.insert(r.angle.end(), s.q.begin(), s.q.end());
     r.velocity.insert(r.velocity.end(), s.w.begin(), s.w.end());
-    sim_.element_outputs(torque_, state_);
-    r.element_torque.insert(r.element_torque.end(), torque_.begin(), torque_.end());
-    r.element_state.insert(r.element_state.end(), state_.begin(), state_.end());
+    append_sample(sim_.outputs(), r);
     r.input_work.push_back(s.input_work);
     r.kinetic.push_back(kinetic_energy(model_, s.w));
     r.elastic.push_back(elastic_energy(model_, s.q));
@@ -494,29 +507,45 @@ class EventDrivenRun {
  private:
   const Model& model_;
   Simulator sim_;
-  std::vector<double> torque_;
-  std::vector<std::int8_t> state_;
 };
 
-// A failure while setting up at t_start leaves no sample.
-Result simulate_event_driven(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going) {
+// A failure while setting up at t_start leaves no sample. cannot_serve: the
+// integrator stopped the run with IntegratorCannotServe.
+Result simulate_event_driven(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going,
+                             bool& cannot_serve) {
   const auto wall0 = std::chrono::steady_clock::now();
   Result r = labelled_result(model);
   EventDrivenRun run(model, settings);
   const bool finished = sample_on_grid(run, output_times(settings), r, keep_going);
   run.finish(r);
-  // auto picked exact, and exact met a mode it cannot serve: the whole run
-  // again with cvode_bdf (a switch mid-run would splice two integrators' roundoff).
-  if (finished && settings.integrator == "auto" && r.integrator == std::string("exact") &&
-      r.status == StepStatus::solver_failure && run.integrator_cannot_serve()) {
-    SimulationSettings cvode = settings;
-    cvode.integrator = "cvode_bdf";
-    const std::string why = r.message;
-    r = simulate_event_driven(model, cvode, keep_going);
-    r.integrator_note = "auto ran cvode_bdf, since exact " + why;
-  }
+  cannot_serve = finished && run.integrator_cannot_serve();
   r.stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
+}
+
+// One run by the settings' solver and integrator, its energy balance checked.
+Result simulate_once(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going,
+                     bool& cannot_serve) {
+  cannot_serve = false;
+  Result r = settings.solver == "time_stepping" ? simulate_time_stepping(model, settings, keep_going)
+                                                : simulate_event_driven(model, settings, keep_going, cannot_serve);
+  if (settings.solver == "time_stepping") r.integrator = "moreau_jean";
+  check_energy_balance(r);
+  return r;
+}
+
+// Why auto's exact run r must be repeated with cvode_bdf, "" when it stands:
+// exact met a mode it cannot serve, or its energy self-check failed (its
+// residual is roundoff, core/energy.hpp). The whole run is repeated: a switch
+// mid-run would splice two integrators' roundoff.
+std::string exact_unfit(const Result& r, bool cannot_serve) {
+  if (r.status == StepStatus::solver_failure && cannot_serve) return "exact " + r.message;
+  if (r.status != StepStatus::reached_time || !r.stats.energy_residual_exceeded) return "";
+  std::ostringstream why;
+  why.precision(3);
+  why << "exact's energy self-check failed (relative residual " << r.stats.energy_residual << " > "
+      << kExactEnergyResidualLimit << ")";
+  return why.str();
 }
 
 }  // namespace
@@ -524,22 +553,17 @@ Result simulate_event_driven(const Model& model, const SimulationSettings& setti
 Result simulate(const Model& model, const SimulationSettings& settings) { return simulate(model, settings, {}); }
 
 Result simulate(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going) {
-  Result r = settings.solver == "time_stepping" ? simulate_time_stepping(model, settings, keep_going)
-                                                : simulate_event_driven(model, settings, keep_going);
-  if (settings.solver == "time_stepping") r.integrator = "moreau_jean";
-  check_energy_balance(r);
-  // auto's exact run failed its energy self-check (core/energy.hpp): again with cvode_bdf.
-  if (settings.integrator == "auto" && r.integrator == "exact" && r.stats.energy_residual_exceeded &&
-      r.status == StepStatus::reached_time) {
-    SimulationSettings cvode = settings;
-    cvode.integrator = "cvode_bdf";
-    std::ostringstream why;
-    why.precision(3);
-    why << "auto ran cvode_bdf, since exact's energy self-check failed (relative residual " << r.stats.energy_residual
-        << " > " << kExactEnergyResidualLimit << ")";
-    r = simulate(model, cvode, keep_going);
-    r.integrator_note = why.str();
-  }
+  bool cannot_serve = false;
+  Result r = simulate_once(model, settings, keep_going, cannot_serve);
+  if (settings.integrator != "auto" || r.integrator != std::string("exact")) return r;
+  const std::string why = exact_unfit(r, cannot_serve);
+  if (why.empty()) return r;
+  SimulationSettings cvode = settings;
+  cvode.integrator = "cvode_bdf";
+  const double exact_wall_time = r.stats.wall_time;
+  r = simulate_once(model, cvode, keep_going, cannot_serve);
+  r.stats.wall_time += exact_wall_time;
+  r.integrator_note = "auto ran cvode_bdf, since " + why;
   return r;
 }
 

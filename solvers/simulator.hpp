@@ -70,6 +70,7 @@
 #include "core/signal_paths.hpp"
 #include "core/run_frame.hpp"
 #include "core/state.hpp"
+#include "solvers/element_outputs.hpp"
 #include "solvers/sim_data.hpp"
 
 namespace luztar {
@@ -131,6 +132,9 @@ class Simulator {
 
   // Element torques and states at the current time (Result conventions; ne each).
   void element_outputs(std::vector<double>& torque, std::vector<std::int8_t>& state) const;
+  // Every element and body output at the current time (solvers/element_outputs.hpp),
+  // valid until the simulator next changes.
+  const OutputSample& outputs() const;
 
   // Resolves a named input (a signal declared {input: ...}, or a torque
   // element whose torque is such a signal). Throws std::invalid_argument

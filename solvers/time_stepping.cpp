@@ -20,6 +20,7 @@
 #include "elements/one_way_clutch.hpp"
 #include "solvers/numerics/box_qp.hpp"
 #include "solvers/blocks/sampled_blocks.hpp"
+#include "solvers/element_outputs.hpp"
 #include "solvers/sampling_loop.hpp"
 
 namespace luztar {
@@ -91,6 +92,7 @@ class MoreauJean {
     v_theta_.resize(nb);
     torque_.assign(m.num_elements(), 0.0);
     state_.assign(m.num_elements(), 0);
+    element_dissipated_.assign(m.num_elements(), 0.0);
   }
 
   double t() const { return t_; }
@@ -98,6 +100,10 @@ class MoreauJean {
   const Eigen::VectorXd& v() const { return v_; }
   double input_work() const { return input_work_; }
   double dissipated() const { return dissipated_; }
+  // (ne) the same by element, booked per step with the global sum's terms.
+  const std::vector<double>& element_dissipated() const { return element_dissipated_; }
+  // Velocities at the last step's middle, (v_k + v_k+1) / 2 (its power).
+  const Eigen::VectorXd& v_mid() const { return v_mid_; }
   // Element torques and states of the last step (Result conventions).
   const std::vector<double>& torque() const { return torque_; }
   const std::vector<std::int8_t>& state() const { return state_; }
@@ -135,6 +141,7 @@ class MoreauJean {
   Eigen::VectorXd q_, v_, force_, rhs_, v_free_, v_new_, v_mid_, v_theta_;
   std::vector<double> contact_upper_, contact_lower_;  // (links) rigid freeplay impulses of the step [N m s]
   double input_work_ = 0.0, dissipated_ = 0.0;
+  std::vector<double> element_dissipated_;  // (ne)
 
   // The step's box-LCP: active rows (index into rows_, sign), bounds, data.
   std::vector<int> active_, sign_;
@@ -413,12 +420,27 @@ class MoreauJean {
     for (std::size_t i = 0; i < active_.size(); ++i)
       diss -= sign_[i] * qp_.x[static_cast<int>(i)] * rows_[active_[i]].dot(v_mid_);
     dissipated_ += diss;
+    book_by_element(h, start);
 
     q_ += h * v_theta_;
     v_.swap(v_new_);
     t_ = t1;
     link_results();
     outputs(h);
+  }
+
+  // The step's dissipation by element, the terms of the global sum in
+  // advance() booked to their elements: smooth laws, then the impulse rows.
+  void book_by_element(double h, const StepFrame& start) {
+    for_each_element(m_, kSumOrder, [&](const ElementKindInfo& row, int i) {
+      if (row.step_dissipation)
+        element_dissipated_[m_.elements_of(row.kind)[i]] +=
+            h * row.step_dissipation(m_, i, start, v_theta_.data(), v_mid_.data());
+    });
+    for (std::size_t i = 0; i < active_.size(); ++i) {
+      const Row& r = rows_[active_[i]];
+      element_dissipated_[m_.link_element(r.link)] -= sign_[i] * qp_.x[static_cast<int>(i)] * r.dot(v_mid_);
+    }
   }
 
   // Each link's impulse over the step and whether it held (StepFrame): a
@@ -466,6 +488,8 @@ class TimeSteppingRun {
   TimeSteppingRun(const Model& model, const SimulationSettings& settings, Result& r, std::size_t grid_size)
       : model_(model), settings_(settings), r_(r), grid_size_(grid_size), mj_(model, settings), q0_(model.num_bodies()),
         v0_(model.num_bodies()), before_(model.num_elements()), q_(model.num_bodies()), w_(model.num_bodies()) {
+    out_.resize(model);
+    for (std::vector<double>* v : {&E0_, &mid_x_, &mid_rate_}) v->assign(model.num_elements(), 0.0);
     const double h = settings.step;  // > 0 and finite (MoreauJean checked it)
     const double span = settings.t_end - settings.t_start;
     if (!(span / h <= kMaxTimeSteps))
@@ -498,13 +522,27 @@ class TimeSteppingRun {
     r.time.push_back(ts);
     r.angle.insert(r.angle.end(), q_.begin(), q_.end());
     r.velocity.insert(r.velocity.end(), w_.begin(), w_.end());
-    r.element_torque.insert(r.element_torque.end(), mj_.torque().begin(), mj_.torque().end());
-    r.element_state.insert(r.element_state.end(), mj_.state().begin(), mj_.state().end());
+    sample_outputs(h, a);
+    append_sample(out_, r);
     r.input_work.push_back(W0_ + a * (mj_.input_work() - W0_));
     r.kinetic.push_back(kinetic_energy(model_, w_));
     r.elastic.push_back(elastic_energy(model_, q_));
     r.dissipated.push_back(D0_ + a * (mj_.dissipated() - D0_));
     for (const Signal& b : model_.sampled) r.block_output.push_back(mj_.input_values()[b.input]);
+  }
+
+  // The element and body outputs of a sample a of the way through the last
+  // step h: the step's torques, the interpolated state's coordinates, power at
+  // mid-step, dissipated energy interpolated as the global one.
+  void sample_outputs(double h, double a) {
+    const int ne = model_.num_elements();
+    out_.torque = mj_.torque();
+    out_.state = mj_.state();
+    element_coordinates(model_, q_.data(), w_.data(), out_.relative.data(), out_.rate.data());
+    element_coordinates(model_, q_.data(), mj_.v_mid().data(), mid_x_.data(), mid_rate_.data());
+    element_powers(model_, out_.torque.data(), mid_rate_.data(), out_.power.data());
+    for (int e = 0; e < ne; ++e) out_.dissipated[e] = E0_[e] + a * (mj_.element_dissipated()[e] - E0_[e]);
+    for (int j = 0; j < model_.num_bodies(); ++j) out_.acceleration[j] = h > 0.0 ? (mj_.v()[j] - v0_[j]) / h : 0.0;
   }
 
   const std::string& message() const { return message_; }
@@ -545,6 +583,7 @@ class TimeSteppingRun {
     t0_ = mj_.t();
     W0_ = mj_.input_work();
     D0_ = mj_.dissipated();
+    E0_ = mj_.element_dissipated();
     before_ = mj_.state();
     const long k = k_++;
     const double t1 = k + 1 == n_steps_ ? settings_.t_end : settings_.t_start + static_cast<double>(k + 1) * settings_.step;
@@ -566,7 +605,8 @@ class TimeSteppingRun {
       const std::int8_t a = before_[e], b = mj_.state()[e];
       const ElementKindInfo& row = element_kind_info(model_.element_kind[e]);
       if (a == b || !row.event) continue;
-      r_.events.push_back({mj_.t(), e, row.event(model_, model_.element_index[e], a, b), a, b});
+      r_.events.push_back(
+          {mj_.t(), e, row.event(model_, model_.element_index[e], a, b), a, b, element_rate(model_, e, mj_.v().data())});
       changed = true;
     }
     r_.stats.events += changed;
@@ -595,6 +635,10 @@ class TimeSteppingRun {
   double t0_ = 0.0, W0_ = 0.0, D0_ = 0.0;
   std::vector<std::int8_t> before_;  // (ne) element states before the last step
   std::vector<double> q_, w_;        // (nb) a sample's interpolated state
+  // (ne each) dissipated by element at the last step's start; the coordinates
+  // and rates at its middle (scratch of sample_outputs)
+  std::vector<double> E0_, mid_x_, mid_rate_;
+  OutputSample out_;                 // a sample's element and body outputs
   StepStatus pending_ = StepStatus::reached_time;  // the run's end, once known
   std::string message_;
 };

@@ -36,10 +36,14 @@ TEST(Api, ModelNamesItsBodiesElementsInputsAndSignalPaths) {
   EXPECT_EQ(m.bodies(), std::vector<std::string>{"block"});
   EXPECT_EQ(m.elements(), (std::vector<std::string>{"bearing", "push"}));
   EXPECT_EQ(m.inputs(), std::vector<std::string>{"u"});
-  EXPECT_EQ(m.outputs(), (std::vector<std::string>{
-                             "bodies.block.angle", "bodies.block.velocity", "elements.bearing.torque",
-                             "elements.bearing.state", "elements.push.torque", "elements.push.state", "inputs.u",
-                             "energy.input_work", "energy.kinetic", "energy.elastic", "energy.dissipated"}));
+  EXPECT_EQ(m.outputs(),
+            (std::vector<std::string>{
+                "bodies.block.angle", "bodies.block.velocity", "bodies.block.acceleration", "elements.bearing.torque",
+                "elements.bearing.state", "elements.bearing.relative_angle", "elements.bearing.relative_velocity",
+                "elements.bearing.power", "elements.bearing.dissipated", "elements.push.torque", "elements.push.state",
+                "elements.push.relative_angle", "elements.push.relative_velocity", "elements.push.power",
+                "elements.push.dissipated", "inputs.u", "energy.input_work", "energy.kinetic", "energy.elastic",
+                "energy.dissipated"}));
   EXPECT_EQ(m.t_start(), 0.0);
   EXPECT_EQ(m.t_end(), 2.0);
   EXPECT_STREQ(lz::version(), luztar::kVersion);
@@ -58,7 +62,7 @@ TEST(Api, SimulateWithAnOverrideFollowsTheClosedForm) {
   const std::vector<double> f = r.signal("elements.bearing.torque");
   EXPECT_NEAR(f.back(), 1.0 + 0.5 * w.back(), 1e-8);
   EXPECT_GT(r.signal("energy.dissipated").back(), 0.0);
-  EXPECT_EQ(r.signals().size(), 10u);  // the model's paths but inputs.u (a run does not record inputs)
+  EXPECT_EQ(r.signals().size(), 19u);  // the model's paths but inputs.u (a run does not record inputs)
   EXPECT_THROW(r.signal("inputs.u"), std::invalid_argument);
   EXPECT_GE(r.stats().events, 0);
 }
@@ -145,7 +149,7 @@ TEST(Api, BadArgumentsThrowInvalidArgument) {
     sim.output("block.speed");
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("no output 'block.speed' (paths are bodies.<body>.angle|velocity", 0), 0u)
+    EXPECT_EQ(std::string(e.what()).rfind("no output 'block.speed' (paths are bodies.<body>.angle|velocity|acceleration", 0), 0u)
         << e.what();
   }
   EXPECT_THROW(sim.value(lz::Output{}), std::invalid_argument);

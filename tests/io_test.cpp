@@ -126,8 +126,11 @@ TEST(Io, CsvHasOneRowPerSampleAndNamedColumnsWithUnits) {
   std::string header;
   std::getline(in, header);
   EXPECT_EQ(header,
-            "time [s],block.angle [rad],block.velocity [rad/s],bearing.torque [N m],bearing.state [1],"
-            "drive.torque [N m],drive.state [1],input_work [J],kinetic [J],elastic [J],dissipated [J]");
+            "time [s],block.angle [rad],block.velocity [rad/s],block.acceleration [rad/s^2],bearing.torque [N m],"
+            "bearing.state [1],bearing.relative_angle [rad],bearing.relative_velocity [rad/s],bearing.power [W],"
+            "bearing.dissipated [J],drive.torque [N m],drive.state [1],drive.relative_angle [rad],"
+            "drive.relative_velocity [rad/s],drive.power [W],drive.dissipated [J],input_work [J],kinetic [J],"
+            "elastic [J],dissipated [J]");
   // Every cell reads back to the stored double (shortest round-trip text).
   int k = 0;
   std::string line;
@@ -135,14 +138,17 @@ TEST(Io, CsvHasOneRowPerSampleAndNamedColumnsWithUnits) {
     std::vector<std::string> cells;
     std::stringstream ss(line);
     for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-    ASSERT_EQ(cells.size(), 11u) << line;
+    ASSERT_EQ(cells.size(), 20u) << line;
     if (k == 1) {
       EXPECT_EQ(cells[0], "0.001");  // not 0.0010000000000000000
     }
-    const double expect[] = {r.time[k], r.angle[k], r.velocity[k], r.element_torque[2 * k],
-                             static_cast<double>(r.element_state[2 * k]), r.element_torque[2 * k + 1],
-                             static_cast<double>(r.element_state[2 * k + 1]), r.input_work[k], r.kinetic[k],
-                             r.elastic[k], r.dissipated[k]};
+    std::vector<double> expect = {r.time[k], r.angle[k], r.velocity[k], r.acceleration[k]};
+    for (int e = 0; e < 2; ++e)
+      for (double v : {r.element_torque[2 * k + e], static_cast<double>(r.element_state[2 * k + e]),
+                       r.element_relative[2 * k + e], r.element_relative_velocity[2 * k + e],
+                       r.element_power[2 * k + e], r.element_dissipated[2 * k + e]})
+        expect.push_back(v);
+    for (double v : {r.input_work[k], r.kinetic[k], r.elastic[k], r.dissipated[k]}) expect.push_back(v);
     for (std::size_t j = 0; j < cells.size(); ++j) EXPECT_EQ(std::stod(cells[j]), expect[j]) << "row " << k << " col " << j;
     ++k;
   }
@@ -157,21 +163,27 @@ TEST(Io, Hdf5DatasetsCarryUnits) {
   const fs::path file = temp_dir() / "units.h5";
   io::write_hdf5(file.string(), m, m.simulation, r);
   const std::map<std::string, std::string> units = io::read_hdf5(file.string()).units;
-  const std::map<std::string, std::string> expected = {
+  std::map<std::string, std::string> expected = {
       {"time", "s"},
       {"bodies/block/angle", "rad"},
       {"bodies/block/velocity", "rad/s"},
-      {"elements/bearing/torque", "N m"},
-      {"elements/bearing/state", "1"},
-      {"elements/drive/torque", "N m"},
-      {"elements/drive/state", "1"},
+      {"bodies/block/acceleration", "rad/s^2"},
+      {"events/relative_velocity", "rad/s"}};
+  for (const char* e : {"bearing", "drive"})
+    for (const auto& [name, u] : std::map<std::string, std::string>{{"torque", "N m"}, {"state", "1"},
+                                                                    {"relative_angle", "rad"},
+                                                                    {"relative_velocity", "rad/s"},
+                                                                    {"power", "W"}, {"dissipated", "J"}})
+      expected[std::string("elements/") + e + "/" + name] = u;
+  for (const auto& [name, u] : std::map<std::string, std::string>{
       {"energy/input_work", "J"},
       {"energy/kinetic", "J"},
       {"energy/elastic", "J"},
       {"energy/dissipated", "J"},
       {"events/time", "s"},
       {"events/before", "1"},
-      {"events/after", "1"}};
+      {"events/after", "1"}})
+    expected[name] = u;
   EXPECT_EQ(units, expected);  // and no numeric dataset without one
   fs::remove_all(file.parent_path());
 }

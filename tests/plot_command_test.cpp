@@ -74,22 +74,30 @@ constexpr char kServo[] = "servo_gear_train", kSteering[] = "steering";
 using PlotServo = PlotOf<kServo, kOneSecond>;
 using PlotSteering = PlotOf<kSteering, kOneSecond>;
 
-// Globs pick stored signal paths in model order; one panel per quantity kind,
-// in display units; the events counted by kind. The time axis' ms is allowed
-// although no signal is a time.
+// Globs pick stored signal paths in model order; one panel per quantity kind
+// (an element's relative angle with the angles, its power on a panel of its
+// own, its dissipated energy with the energies), in display units; the events
+// counted by kind. The time axis' ms is allowed although no signal is a time.
 TEST_F(PlotBlock, ListSelectsSignalsByGlobAndOnePanelPerKind) {
   const std::string out =
       listing(h5_, "--signals 'bodies.*.velocity,elements.bearing.*,energy.kin*' --units rpm,ms,kJ");
   EXPECT_TRUE(contains(out,
-                       "signals (4):\n"
+                       "signals (8):\n"
                        "  bodies.block.velocity [rad/s]\n"
                        "  elements.bearing.torque [N m]\n"
                        "  elements.bearing.state\n"
+                       "  elements.bearing.relative_angle [rad]\n"
+                       "  elements.bearing.relative_velocity [rad/s]\n"
+                       "  elements.bearing.power [W]\n"
+                       "  elements.bearing.dissipated [J]\n"
                        "  energy.kinetic [J]\n"
-                       "panels (4):\n"
-                       "  velocity [rpm]: bodies.block.velocity\n"
+                       "panels (6):\n"
+                       "  angle [rad]: elements.bearing.relative_angle\n"
+                       "  velocity [rpm]: bodies.block.velocity, elements.bearing.relative_velocity (dashed, on an "
+                       "earlier curve: elements.bearing.relative_velocity)\n"
                        "  torque [N m]: elements.bearing.torque\n"
-                       "  energy [kJ]: energy.kinetic\n"
+                       "  power [W]: elements.bearing.power\n"
+                       "  energy [kJ]: elements.bearing.dissipated, energy.kinetic\n"
                        "  state: elements.bearing.state\n"
                        "events: stick 3, break_away 4\n"))
       << out;
@@ -107,9 +115,10 @@ TEST_F(PlotBlock, UsesTheUnitsAttributeWhenPresent) {
             0);
   const std::string out = listing(h5_, "--signals 'bodies.*,elements.bearing.torque' --units 'mm,km/h,N mm'");
   EXPECT_TRUE(contains(out,
-                       "panels (3):\n"
+                       "panels (4):\n"
                        "  position [mm]: bodies.block.angle\n"
                        "  velocity [km/h]: bodies.block.velocity\n"
+                       "  acceleration [rad/s^2]: bodies.block.acceleration\n"
                        "  torque [N mm]: elements.bearing.torque\n"))
       << out;
 }
@@ -272,9 +281,11 @@ TEST_F(PlotBlock, RefusesBadOptionsBeforeDrawing) {
        "luztar plot: --units: 'rpm' displays rad/s, but no drawn signal is in rad/s (drawn units: rad)\n"},
       {"-o " + out + " --signals 'bodies.*.speed'",
        "luztar plot: --signals: 'bodies.*.speed' matches no stored signal (the file has: bodies.block.angle, "
-       "bodies.block.velocity, elements.bearing.torque, elements.bearing.state, elements.drive.torque, "
-       "elements.drive.state, energy.input_work, energy.kinetic, energy.elastic, energy.dissipated, "
-       "energy.residual)\n"},
+       "bodies.block.velocity, bodies.block.acceleration, elements.bearing.torque, elements.bearing.state, "
+       "elements.bearing.relative_angle, elements.bearing.relative_velocity, elements.bearing.power, "
+       "elements.bearing.dissipated, elements.drive.torque, elements.drive.state, elements.drive.relative_angle, "
+       "elements.drive.relative_velocity, elements.drive.power, elements.drive.dissipated, energy.input_work, "
+       "energy.kinetic, energy.elastic, energy.dissipated, energy.residual)\n"},
       {"-o " + out + " --xy elements.drive.torque",
        "luztar plot: --xy: elements.drive.torque: a torque element has no relative angle or velocity "
        "(characteristics are drawn for springs, friction elements and one-way clutches)\n"},

@@ -369,6 +369,15 @@ elements:
       const double t = r.time[static_cast<std::size_t>(k)];
       EXPECT_NEAR(element_torque(r, k, drive), 3.0 * std::sin(2.0 * std::numbers::pi * t), 1e-12) << integrator << " " << t;
       EXPECT_NEAR(element_torque(r, k, shaft_id), 50.0 * luz(x, 0.05), 1e-9) << integrator << " " << t;
+      // coordinates as written too: the shaft's q_g - q_w, the bearing's and
+      // the drive's body g (not m), their powers T x' and -T w_g
+      const auto at = [&](const std::vector<double>& v, int e) { return v[static_cast<std::size_t>(k * 3 + e)]; };
+      EXPECT_NEAR(at(r.element_relative, shaft_id), x, 1e-12) << integrator << " " << t;
+      EXPECT_NEAR(at(r.element_relative_velocity, shaft_id), wg - velocity(r, k, w), 1e-12) << integrator << " " << t;
+      EXPECT_NEAR(at(r.element_relative, drive), qg, 1e-12) << integrator << " " << t;
+      EXPECT_NEAR(at(r.element_relative_velocity, bearing), wg, 1e-12) << integrator << " " << t;
+      EXPECT_NEAR(at(r.element_power, drive), -element_torque(r, k, drive) * wg, 1e-12) << integrator << " " << t;
+      EXPECT_NEAR(at(r.element_power, bearing), element_torque(r, k, bearing) * wg, 1e-12) << integrator << " " << t;
       if (std::abs(x) > 0.05 + 1e-9) {
         ++outside;
         EXPECT_EQ(element_state(r, k, shaft_id), x > 0 ? 1 : -1) << integrator << " " << t;

@@ -38,11 +38,15 @@ elements:
 TEST(SignalPaths, EveryCanonicalPathResolvesAndNamesItselfBack) {
   const Model m = loop_model();
   const std::vector<std::string> paths = signal_paths(m);
-  const std::vector<std::string> expected = {
-      "bodies.drive.angle", "bodies.drive.velocity", "bodies.block.angle", "bodies.block.velocity",
-      "elements.shaft.torque", "elements.shaft.state", "elements.bearing.torque", "elements.bearing.state",
-      "elements.push.torque", "elements.push.state", "elements.feedback.torque", "elements.feedback.state",
-      "inputs.u", "blocks.held", "energy.input_work", "energy.kinetic", "energy.elastic", "energy.dissipated"};
+  std::vector<std::string> expected;
+  for (const char* b : {"drive", "block"})
+    for (const char* q : {"angle", "velocity", "acceleration"}) expected.push_back(std::string("bodies.") + b + "." + q);
+  for (const char* e : {"shaft", "bearing", "push", "feedback"})
+    for (const char* q : {"torque", "state", "relative_angle", "relative_velocity", "power", "dissipated"})
+      expected.push_back(std::string("elements.") + e + "." + q);
+  for (const char* p : {"inputs.u", "blocks.held", "energy.input_work", "energy.kinetic", "energy.elastic",
+                        "energy.dissipated"})
+    expected.push_back(p);
   EXPECT_EQ(paths, expected);
   for (const std::string& p : paths)
     EXPECT_EQ(signal_path_name(m, resolve_signal_path(m, p, SignalNames::canonical)), p);
@@ -93,18 +97,21 @@ TEST(SignalPaths, ErrorsNameTheProblemAndListTheModelsNames) {
   };
   EXPECT_EQ(message("bodies.nope.angle", SignalNames::canonical), "'bodies.nope.angle': the model has no body 'nope'");
   EXPECT_EQ(message("bodies.block.torque", SignalNames::canonical),
-            "'bodies.block.torque': a body has 'angle' and 'velocity', not 'torque'");
+            "'bodies.block.torque': a body has 'angle', 'velocity' and 'acceleration', not 'torque'");
   EXPECT_EQ(message("elements.shaft.angle", SignalNames::canonical),
-            "'elements.shaft.angle': an element has 'torque' and 'state', not 'angle'");
+            "'elements.shaft.angle': an element has 'torque', 'state', 'relative_angle', 'relative_velocity', "
+            "'power' and 'dissipated', not 'angle'");
   EXPECT_EQ(message("inputs.v", SignalNames::canonical), "'inputs.v': the model has no input 'v' (inputs: u)");
   EXPECT_EQ(message("blocks.u", SignalNames::canonical),
             "'blocks.u': the model has no sampled block 'u' (blocks: held)");
   EXPECT_EQ(message("energy.potential", SignalNames::canonical),
             "'energy.potential': energy has input_work, kinetic, elastic and dissipated");
   EXPECT_EQ(message("block.speed", SignalNames::with_aliases),
-            "no output 'block.speed' (paths are bodies.<body>.angle|velocity, elements.<element>.torque|state, "
+            "no output 'block.speed' (paths are bodies.<body>.angle|velocity|acceleration, "
+            "elements.<element>.torque|state|relative_angle|relative_velocity|power|dissipated, "
             "inputs.<input>, blocks.<block>, energy.input_work|kinetic|elastic|dissipated, or the short names "
-            "<body>.angle|velocity, <element>.torque|state, <input>, <block>; bodies: drive, block; elements: shaft, "
+            "<body>.angle|velocity|acceleration, <element>.torque|state|relative_angle|relative_velocity|power|"
+            "dissipated, <input>, <block>; bodies: drive, block; elements: shaft, "
             "bearing, push, feedback; inputs: u; blocks: held)");
 }
 
@@ -120,17 +127,14 @@ TEST(SignalPaths, SimulatorValuesMatchTheRunsRecordAtEveryPath) {
   for (const std::string& p : signal_paths(m)) ids.push_back(sim.output(p));
   EXPECT_EQ(sim.output("block.velocity"), sim.output("bodies.block.velocity"));
   EXPECT_EQ(sim.output("held"), sim.output("blocks.held"));
-  const std::size_t nb = 2, ne = 4;
+  // every path's record (inputs.u, which a run does not record, is held at 0.5)
+  std::vector<std::vector<double>> records;
+  for (const std::string& p : signal_paths(m))
+    records.push_back(p == "inputs.u" ? std::vector<double>(r.time.size(), 0.5) : recorded_signal(r, p));
   for (std::size_t k = 0; k < r.time.size(); ++k) {
     ASSERT_EQ(sim.advance_to(r.time[k]), StepStatus::reached_time) << sim.message();
-    const double recorded[] = {
-        r.angle[k * nb], r.velocity[k * nb], r.angle[k * nb + 1], r.velocity[k * nb + 1],
-        r.element_torque[k * ne], double(r.element_state[k * ne]), r.element_torque[k * ne + 1],
-        double(r.element_state[k * ne + 1]), r.element_torque[k * ne + 2], double(r.element_state[k * ne + 2]),
-        r.element_torque[k * ne + 3], double(r.element_state[k * ne + 3]), 0.5, r.block_output[k],
-        r.input_work[k], r.kinetic[k], r.elastic[k], r.dissipated[k]};
     for (std::size_t j = 0; j < ids.size(); ++j)
-      EXPECT_NEAR(sim.value(ids[j]), recorded[j], 1e-12 * (1.0 + std::abs(recorded[j])))
+      EXPECT_NEAR(sim.value(ids[j]), records[j][k], 1e-12 * (1.0 + std::abs(records[j][k])))
           << signal_paths(m)[j] << " at t = " << r.time[k];
   }
   EXPECT_GT(r.dissipated.back(), 0.0);  // the energies are not trivially zero

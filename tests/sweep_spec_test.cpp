@@ -11,7 +11,9 @@
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "core/sweep_spec.hpp"
+#include "io/yaml_model.hpp"
 #include "io/yaml_sweep.hpp"
+#include "solvers/simulator.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace luztar {
@@ -220,6 +222,23 @@ TEST_F(SweepErrors, EachBadDescriptionGetsItsMessage) {
        "sweep.metrics.m: 'mesh' is not a friction element"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {events: slip}\n",
        "sweep.metrics.m: unknown event kind 'slip'"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {overrun_time: bearing_phi}\n",
+       f + ":6:8: sweep.metrics.m: 'overrun_time' needs a one-way clutch; 'bearing_phi' is a friction element"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {lock_up_time: mesh}\n",
+       "sweep.metrics.m: 'lock_up_time' needs a friction element or a one-way clutch; 'mesh' is a spring with "
+       "freeplay"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {tooth_impacts: bearing_psi}\n",
+       "sweep.metrics.m: 'tooth_impacts' needs an element with a gap (a spring with freeplay); 'bearing_psi' is a "
+       "friction element"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {tooth_impacts: mesh, min_speed: -1}\n",
+       "sweep.metrics.m: min_speed must be a finite number >= 0 [rad/s]"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {time_in_state: mesh}\n",
+       "sweep.metrics.m: missing field 'state'"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {energy: elements.mesh.torque}\n",
+       "sweep.metrics.m: 'elements.mesh.torque': an element's energy is elements.<element>.dissipated"},
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {peak_abs: elements.mesh.powr}\n",
+       "sweep.metrics.m: 'elements.mesh.powr': an element has 'torque', 'state', 'relative_angle', "
+       "'relative_velocity', 'power' and 'dissipated', not 'powr'"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {hysteresis: bodies.psi.angle}\n",
        "sweep.metrics.m: missing field 'against'"},
       {"sweep:\n  parameters:\n    elements.mesh.freeplay: {from: 0.01, to: 0.02, count: 1000}\n"
@@ -408,6 +427,134 @@ TEST(Metrics, HysteresisIsNaNWithoutAClosedLoop) {
   MetricSpec m = metric(MetricSpec::Kind::hysteresis, "elements.f.torque", 0.0, 0.2);  // x only rises here
   m.against = "bodies.b.angle";
   EXPECT_TRUE(std::isnan(compute_metrics({m}, r)[0]));
+}
+
+// --- metrics of drivetrain events on simulated runs, against closed forms ----
+
+// Reads a metric from sweep YAML text (the reader's grammar) and checks it on the model.
+MetricSpec read_metric(const std::string& model_path, const std::string& metric_yaml, const Model& m) {
+  const io::SweepInput in =
+      io::parse_sweep("model: " + model_path + "\nsweep:\n  parameters:\n    bodies." + m.body_names.at(0) +
+                          ".inertia: [1]\n  metrics:\n    m: " + metric_yaml + "\n",
+                      "s.yaml", ".");
+  EXPECT_EQ(in.spec.metrics.size(), 1u);
+  check_metric(in.spec.metrics.at(0), m);
+  return in.spec.metrics.at(0);
+}
+
+// The one-way clutch pair of one_way_clutch_test (out and in, 1 kg m^2 each,
+// w_out(0) = 2; +1 N m on in stepping to -1 N m at 3 s; drag D): v = w_out -
+// w_in = 2 - (1 + 2 D) t overruns until it locks at t = 2 / (1 + 2 D) (2 s
+// without drag), both then accelerate together at 0.5 rad/s^2, and the step
+// to -1 N m at 3 s needs -lambda = 0.5 > r D: it overruns from 3 s on. Over
+// [0, 4]: lock-up after 2 s, overrun 2 + 1 = 3 s, locked (state 0) 1 s; from
+// 2.5 s on no lock happens (NaN). in's acceleration is +1 rad/s^2 overrunning
+// before 2 s and -1 after 3 s: peak |.| 1. With D = 0.1 all the dissipation
+// is the clutch's: D (int_0^{5/3} (2 - 1.2 t) dt + int_3^4 0.8 (t - 3) dt) =
+// 0.1 (5/3 + 0.4).
+constexpr const char* kPair = R"(
+simulation: {t_end: 4.0, output_step: 0.01, rtol: 1.0e-10, atol: 1.0e-12}
+signals:
+  drive: {step: {time: 3.0, initial: 1.0, final: -1.0}}
+bodies:
+  out: {inertia: 1.0, velocity: 2.0}
+  in: {inertia: 1.0}
+elements:
+  freewheel: {type: one_way_clutch, bodies: [out, in], coulomb: DRAG}
+  drive: {type: torque, body: in, torque: drive}
+)";
+
+std::string pair_text(double drag) {
+  std::string t = kPair;
+  t.replace(t.find("DRAG"), 4, std::to_string(drag));
+  return t;
+}
+
+class MetricRuns : public test_support::TempDirTest {};
+
+TEST_F(MetricRuns, OneWayClutchLockUpOverrunAndStateTimes) {
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    SCOPED_TRACE(integrator);
+    const std::string path = this->path("pair.yaml");
+    std::ofstream(path) << pair_text(0.0);
+    Model m = io::load_model(path);
+    m.simulation.integrator = integrator;
+    const Result r = simulate(m);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    const std::vector<MetricSpec> ms = {
+        read_metric(path, "{lock_up_time: freewheel, window: [0, 4]}", m),
+        read_metric(path, "{overrun_time: freewheel}", m),
+        read_metric(path, "{time_in_state: freewheel, state: 0}", m),
+        read_metric(path, "{time_in_state: freewheel, state: 1, window: [1, 3.5]}", m),
+        read_metric(path, "{lock_up_time: freewheel, window: [2.5, 4]}", m),
+        read_metric(path, "{peak_abs: bodies.in.acceleration}", m),
+        read_metric(path, "{peak_abs: elements.freewheel.torque}", m)};
+    const std::vector<double> v = compute_metrics(ms, r);
+    EXPECT_NEAR(v[0], 2.0, 1e-9);
+    EXPECT_NEAR(v[1], 3.0, 1e-9);
+    EXPECT_NEAR(v[2], 1.0, 1e-9);
+    EXPECT_NEAR(v[3], (2.0 - 1.0) + (3.5 - 3.0), 1e-9);
+    EXPECT_TRUE(std::isnan(v[4]));
+    EXPECT_NEAR(v[5], 1.0, 1e-9);
+    EXPECT_NEAR(v[6], 0.5, 1e-9);  // locked, it carries -T/2
+    EXPECT_EQ(ms[0].unit(), "s");
+  }
+}
+
+TEST_F(MetricRuns, ElementEnergyIsTheChangeOfItsDissipatedEnergy) {
+  const std::string path = this->path("pair.yaml");
+  std::ofstream(path) << pair_text(0.1);
+  const Model m = io::load_model(path);
+  const Result r = simulate(m);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  const std::vector<MetricSpec> ms = {read_metric(path, "{energy: elements.freewheel.dissipated}", m),
+                                      read_metric(path, "{energy: dissipated}", m)};
+  const std::vector<double> v = compute_metrics(ms, r);
+  EXPECT_NEAR(v[0], 0.1 * (5.0 / 3.0 + 0.4), 1e-9);
+  EXPECT_NEAR(v[1], v[0], 1e-12);
+  EXPECT_EQ(ms[0].unit(), "J");
+  // the default metrics map the energy by element
+  bool found = false;
+  for (const MetricSpec& d : default_metrics(m)) found = found || d.name == "dissipated.freewheel";
+  EXPECT_TRUE(found);
+}
+
+// Tooth impacts of a disk (1 kg m^2) flying at 1 rad/s between the flanks of
+// a gap of +-0.1 rad to the base, nothing else acting:
+//  - rigid teeth, restitution 0.5: strikes at 0.1, 0.1 + 0.2/0.5 = 0.5,
+//    0.5 + 0.2/0.25 = 1.3, 1.3 + 0.2/0.125 = 2.9 s at approach speeds 1, 0.5,
+//    0.25, 0.125 rad/s: over [0, 3] 4 impacts, 2 of them at >= 0.3 rad/s;
+//  - elastic teeth (10^4 N m/rad, undamped): each contact lasts half a period
+//    pi sqrt(I/k) = 0.0314159 s and returns the speed, so contacts begin at
+//    0.1 + n (0.2 + 0.0314159) s, always at 1 rad/s: 4 in [0, 1]; none at >= 1.5.
+std::string disk_in_gap(const std::string& teeth) {
+  return "simulation: {t_end: 3.0, output_step: 0.01, rtol: 1.0e-10, atol: 1.0e-12}\n"
+         "bodies:\n  disk: {inertia: 1.0, velocity: 1.0}\n"
+         "elements:\n  stop: {type: spring, body: disk, freeplay: 0.1, " + teeth + "}\n";
+}
+
+TEST_F(MetricRuns, ToothImpactsCountContactsAboveASpeed) {
+  struct Case {
+    std::string teeth;
+    double window_end, min_speed;
+    double all, fast;
+  };
+  for (const Case& c : {Case{"stiffness: .inf, restitution: 0.5", 3.0, 0.3, 4.0, 2.0},
+                        Case{"stiffness: 1.0e4", 1.0, 1.5, 4.0, 0.0}}) {
+    SCOPED_TRACE(c.teeth);
+    const std::string path = this->path("gap.yaml");
+    std::ofstream(path) << disk_in_gap(c.teeth);
+    const Model m = io::load_model(path);
+    const Result r = simulate(m);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    const std::string window = ", window: [0, " + std::to_string(c.window_end) + "]}";
+    const std::vector<MetricSpec> ms = {
+        read_metric(path, "{tooth_impacts: stop" + window, m),
+        read_metric(path, "{tooth_impacts: stop, min_speed: " + std::to_string(c.min_speed) + window, m)};
+    const std::vector<double> v = compute_metrics(ms, r);
+    EXPECT_EQ(v[0], c.all);
+    EXPECT_EQ(v[1], c.fast);
+  }
 }
 
 }  // namespace

@@ -212,7 +212,7 @@ TEST(YamlModel, RunSizesCountsAndTolerancesAreBounded) {
       {"output grid beyond memory",
        model(kBodies, elements, "simulation: {t_end: 1, output_step: 1.0e-12}"), "t.yaml:1:37",
        "simulation.output_step",
-       "(t_end - t_start) / output_step gives 1e+12 output samples x 15 values per sample = 1.5e+13 stored values, "
+       "(t_end - t_start) / output_step gives 1e+12 output samples x 29 values per sample = 2.9e+13 stored values, "
        "more than the limit 1e+08"},
       {"event storm count beyond int", sim("event_storm: {events: 4294967298}"), "t.yaml:1:65",
        "simulation.event_storm.events", "must be a whole number in [2, 1000000] (got 4294967298)"},

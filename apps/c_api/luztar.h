@@ -12,12 +12,14 @@
  *   luztar_simulator_free(sim); luztar_model_free(model);  // in either order
  *
  * Every function returns a luztar_status; on failure luztar_last_error() (per
- * thread) says why. Units are SI: rad, rad/s, N m, s. Outputs are named by
- * signal path (README, "Signal paths"): "bodies.<body>.angle|velocity",
- * "elements.<element>.torque|state", "inputs.<input>", "blocks.<block>",
+ * thread) says why. Units are SI: rad, rad/s, rad/s^2, N m, W, J, s. Outputs
+ * are named by signal path (README, "Signal paths"):
+ * "bodies.<body>.angle|velocity|acceleration",
+ * "elements.<element>.torque|state|relative_angle|relative_velocity|power|dissipated",
+ * "inputs.<input>", "blocks.<block>",
  * "energy.input_work|kinetic|elastic|dissipated", or by the short names
- * "<body>.angle", "<body>.velocity", "<element>.torque", "<element>.state",
- * an input's or a block's name. Nothing is printed; no function throws.
+ * "<body>.<quantity>", "<element>.<quantity>", an input's or a block's name.
+ * Nothing is printed; no function throws.
  */
 #ifndef LUZTAR_H
 #define LUZTAR_H

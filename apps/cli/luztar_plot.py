@@ -28,21 +28,31 @@ USAGE = 2  # exit code of a refused option (luztar plot passes it on)
 STORED = [
     ("bodies.*.angle", "angle", "rad"),
     ("bodies.*.velocity", "velocity", "rad/s"),
+    ("bodies.*.acceleration", "acceleration", "rad/s^2"),
     ("elements.*.torque", "torque", "N m"),
     ("elements.*.state", "state", ""),
+    ("elements.*.relative_angle", "angle", "rad"),
+    ("elements.*.relative_velocity", "velocity", "rad/s"),
+    ("elements.*.power", "power", "W"),
+    ("elements.*.dissipated", "energy", "J"),
     ("energy.*", "energy", "J"),
     ("blocks.*", "block output", ""),
 ]
 # Quantity kind of a stored SI unit (from a `units` attribute).
 KIND_OF_UNIT = {"rad": "angle", "m": "position", "rad/s": "velocity", "m/s": "velocity",
-                "N m": "torque", "N": "force", "J": "energy", "s": "time"}
+                "rad/s^2": "acceleration", "m/s^2": "acceleration",
+                "N m": "torque", "N": "force", "W": "power", "J": "energy", "s": "time"}
 # Order of the panels, top to bottom.
-PANEL_ORDER = ["angle", "position", "velocity", "torque", "force", "energy", "state", "block output"]
+PANEL_ORDER = ["angle", "position", "velocity", "acceleration", "torque", "force", "power", "energy", "state",
+               "block output"]
 # Display units: name -> (SI unit it converts, factor: display value = factor * SI value).
 DISPLAY_UNITS = {
     "rad": ("rad", 1.0), "mrad": ("rad", 1e3), "deg": ("rad", 180 / math.pi), "rev": ("rad", 0.5 / math.pi),
     "rad/s": ("rad/s", 1.0), "deg/s": ("rad/s", 180 / math.pi), "rpm": ("rad/s", 30 / math.pi),
     "rev/s": ("rad/s", 0.5 / math.pi),
+    "rad/s^2": ("rad/s^2", 1.0), "deg/s^2": ("rad/s^2", 180 / math.pi),
+    "m/s^2": ("m/s^2", 1.0), "mm/s^2": ("m/s^2", 1e3),
+    "W": ("W", 1.0), "kW": ("W", 1e-3), "mW": ("W", 1e3),
     "m": ("m", 1.0), "cm": ("m", 1e2), "mm": ("m", 1e3),
     "m/s": ("m/s", 1.0), "mm/s": ("m/s", 1e3), "km/h": ("m/s", 3.6),
     "N m": ("N m", 1.0), "N mm": ("N m", 1e3), "kN m": ("N m", 1e-3),
@@ -136,7 +146,8 @@ def model_order(f):
     groups = ["bodies", "elements", "energy", "blocks"]
     place = {g: {n: i for i, n in enumerate(model.get(g) or {})} for g in ("bodies", "elements")}
     place["energy"] = {n: i for i, n in enumerate(["input_work", "kinetic", "elastic", "dissipated"])}
-    fields = ["angle", "velocity", "torque", "state"]
+    fields = ["angle", "velocity", "acceleration", "torque", "state", "relative_angle", "relative_velocity", "power",
+              "dissipated"]
 
     def key(s):
         parts = s.path.split(".")
@@ -207,10 +218,11 @@ def default_selection(f, signals):
             bodies.append(b)
     keep = set(bodies[:DEFAULT_BODIES])
     applied = {n for n in f["elements"] if text(f["elements"][n].attrs.get("kind", "")) == "torque"}
-    picked = [s for s in signals if s.path.startswith("bodies.") and s.path.split(".")[1] in keep]
+    picked = [s for s in signals if s.path.startswith("bodies.") and s.path.split(".")[1] in keep
+              and s.path.split(".")[2] in ("angle", "velocity")]
     picked += [s for s in signals if s.path.startswith("elements.") and s.path.endswith(".torque")
                and s.path.split(".")[1] in applied]
-    picked += [s for s in signals if s.path.startswith("blocks.") or s.kind == "energy"]
+    picked += [s for s in signals if s.path.startswith("blocks.") or s.path.startswith("energy.")]
     return picked, len(bodies)
 
 
@@ -281,8 +293,10 @@ def element_model(f, element):
 
 def relative(f, element, against):
     """The element's relative angle (spring: x = q_a - ratio q_b) or relative
-    velocity (spring: x'; friction, one-way clutch: v = q_a' - q_b'), from the stored bodies:
-    (values in SI, label, SI unit)."""
+    velocity (spring: x'; friction, one-way clutch: v = q_a' - q_b'): the stored
+    elements/E/relative_angle|velocity (exact for any coordinate), or in a file
+    written before luztar stored them, from the stored bodies: (values in SI,
+    label, SI unit)."""
     import numpy as np
     entry = element_model(f, element)
     kind = text(entry.get("type", ""))
@@ -290,16 +304,21 @@ def relative(f, element, against):
     bodies = [bodies] if isinstance(bodies, str) else list(bodies)
     ratio = float(entry.get("ratio", 1.0)) if kind == "spring" else 1.0
     quantity = against or ("angle" if kind == "spring" else "velocity")
+    label = bodies[0] if bodies else element
+    if len(bodies) > 1:
+        label += f" - {ratio:g} {bodies[1]}" if ratio != 1 else f" - {bodies[1]}"
+    word = "relative angle" if quantity == "angle" else "relative velocity"
+    unit = "rad" if quantity == "angle" else "rad/s"
+    stored = f"elements/{element}/relative_{quantity}"
+    if stored in f:
+        return np.asarray(f[stored][:], dtype=float), f"{word} {label}", unit
     for b in bodies:
         if f"bodies/{b}/{quantity}" not in f:
             refuse(f"--xy: body '{b}' of element '{element}' is not stored in the file (reduced away?)")
     q = np.asarray(f[f"bodies/{bodies[0]}/{quantity}"][:], dtype=float)
-    label = bodies[0]
     if len(bodies) > 1:
         q = q - ratio * np.asarray(f[f"bodies/{bodies[1]}/{quantity}"][:], dtype=float)
-        label += f" - {ratio:g} {bodies[1]}" if ratio != 1 else f" - {bodies[1]}"
-    word = "relative angle" if quantity == "angle" else "relative velocity"
-    return q, f"{word} {label}", "rad" if quantity == "angle" else "rad/s"
+    return q, f"{word} {label}", unit
 
 
 def covering(values):
@@ -643,7 +662,9 @@ def main():
     parser.add_argument("result", help="HDF5 file written by luztar run or luztar sweep")
     parser.add_argument("-o", "--output", help="picture file; its extension is the format (png, svg, pdf, ...)")
     parser.add_argument("--signals", help="run: comma-separated globs over the stored signal paths "
-                        "(bodies.B.angle|velocity, elements.E.torque|state, energy.KIND, blocks.NAME)")
+                        "(bodies.B.angle|velocity|acceleration, "
+                        "elements.E.torque|state|relative_angle|relative_velocity|power|dissipated, energy.KIND, "
+                        "blocks.NAME)")
     parser.add_argument("--units", help="display units, comma-separated (deg, rpm, N mm, kJ, ms, ...)")
     parser.add_argument("--xy", help="run: globs over elements.E.torque: each element's torque against its "
                         "relative angle (spring) or velocity (friction)")

@@ -43,6 +43,34 @@ std::string solver_outcome_warning(const Result& r) {
   return out;
 }
 
+namespace {
+
+// "dissipated by element": the three largest shares of the dissipated energy
+// at the last sample, then the rest (a file written before luztar stored
+// them, or a run that dissipated nothing, prints nothing).
+void print_dissipated_by_element(std::ostream& out, const Result& r) {
+  const std::size_t ne = r.element_names.size(), nt = r.time.size();
+  if (nt == 0 || ne == 0 || r.element_dissipated.size() != nt * ne || !(r.dissipated.back() > 0.0)) return;
+  const double total = r.dissipated.back();
+  std::vector<std::size_t> order(ne);
+  for (std::size_t e = 0; e < ne; ++e) order[e] = e;
+  const double* last = r.element_dissipated.data() + (nt - 1) * ne;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return last[a] > last[b]; });
+  const auto share = [&](double d) {
+    return format("%.6g", d) + " " + unit::energy + " (" + format("%.1f", 100.0 * d / total) + " %)";
+  };
+  out << "  dissipated by element:";
+  double rest = 0.0;
+  for (std::size_t k = 0; k < ne; ++k) {
+    if (k < 3 && last[order[k]] > 0.0) out << (k ? ", " : " ") << r.element_names[order[k]] << " " << share(last[order[k]]);
+    else rest += last[order[k]];
+  }
+  if (ne > 3) out << "; the rest " << share(rest);
+  out << "\n";
+}
+
+}  // namespace
+
 void print_summary(std::ostream& out, const Model& model, const SimulationSettings& s, const Result& r) {
   print_summary(out, SummarySource{model.name, model.source_path, model.reductions}, s, r);
 }
@@ -93,6 +121,7 @@ void print_summary(std::ostream& out, const SummarySource& model, const Simulati
         << format("%.6g", b.dissipated) << J << "; residual " << format("%.2e", b.residual) << J << " (relative "
         << format("%.2e", b.relative) << ")\n";
   }
+  print_dissipated_by_element(out, r);
   if (r.stats.energy_residual_exceeded) out << "  " << energy_warning(r) << "\n";
   if (s.solver == "time_stepping") {
     out << "  solver     Moreau-Jean time stepping: " << r.stats.steps << " steps (h " << shortest(s.step) << " " << unit::time << ", theta " << shortest(s.theta)

@@ -27,6 +27,7 @@
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "core/result.hpp"
+#include "core/signal_paths.hpp"
 #include "core/units.hpp"
 #include "io/hdf5_reader.hpp"
 #include "io/text_file.hpp"
@@ -107,14 +108,19 @@ py::tuple events_tuple(const std::vector<EventRecord>& events, const std::vector
 py::dict result_dict(const Result& r) {
   py::dict signals;
   const std::size_t nb = r.body_names.size(), ne = r.element_names.size(), nsb = r.block_names.size();
-  for (std::size_t b = 0; b < nb; ++b) {
-    signals[py::str("bodies." + r.body_names[b] + ".angle")] = column(r.angle, nb, b);
-    signals[py::str("bodies." + r.body_names[b] + ".velocity")] = column(r.velocity, nb, b);
-  }
-  for (std::size_t e = 0; e < ne; ++e) {
-    signals[py::str("elements." + r.element_names[e] + ".torque")] = column(r.element_torque, ne, e);
-    signals[py::str("elements." + r.element_names[e] + ".state")] = column(r.element_state, ne, e);
-  }
+  // The quantities the Result holds (one read from an older file lacks some).
+  const auto held = [&](const OwnerQuantity& q, std::size_t n) {
+    return q.values && (r.*(q.values)).size() == r.time.size() * n;
+  };
+  for (std::size_t b = 0; b < nb; ++b)
+    for (const OwnerQuantity& q : kBodyQuantities)
+      if (held(q, nb)) signals[py::str("bodies." + r.body_names[b] + "." + q.name)] = column(r.*(q.values), nb, b);
+  for (std::size_t e = 0; e < ne; ++e)
+    for (const OwnerQuantity& q : kElementQuantities) {
+      const std::string path = "elements." + r.element_names[e] + "." + q.name;
+      if (!q.values) signals[py::str(path)] = column(r.element_state, ne, e);
+      else if (held(q, ne)) signals[py::str(path)] = column(r.*(q.values), ne, e);
+    }
   for (std::size_t k = 0; k < nsb; ++k) signals[py::str("blocks." + r.block_names[k])] = column(r.block_output, nsb, k);
   signals["energy.input_work"] = array(r.input_work);
   signals["energy.kinetic"] = array(r.kinetic);

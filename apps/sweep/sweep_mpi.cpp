@@ -97,6 +97,11 @@ std::vector<char> encode(const SweepRunResult& r) {
     w.put(t.velocity);
     w.put(t.element_torque);
     w.put(t.element_state);
+    w.put(t.element_relative);
+    w.put(t.element_relative_velocity);
+    w.put(t.element_power);
+    w.put(t.element_dissipated);
+    w.put(t.acceleration);
     w.put(t.input_work);
     w.put(t.kinetic);
     w.put(t.elastic);
@@ -133,6 +138,11 @@ SweepRunResult decode(const std::vector<char>& bytes) {
     rd.get(t.velocity);
     rd.get(t.element_torque);
     rd.get(t.element_state);
+    rd.get(t.element_relative);
+    rd.get(t.element_relative_velocity);
+    rd.get(t.element_power);
+    rd.get(t.element_dissipated);
+    rd.get(t.acceleration);
     rd.get(t.input_work);
     rd.get(t.kinetic);
     rd.get(t.elastic);

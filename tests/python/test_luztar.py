@@ -56,6 +56,18 @@ def test_block_matches_its_closed_form(models_dir):
     np.testing.assert_array_equal(r.energy["kinetic"], 0.5 * I * v * v)
     assert r.units["elements.bearing.torque"] == "N m" and r.units["energy.dissipated"] == "J"
     assert r.units["time"] == "s"
+    # per element: the bearing's coordinate is the block's angle, its power T v, the load's
+    # -tau w; the bearing dissipates it all (the load none); the acceleration is (tau - T) / I
+    names = r.element_names
+    bearing, drive = names.index("bearing"), names.index("drive")
+    np.testing.assert_array_equal(r.element_relative_velocity[:, bearing], v)
+    np.testing.assert_array_equal(r.element_power[:, bearing], r.element_torque[:, bearing] * v)
+    np.testing.assert_array_equal(r.element_power[:, drive], -r.element_torque[:, drive] * v)
+    np.testing.assert_allclose(r.element_dissipated.sum(axis=1), r.energy["dissipated"], rtol=0, atol=1e-12)
+    assert np.all(r.element_dissipated[:, drive] == 0.0)
+    accel = (r.element_torque[:, drive] - r.element_torque[:, bearing]) / I
+    np.testing.assert_allclose(r.body_acceleration[slip, 0], accel[slip], rtol=0, atol=1e-9)
+    assert r.units["elements.bearing.power"] == "W" and r.units["bodies.block.acceleration"] == "rad/s^2"
 
 
 def test_set_by_sweep_path_reassembles(models_dir):

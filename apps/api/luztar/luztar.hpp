@@ -17,10 +17,11 @@
 //               if (sim.advance_to(t_k) != lz::Status::reached_time) fault(sim.message());
 //               publish(sim.value(angle));
 //
-// Units are SI: rad, rad/s, N m, J, s. Signals are named by path (README,
-// "Signal paths"): bodies.<body>.angle|velocity, elements.<element>.torque|state,
+// Units are SI: rad, rad/s, rad/s^2, N m, W, J, s. Signals are named by path
+// (README, "Signal paths"): bodies.<body>.angle|velocity|acceleration,
+// elements.<element>.torque|state|relative_angle|relative_velocity|power|dissipated,
 // inputs.<input>, blocks.<block>, energy.input_work|kinetic|elastic|dissipated;
-// the stepping Simulator also takes the short names <body>.angle, <element>.torque,
+// the stepping Simulator also takes the short names <body>.angle, <element>.power,
 // <input>, ... Errors: a model that breaks a rule throws luztar::api::Error; a bad
 // argument (unknown name, value out of bounds, time backwards) throws
 // std::invalid_argument; a run that stops early is not an exception but a Status

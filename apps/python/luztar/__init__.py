@@ -76,7 +76,8 @@ from . import _luztar  # noqa: E402  (the exceptions above must exist before it 
 __version__: str = _luztar.__version__
 
 # Units of the stored signals (SI), by the last part of the path.
-_UNITS = {"time": "s", "angle": "rad", "velocity": "rad/s", "torque": "N m", "state": "1",
+_UNITS = {"time": "s", "angle": "rad", "velocity": "rad/s", "acceleration": "rad/s^2", "torque": "N m", "state": "1",
+          "relative_angle": "rad", "relative_velocity": "rad/s", "power": "W",
           "input_work": "J", "kinetic": "J", "elastic": "J", "dissipated": "J"}
 
 
@@ -108,19 +109,29 @@ class Result:
 
     Every stored signal is a 1-D numpy array of the length of :attr:`time`, reached by its
     path in the HDF5 file with dots: ``result["bodies.psi.angle"]`` [rad],
-    ``"bodies.<b>.velocity"`` [rad/s], ``"elements.<e>.torque"`` [N m],
+    ``"bodies.<b>.velocity"`` [rad/s], ``"bodies.<b>.acceleration"`` [rad/s^2],
+    ``"elements.<e>.torque"`` [N m],
     ``"elements.<e>.state"`` (int8: friction -1 slip-, 0 stuck, +1 slip+; spring freeplay
-    side), ``"energy.<input_work|kinetic|elastic|dissipated>"`` [J], ``"blocks.<name>"``
+    side), ``"elements.<e>.relative_angle"`` [rad] and ``"relative_velocity"`` [rad/s] (the
+    coordinate it acts on: q_a - ratio q_b, a load its body's angle), ``"elements.<e>.power"``
+    [W] (taken from the bodies: > 0 absorbed, < 0 delivered), ``"elements.<e>.dissipated"`` [J]
+    (since t_start; the elements' add up to energy.dissipated),
+    ``"energy.<input_work|kinetic|elastic|dissipated>"`` [J], ``"blocks.<name>"``
     (held output of a sampled block). A path without its first part (``"psi.angle"``,
-    ``"mesh.torque"``) is found too. :attr:`units` maps every signal to its unit.
+    ``"mesh.torque"``) is found too. :attr:`units` maps every signal to its unit. A file
+    written before luztar stored accelerations and the per-element relative angle, power and
+    dissipated energy has none of them (KeyError).
 
     Attributes:
         time: (nt,) output instants [s].
         signals: dict path -> array, every stored signal.
-        units: dict path -> SI unit ("rad", "rad/s", "N m", "J", "1"; "s" for "time"; a block's:
+        units: dict path -> SI unit ("rad", "rad/s", "rad/s^2", "N m", "W", "J", "1"; "s" for "time"; a block's:
             "N m" when its output drives a torque or a friction limit, else "unit of the signal").
         angle, velocity: (nt, nb) arrays [rad], [rad/s], columns in :attr:`body_names` order.
+        body_acceleration: (nt, nb) array [rad/s^2].
         element_torque, element_state: (nt, ne) arrays, columns in :attr:`element_names` order.
+        element_relative, element_relative_velocity, element_power, element_dissipated: (nt, ne)
+            arrays [rad], [rad/s], [W], [J].
         energy: dict input_work / kinetic / elastic / dissipated -> (nt,) array [J].
         block_output: (nt, nsb) held outputs of the sampled blocks (:attr:`block_names`).
         events: structured array with fields t [s], element (name), kind (stick,
@@ -176,6 +187,31 @@ class Result:
     def element_state(self) -> np.ndarray:
         """(nt, ne) element states (int8)."""
         return self._matrix(("elements", self.element_names), "state", np.int8)
+
+    @property
+    def body_acceleration(self) -> np.ndarray:
+        """(nt, nb) body accelerations [rad/s^2] (NaN for a massless body)."""
+        return self._matrix(("bodies", self.body_names), "acceleration")
+
+    @property
+    def element_relative(self) -> np.ndarray:
+        """(nt, ne) the coordinate each element acts on [rad] (sum c_k q_k, q_a - ratio q_b; a load: its body's angle)."""
+        return self._matrix(("elements", self.element_names), "relative_angle")
+
+    @property
+    def element_relative_velocity(self) -> np.ndarray:
+        """(nt, ne) its rate [rad/s]."""
+        return self._matrix(("elements", self.element_names), "relative_velocity")
+
+    @property
+    def element_power(self) -> np.ndarray:
+        """(nt, ne) power each element takes from the bodies [W] (> 0 absorbed, < 0 delivered)."""
+        return self._matrix(("elements", self.element_names), "power")
+
+    @property
+    def element_dissipated(self) -> np.ndarray:
+        """(nt, ne) energy each element has dissipated since t_start [J]; rows add up to energy["dissipated"]."""
+        return self._matrix(("elements", self.element_names), "dissipated")
 
     @property
     def energy(self) -> dict[str, np.ndarray]:

@@ -1,0 +1,97 @@
+#include "solvers/element_outputs.hpp"
+
+#include <limits>
+
+#include "elements/kinds.hpp"
+
+namespace luztar {
+
+namespace {
+
+// Element (row, i)'s coordinate row, and the sign s of its power s T x' (a row
+// +1; a one-body element -1: its body's angle); s = 0: none (a kind with neither).
+double coordinate_of(const Model& m, const ElementKindInfo& row, int i, CoordinateRow& r) {
+  if (row.relation) {
+    r = row.relation(m, i);
+    return 1.0;
+  }
+  if (row.body) {
+    r = two_body_row(row.body(m, i), kGround, 1.0);
+    return -1.0;
+  }
+  return 0.0;
+}
+
+}  // namespace
+
+void OutputSample::resize(const Model& m) {
+  const std::size_t ne = static_cast<std::size_t>(m.num_elements());
+  for (std::vector<double>* v : {&torque, &relative, &rate, &power, &dissipated}) v->resize(ne);
+  state.resize(ne);
+  acceleration.resize(static_cast<std::size_t>(m.num_bodies()));
+}
+
+void append_sample(const OutputSample& s, Result& r) {
+  const auto append = [](std::vector<double>& to, const std::vector<double>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  append(r.element_torque, s.torque);
+  r.element_state.insert(r.element_state.end(), s.state.begin(), s.state.end());
+  append(r.element_relative, s.relative);
+  append(r.element_relative_velocity, s.rate);
+  append(r.element_power, s.power);
+  append(r.element_dissipated, s.dissipated);
+  append(r.acceleration, s.acceleration);
+}
+
+void element_coordinates(const Model& m, const double* q, const double* w, double* x, double* rate) {
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    const int e = m.elements_of(row.kind)[i];
+    CoordinateRow r;
+    const bool has = coordinate_of(m, row, i, r) != 0.0;
+    const double s = output_scale(m, e);  // as written: the power T x' is the same
+    x[e] = has ? row_value(r, q) / s : 0.0;
+    rate[e] = has ? row_value(r, w) / s : 0.0;
+  });
+}
+
+double element_rate(const Model& m, int e, const double* w) {
+  const ElementKindInfo& row = element_kind_info(m.element_kind[e]);
+  CoordinateRow r;
+  return coordinate_of(m, row, m.element_index[e], r) != 0.0 ? row_value(r, w) / output_scale(m, e) : 0.0;
+}
+
+void element_powers(const Model& m, const double* torque, const double* rate, double* power) {
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    const int e = m.elements_of(row.kind)[i];
+    CoordinateRow r;
+    power[e] = coordinate_of(m, row, i, r) * torque[e] * rate[e];
+  });
+}
+
+void body_accelerations(const Model& m, const ModeStructure& ms, const Workspace& ws, double* acc) {
+  const LockedClusters& c = ms.clusters;
+  for (int j = 0; j < m.num_bodies(); ++j)
+    acc[j] = m.massless(j)                  ? std::numeric_limits<double>::quiet_NaN()
+             : c.grounded[c.cluster_of[j]] ? 0.0
+                                           : body_acceleration(c, j, ws.acc.data(), ws.slot_acc.data());
+}
+
+std::vector<int> dissipative_elements(const Model& m) {
+  std::vector<int> ids;
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.dissipation) ids.push_back(m.elements_of(row.kind)[i]);
+  });
+  return ids;
+}
+
+int element_dissipation_powers(const Model& m, const State& modes, const Workspace& ws, double* power) {
+  const ModeFrame frame = mode_frame(&modes, ws);
+  int k = 0;
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.dissipation) power[k++] = row.dissipation(m, i, frame);
+  });
+  return k;
+}
+
+}  // namespace luztar

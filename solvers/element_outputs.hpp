@@ -1,0 +1,58 @@
+#pragma once
+// Per-element and per-body outputs beyond torque and state (core/result.hpp):
+// the coordinate each element acts on and its rate, the power it takes from the
+// bodies, the bodies' accelerations, and the split of the dissipated power by
+// element that the integrators book beside the global one (README, "Energy
+// balance"). Each reads the element kinds' rows (elements/kinds.hpp), never a kind.
+#include <vector>
+
+#include "core/model.hpp"
+#include "core/result.hpp"
+#include "core/state.hpp"
+#include "solvers/dynamics.hpp"
+
+namespace luztar {
+
+// Every per-element and per-body output at one instant (Result conventions,
+// core/result.hpp; sized by resize).
+struct OutputSample {
+  std::vector<double> torque;             // (ne) [N m]
+  std::vector<std::int8_t> state;         // (ne)
+  std::vector<double> relative, rate;     // (ne) x [rad], x' [rad/s]
+  std::vector<double> power;              // (ne) [W]
+  std::vector<double> dissipated;         // (ne) [J]
+  std::vector<double> acceleration;       // (nb) [rad/s^2]
+  void resize(const Model& m);
+};
+// Appends the sample to the Result's per-element and per-body arrays.
+void append_sample(const OutputSample& s, Result& r);
+
+// The coordinate x of every element (ne) at angles q and its rate x' at
+// velocities w (nb each): its coordinate row's sum c_k q_k, a one-body
+// element's body angle (elements/kinds.hpp ElementKindInfo::relation, ::body),
+// as written (divided by output_scale: an element a rigid merge carried reads
+// in its own bodies' terms).
+void element_coordinates(const Model& m, const double* q, const double* w, double* x, double* rate);
+// The rate x' of element e's coordinate at velocities w (nb) [rad/s].
+double element_rate(const Model& m, int e, const double* w);
+// The power each element takes from the bodies (ne) [W], -sum_i f_i w_i, from its
+// torque T and its coordinate's rate: T x' for a row (-c_k T on body k), -T w
+// for a one-body element (+T on its body).
+void element_powers(const Model& m, const double* torque, const double* rate, double* power);
+// Body accelerations (nb) [rad/s^2] from the cluster accelerations in ws.acc
+// and ws.slot_acc (cluster_accelerations in the structure ms): a member's
+// through its cluster's motion (bodies/clusters.hpp body_acceleration), a held
+// body's 0, a massless body's NaN (its velocity is algebraic in the mode: not
+// an integrated state).
+void body_accelerations(const Model& m, const ModeStructure& ms, const Workspace& ws, double* acc);
+
+// The elements whose kinds dissipate (ElementKindInfo::dissipation), element
+// ids in the order of the sum of dissipation_power (kSumOrder): the order of
+// the per-element quadratures (solvers/mode_system.hpp).
+std::vector<int> dissipative_elements(const Model& m);
+// Their dissipated powers [W] at the state in ws (after applied_forces), in
+// dissipative_elements order; they add up to dissipation_power (summed in
+// this order from 0: to the bit). Returns their count.
+int element_dissipation_powers(const Model& m, const State& modes, const Workspace& ws, double* power);
+
+}  // namespace luztar
