@@ -196,6 +196,11 @@ Model build(const Reduction& reduction) {
     m.angle0.push_back(b.angle);
     m.velocity0.push_back(b.velocity);
   }
+  m.reported_body_names = m.body_names;
+  for (const Reduction::Merged& g : reduction.merged) {
+    m.merged_bodies.push_back({g.kept.empty() ? kGround : m.body_index(g.kept), g.factor});
+    m.reported_body_names.push_back(g.name);
+  }
   auto body = [&](const std::string& name) { return name.empty() ? kGround : m.body_index(name); };
   // An element's row: its coordinate's terms in the order of the file, or
   // x = q_a - ratio q_b (core/coordinate.hpp).

@@ -182,6 +182,15 @@ struct Model {
 
   // Bodies (nb x 1 each)
   std::vector<std::string> body_names;
+  // Bodies a rigid connection merged into a kept one (core/reduce.hpp): each
+  // moves as q = factor q_kept (kept kGround: fixed to the base, q = 0).
+  // Results report them after the model's bodies (reported_body_names).
+  struct MergedBody {
+    int kept = -1;
+    double factor = 0.0;
+  };
+  std::vector<MergedBody> merged_bodies;
+  std::vector<std::string> reported_body_names;  // body_names, then the merged bodies' names
   std::vector<double> inertia;    // [kg m^2]; 0 = massless on viscous bearings
   std::vector<double> angle0;     // [rad]
   std::vector<double> velocity0;  // [rad/s]
@@ -255,6 +264,21 @@ struct Model {
   int element_id(const std::string& name) const;
   int input_id(const std::string& name) const;
 };
+
+// Reported body j's value (j < nb: the model's body; beyond: a merged body,
+// factor times its kept body's) from the model bodies' values v (nb: angles,
+// velocities or accelerations).
+inline double reported_body_value(const Model& m, const double* v, int j) {
+  if (j < m.num_bodies()) return v[j];
+  const Model::MergedBody& g = m.merged_bodies[static_cast<std::size_t>(j - m.num_bodies())];
+  return g.kept == kGround ? 0.0 : g.factor * v[g.kept];
+}
+// Appends the values of every reported body (reported_body_names) to `out`.
+inline void append_reported_bodies(const Model& m, const std::vector<double>& v, std::vector<double>& out) {
+  out.insert(out.end(), v.begin(), v.begin() + m.num_bodies());
+  for (int j = m.num_bodies(); j < static_cast<int>(m.reported_body_names.size()); ++j)
+    out.push_back(reported_body_value(m, v.data(), j));
+}
 
 // The law of a spring's description (core/spring_law.cpp) on its coordinate
 // row: the gap as its middle and half-width around the

@@ -64,13 +64,18 @@ void scale_friction_law(OneWayClutchSpec& f, double abs_c) { f.coulomb = scaled(
 
 class Reducer {
  public:
-  explicit Reducer(const ModelSpec& spec) : spec_(spec) {}
+  explicit Reducer(const ModelSpec& spec) : spec_(spec), original_bodies_(spec.bodies) {}
 
   Reduction run() {
     while (merge_rigid() || eliminate_massless()) {
     }
     check_remaining_massless();
-    return {spec_, steps_, scales_};
+    // the merged bodies in the file's order
+    std::vector<Reduction::Merged> merged;
+    for (const BodySpec& b : original_bodies_)
+      for (const Reduction::Merged& g : merged_)
+        if (g.name == b.name) merged.push_back(g);
+    return {spec_, steps_, scales_, merged};
   }
 
  private:
@@ -270,6 +275,13 @@ class Reducer {
     }
     erase_elements(drop);
     remeasure(gone, kept, factor);
+    // bodies merged into `gone` before now move through `kept`
+    for (Reduction::Merged& g : merged_)
+      if (g.kept == gone) {
+        g.kept = kept;
+        g.factor = kept.empty() ? 0.0 : g.factor * factor;
+      }
+    merged_.push_back({gone, kept, kept.empty() ? 0.0 : factor});
     spec_.bodies.erase(spec_.bodies.begin() + body_index(gone));
     steps_.push_back(step.str());
     steps_.insert(steps_.end(), redundant.begin(), redundant.end());
@@ -532,6 +544,8 @@ class Reducer {
   ModelSpec spec_;
   std::vector<std::string> steps_;
   std::map<std::string, double> scales_;
+  std::vector<BodySpec> original_bodies_;   // the file's bodies (their order)
+  std::vector<Reduction::Merged> merged_;  // merged so far
 };
 
 }  // namespace

@@ -42,6 +42,14 @@ struct Reduction {
   // the motor). A negative scale also reverses the element's sides. Elements
   // not listed: 1.
   std::map<std::string, double> output_scale;
+  // Bodies a rigid connection merged into another, in the file's order: each
+  // moves as q = factor q_kept (kept "": fixed to the base, q = 0), and is
+  // reported so in results (core/model.hpp MergedBody).
+  struct Merged {
+    std::string name, kept;
+    double factor = 0.0;
+  };
+  std::vector<Merged> merged;
 };
 
 Reduction reduce(const ModelSpec& spec);

@@ -38,7 +38,7 @@ std::string stopped_by_caller(double t) {
 
 Result labelled_result(const Model& m) {
   Result r;
-  r.body_names = m.body_names;
+  r.body_names = m.reported_body_names;  // a merged body too (core/model.hpp)
   r.element_names = m.element_names;
   r.block_names = m.sampled_names;
   r.block_units = block_units(m);

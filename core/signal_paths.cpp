@@ -102,7 +102,9 @@ static const std::vector<std::string> kNoInputs;  // a Result records none
 
 SignalSpace signal_space(const Result& r) { return {r.body_names, r.element_names, kNoInputs, r.block_names}; }
 
-SignalSpace signal_space(const Model& m) { return {m.body_names, m.element_names, m.input_names, m.sampled_names}; }
+SignalSpace signal_space(const Model& m) {
+  return {m.reported_body_names, m.element_names, m.input_names, m.sampled_names};
+}
 
 SignalPath resolve_signal_path(const Model& m, const std::string& path, SignalNames names, const char* noun) {
   return resolve_signal_path(signal_space(m), path, names, noun);
@@ -173,7 +175,7 @@ std::vector<std::string> signal_paths(const SignalSpace& m) {
 std::string signal_path_name(const Model& m, const SignalPath& s) {
   const auto at = [](const std::vector<std::string>& v, int k) { return v.at(static_cast<std::size_t>(k)); };
   for (const OwnerQuantity& q : kBodyQuantities)
-    if (q.kind == s.kind) return "bodies." + at(m.body_names, s.index) + "." + q.name;
+    if (q.kind == s.kind) return "bodies." + at(m.reported_body_names, s.index) + "." + q.name;
   for (const OwnerQuantity& q : kElementQuantities)
     if (q.kind == s.kind) return "elements." + at(m.element_names, s.index) + "." + q.name;
   switch (s.kind) {

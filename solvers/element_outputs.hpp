@@ -21,7 +21,7 @@ struct OutputSample {
   std::vector<double> relative, rate;     // (ne) x [rad], x' [rad/s]
   std::vector<double> power;              // (ne) [W]
   std::vector<double> dissipated;         // (ne) [J]
-  std::vector<double> acceleration;       // (nb) [rad/s^2]
+  std::vector<double> acceleration;       // (reported bodies: nb, then merged ones) [rad/s^2]
   void resize(const Model& m);
 };
 // Appends the sample to the Result's per-element and per-body arrays.
@@ -44,6 +44,7 @@ void element_powers(const Model& m, const double* torque, const double* rate, do
 // through its cluster's motion (bodies/clusters.hpp body_acceleration), a held
 // body's 0, a massless body's NaN (its velocity is algebraic in the mode: not
 // an integrated state).
+// acc holds every reported body (Model::reported_body_names): merged ones after.
 void body_accelerations(const Model& m, const ModeStructure& ms, const Workspace& ws, double* acc);
 
 // The elements whose kinds dissipate (ElementKindInfo::dissipation), element

@@ -425,8 +425,8 @@ OutputId Simulator::output(const std::string& name) const {
 double Simulator::value(OutputId id) const {
   Impl& s = *impl_;
   switch (id.kind) {
-    case OutputId::Kind::angle: return s.data.state.q.at(static_cast<std::size_t>(id.index));
-    case OutputId::Kind::velocity: return s.data.state.w.at(static_cast<std::size_t>(id.index));
+    case OutputId::Kind::angle: return reported_body_value(s.model, s.data.state.q.data(), id.index);
+    case OutputId::Kind::velocity: return reported_body_value(s.model, s.data.state.w.data(), id.index);
     case OutputId::Kind::input: return s.data.inputs.at(static_cast<std::size_t>(id.index));
     case OutputId::Kind::torque: return s.refresh_outputs().torque.at(static_cast<std::size_t>(id.index));
     case OutputId::Kind::state: return s.refresh_outputs().state.at(static_cast<std::size_t>(id.index));
@@ -436,7 +436,7 @@ double Simulator::value(OutputId id) const {
     case OutputId::Kind::element_dissipated:
       return s.data.state.element_dissipated.at(static_cast<std::size_t>(id.index));
     case OutputId::Kind::acceleration:
-      return s.refresh_outputs().acceleration.at(static_cast<std::size_t>(id.index));
+      return s.refresh_outputs().acceleration.at(static_cast<std::size_t>(id.index));  // (reported bodies)
     case OutputId::Kind::input_work: return s.data.state.input_work;
     case OutputId::Kind::kinetic: return kinetic_energy(s.model, s.data.state.w);
     case OutputId::Kind::elastic: return elastic_energy(s.model, s.data.state.q);
@@ -486,8 +486,8 @@ class EventDrivenRun {
   void sample(double, Result& r) {
     const State& s = sim_.state();
     r.time.push_back(s.t);
-    r.angle.insert(r.angle.end(), s.q.begin(), s.q.end());
-    r.velocity.insert(r.velocity.end(), s.w.begin(), s.w.end());
+    append_reported_bodies(model_, s.q, r.angle);
+    append_reported_bodies(model_, s.w, r.velocity);
     append_sample(sim_.outputs(), r);
     r.input_work.push_back(s.input_work);
     r.kinetic.push_back(kinetic_energy(model_, s.w));

@@ -520,8 +520,8 @@ class TimeSteppingRun {
       w_[j] = v0_[j] + a * (mj_.v()[j] - v0_[j]);
     }
     r.time.push_back(ts);
-    r.angle.insert(r.angle.end(), q_.begin(), q_.end());
-    r.velocity.insert(r.velocity.end(), w_.begin(), w_.end());
+    append_reported_bodies(model_, q_, r.angle);
+    append_reported_bodies(model_, w_, r.velocity);
     sample_outputs(h, a);
     append_sample(out_, r);
     r.input_work.push_back(W0_ + a * (mj_.input_work() - W0_));
@@ -543,6 +543,8 @@ class TimeSteppingRun {
     element_powers(model_, out_.torque.data(), mid_rate_.data(), out_.power.data());
     for (int e = 0; e < ne; ++e) out_.dissipated[e] = E0_[e] + a * (mj_.element_dissipated()[e] - E0_[e]);
     for (int j = 0; j < model_.num_bodies(); ++j) out_.acceleration[j] = h > 0.0 ? (mj_.v()[j] - v0_[j]) / h : 0.0;
+    for (int j = model_.num_bodies(); j < static_cast<int>(out_.acceleration.size()); ++j)
+      out_.acceleration[j] = reported_body_value(model_, out_.acceleration.data(), j);
   }
 
   const std::string& message() const { return message_; }

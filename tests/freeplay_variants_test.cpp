@@ -19,6 +19,7 @@
 #include "io/yaml_model.hpp"
 #include "io/yaml_writer.hpp"
 #include "solvers/simulator.hpp"
+#include "tests/model_builder.hpp"
 
 namespace luztar {
 namespace {
@@ -404,7 +405,11 @@ TEST(FreeplayVariants, RigidMergeThroughANegativeRatioMapsEveryVariant) {
       const bool pad = h.events[i].element == 0;
       EXPECT_EQ(r.events[i].after, pad ? 4 - h.events[i].after : -h.events[i].after) << integrator;
     }
-    for (int k = 0; k < r.num_samples(); ++k) ASSERT_NEAR(r.angle[k], h.angle[k], 1e-12) << integrator;
+    const std::vector<double> qr = test::first_bodies(r, r.angle, h.num_bodies());  // (r also reports c)
+    ASSERT_EQ(qr.size(), h.angle.size()) << integrator;
+    for (std::size_t k = 0; k < qr.size(); ++k) ASSERT_NEAR(qr[k], h.angle[k], 1e-12) << integrator;
+    for (int k = 0; k < r.num_samples(); ++k)  // c = -2 b
+      EXPECT_EQ(r.angle[static_cast<std::size_t>(2 * k + 1)], -2.0 * r.angle[static_cast<std::size_t>(2 * k)]) << integrator;
   }
 }
 

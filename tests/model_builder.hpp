@@ -120,6 +120,14 @@ inline SimulationSettings settings(double t_end, double output_step, double rtol
 }
 
 // Column helpers on a Result.
+// The first nb bodies' columns of r's per-body array v (nt x r.num_bodies()):
+// a model's own bodies, without the rigidly merged ones reported after them.
+inline std::vector<double> first_bodies(const Result& r, const std::vector<double>& v, int nb) {
+  std::vector<double> out;
+  const auto n = static_cast<std::size_t>(r.num_bodies());
+  for (std::size_t k = 0; k * n < v.size(); ++k) out.insert(out.end(), v.begin() + k * n, v.begin() + k * n + nb);
+  return out;
+}
 inline double angle(const Result& r, int k, int body) { return r.angle[k * r.num_bodies() + body]; }
 inline double velocity(const Result& r, int k, int body) { return r.velocity[k * r.num_bodies() + body]; }
 inline double element_torque(const Result& r, int k, int element) { return r.element_torque[k * r.num_elements() + element]; }

@@ -133,7 +133,11 @@ TEST(Reduce, RigidGearPairEqualsTheHandMergedBody) {
   EXPECT_EQ(m.body_names[0], "wheel");
   const Result a = simulate(m), b = simulate(assemble(merged));
   ASSERT_EQ(a.num_samples(), b.num_samples());
-  for (int k = 0; k < a.num_samples(); ++k) EXPECT_NEAR(a.angle[k], b.angle[k], 1e-12);
+  ASSERT_EQ(a.num_bodies(), 2);  // wheel, then the merged pinion (q_pinion = 2 q_wheel)
+  for (int k = 0; k < a.num_samples(); ++k) {
+    EXPECT_NEAR(a.angle[2 * k], b.angle[k], 1e-12);
+    EXPECT_EQ(a.angle[2 * k + 1], 2.0 * a.angle[2 * k]);
+  }
   EXPECT_EQ(a.events.size(), b.events.size());
   EXPECT_GT(a.events.size(), 2u);
 }
@@ -405,6 +409,59 @@ elements:
       }
     EXPECT_GT(checked, 20) << integrator;
   }
+}
+
+// Rigidly merged bodies are reported, after the model's bodies, as they move
+// through the body they joined: a chain c -(ratio 2)- b -(ratio -3)- a merges
+// c into b and then b into a (q_c = 2 q_b = -6 q_a after composing), and a
+// wheel fixed to the base by a rigid spring reads 0. Their angles,
+// velocities and accelerations are those of the kept body times the factor,
+// in every solver, and a sweep metric or a Simulator output can name them.
+// Before, they were absent from every output ("the model has no body 'c'").
+TEST(Reduce, MergedBodiesAreReportedThroughTheBodyTheyJoin) {
+  const ModelSpec spec = io::parse_model_spec(R"(
+simulation: {t_end: 1.0, output_step: 0.01}
+bodies:
+  c: {inertia: 0.01, velocity: -6.0}
+  a: {inertia: 1.0, velocity: 1.0}
+  b: {inertia: 0.1, velocity: -3.0}
+  fixed: {inertia: 0.2}
+  w: {inertia: 0.5}
+elements:
+  gear_cb: {type: spring, bodies: [c, b], stiffness: .inf, ratio: 2}
+  gear_ba: {type: spring, bodies: [b, a], stiffness: .inf, ratio: -3}
+  shaft: {type: spring, bodies: [a, w], stiffness: 40}
+  lock: {type: spring, body: fixed, stiffness: .inf}
+  drive: {type: torque, body: c, torque: {sine: {amplitude: 0.5, frequency: 2}}}
+)", "chain.yaml", ".");
+  for (const char* solver : {"exact", "cvode_bdf", "time_stepping"}) {
+    ModelSpec run = spec;
+    if (std::string(solver) == "time_stepping") {
+      run.simulation.solver = "time_stepping";
+      run.simulation.step = 1e-4;
+    } else {
+      run.simulation.integrator = solver;
+    }
+    const Model model = assemble(run);
+    ASSERT_EQ(model.num_bodies(), 2) << solver;  // a and w
+    const Result r = simulate(model);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.body_names, (std::vector<std::string>{"a", "w", "c", "b", "fixed"})) << solver;
+    const auto of = [&](const std::vector<double>& v, int k, int j) { return v[static_cast<std::size_t>(k * 5 + j)]; };
+    for (int k = 0; k < r.num_samples(); ++k)
+      for (const std::vector<double>* v : {&r.angle, &r.velocity, &r.acceleration}) {
+        EXPECT_EQ(of(*v, k, 2), -6.0 * of(*v, k, 0)) << solver;  // c
+        EXPECT_EQ(of(*v, k, 3), -3.0 * of(*v, k, 0)) << solver;  // b
+        EXPECT_EQ(of(*v, k, 4), 0.0) << solver;                  // fixed
+      }
+    EXPECT_NEAR(r.velocity[0], 1.0, 1e-15) << solver;  // a's initial velocity (b's -3 agrees with it)
+  }
+  // named by a Simulator output and a metric's signal path
+  const Model model = assemble(spec);
+  Simulator sim(model);
+  ASSERT_EQ(sim.advance_to(0.5), StepStatus::reached_time) << sim.message();
+  EXPECT_EQ(sim.value(sim.output("bodies.c.velocity")), -6.0 * sim.value(sim.output("bodies.a.velocity")));
+  EXPECT_EQ(sim.value(sim.output("b.angle")), -3.0 * sim.value(sim.output("a.angle")));
 }
 
 }  // namespace

@@ -319,9 +319,10 @@ TEST(SampledBlocks, AMergedBodyIsMeasuredThroughTheKeptOne) {
   const Model direct = parse(model("  motor: {inertia: 1.4}\n", "", "{product: [2.0, {angle: motor}]}"));
   ASSERT_EQ(merged.num_bodies(), 1);
   const Result a = simulate(merged), b = simulate(direct);
-  ASSERT_EQ(a.angle.size(), b.angle.size());
+  const std::vector<double> qa = test::first_bodies(a, a.angle, 1);  // (a also reports the wheel)
+  ASSERT_EQ(qa.size(), b.angle.size());
   double worst = 0.0;
-  for (std::size_t i = 0; i < a.angle.size(); ++i) worst = std::max(worst, std::abs(a.angle[i] - b.angle[i]));
+  for (std::size_t i = 0; i < qa.size(); ++i) worst = std::max(worst, std::abs(qa[i] - b.angle[i]));
   EXPECT_LT(worst, 1e-12);
   EXPECT_GT(std::abs(a.angle.back()), 0.1);
 }
