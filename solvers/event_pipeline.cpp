@@ -467,13 +467,27 @@ bool EventPipeline::stuck_consistent() {
     const double against = model.is_one_way_link(l)  // the locking side has no limit
                                ? model.one_way_clutches[model.links[l].element].overrun * ws.lambda[l]
                                : std::abs(ws.lambda[l]);
-    if (against > ws.limit[l] * (1.0 + 1e-9) + 1e-12) return false;
+    if (against > ws.limit[l] * (1.0 + 1e-9) + 1e-12 * link_torque_scale(l)) return false;
   }
   double scale = 0.0;  // a contact pulling (beyond roundoff) must let go
   for (int s : ms.contacts) scale = std::max(scale, std::abs(ws.lambda[model.spring_link[s]]));
-  for (int s : ms.contacts)
-    if (state.spring_side[s] * ws.lambda[model.spring_link[s]] < -1e-9 * scale - 1e-12) return false;
+  for (int s : ms.contacts) {
+    const int l = model.spring_link[s];
+    if (state.spring_side[s] * ws.lambda[l] < -1e-9 * scale - 1e-12 * link_torque_scale(l)) return false;
+  }
   return true;
+}
+
+// The scale of link l's torque [N m] at the state in ws: its limit, its
+// torque and the applied torques on its bodies carried to its coordinate
+// (|T_k / c_k|). A static torque's roundoff is relative to these, never
+// absolute: a model whose inertias and torques are all scaled by 1e-19 (or a
+// row scaled by 1e20) is the same model.
+double EventPipeline::link_torque_scale(int l) const {
+  const CoordinateRow& row = model.links[l].row;
+  double scale = ws.limit[l] + std::abs(ws.lambda[l]);
+  for (int k = 0; k < row.n; ++k) scale = std::max(scale, std::abs(ws.force[row.body[k]] / row.c[k]));
+  return scale;
 }
 
 // Every element whose state (its kind's row: state) changed since `before`.

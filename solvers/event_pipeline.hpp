@@ -98,6 +98,7 @@ class EventPipeline {
   bool enter_kinks_from_rest();
   bool break_away_at_limits(bool own_log);
   double reserve_scale(const Witness& w) const;
+  double link_torque_scale(int link) const;
   bool find_leaving_reserves();
   void cross_knots_from_rest();
   void probe_accelerations();
