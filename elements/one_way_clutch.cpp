@@ -46,7 +46,7 @@ bool tangent(const Model& m, int i, const State& modes, const double*, Tangent& 
 
 void witnesses(const Model& m, int i, const WitnessContext& c, std::vector<Witness>& out) {
   const OneWayClutch& clutch = m.one_way_clutches[i];
-  if (!c.in_group[clutch.link]) one_way_witnesses(clutch, one_way_locked(m, i, *c.modes), c.slip_margin, out);
+  if (!c.in_group[clutch.link]) one_way_witnesses(clutch, one_way_locked(m, i, *c.modes), c.slip_margin * row_scale(clutch.law.row), out);
 }
 
 double dissipation(const Model& m, int i, const ModeFrame& f) {

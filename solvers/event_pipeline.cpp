@@ -330,7 +330,10 @@ void EventPipeline::strike() {
   // A flight rising less than 1000 angle tolerances off the flank is below
   // what the integrator resolves: that impact is plastic (solvers/impacts.hpp).
   double gap = 0.0;
-  for (int s : struck) gap = std::max(gap, std::abs(model.springs[s].center) + model.springs[s].freeplay);
+  for (int s : struck) {  // (in the bodies' units, as RestThreshold)
+    const Spring& sp = model.springs[s];
+    gap = std::max(gap, (std::abs(sp.center) + sp.freeplay) / row_scale(sp.row));
+  }
   const RestThreshold rest{settings.rest_velocity, 1e3 * (settings.atol + settings.rtol * gap)};
   const ImpactOutcome out = resolve_impacts(model, state.spring_side, rest, ws.force, state.q, state.w, impact);
   if (!out.struck) return;  // touching but not approaching (at t_start): nothing jumped
@@ -349,7 +352,7 @@ void EventPipeline::strike() {
   for (int l = 0; l < model.num_links(); ++l) {
     if (model.is_contact_link(l)) continue;
     const double v = friction_link_rate(model.links[l], state.w.data());
-    if (std::abs(v) > settings.atol) set_moving(l, v);
+    if (std::abs(v) > settings.atol * row_scale(model.links[l].row)) set_moving(l, v);
     else if (can_lock(l)) arrived.push_back(l);
   }
 }
@@ -397,13 +400,15 @@ bool EventPipeline::past_flank(std::size_t s) const {
 }
 
 // The friction elements and one-way clutches that can lock and are at rest:
-// locked already, arrived at rest (`arrived`), or with |v| <= tolerance.
+// locked already, arrived at rest (`arrived`), or with |v| <= tolerance
+// (a tolerance of the bodies' velocities: row_scale times it on the link's).
 void EventPipeline::add_lock_candidates(double tolerance) {
   for (int l = 0; l < model.num_links(); ++l) {
     if (!can_lock(l)) continue;
+    const ModelLink& link = model.links[l];
     const bool is_candidate = link_locked(model, state, l) ||
                               std::find(arrived.begin(), arrived.end(), l) != arrived.end() ||
-                              std::abs(friction_link_rate(model.links[l], state.w.data())) <= tolerance;
+                              std::abs(friction_link_rate(link, state.w.data())) <= tolerance * row_scale(link.row);
     if (!is_candidate) continue;
     candidates.push_back(l);
     links.push_back(model.links[l].row);
