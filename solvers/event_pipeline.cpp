@@ -29,6 +29,9 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
   links.reserve(nl);
   struck.reserve(m.springs.size());
   struck_side.assign(m.springs.size(), 0);
+  torque_scale.assign(nl, 1.0);
+  for (const Signal& sig : m.signals) signal_scale_ = std::max(signal_scale_, tree_magnitude(sig));
+  if (!(signal_scale_ > 0.0 && std::isfinite(signal_scale_))) signal_scale_ = 1.0;
   locked.reserve(m.num_bodies());
   events.reserve(1024);  // the event log grows by doubling beyond this
   data.recent_events.reserve(static_cast<std::size_t>(std::max(s.storm_events, 0L)) + 1);
@@ -105,12 +108,26 @@ void EventPipeline::restart() {
     if (row.restart_mode) state.element_mode[model.elements_of(row.kind)[i]] = row.restart_mode(model, i, state);
   });
   close_segment();
-  build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms);
+  link_torque_scales();
+  build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms, torque_scale.data());
   // The integrator watches a fixed number of root functions (re-registering
   // them would allocate); the unused ones are constant and never cross.
   std::fill(directions.begin(), directions.end(), 0);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) directions[r] = ms.roots[r].direction;
   restart_integrator(false);
+}
+
+// Each link's torque scale at the state (applied_scale), or, where nothing
+// acts on it yet (a load rising from 0), the largest number of the model's
+// signals: the units of the one-way clutches' reserve margins.
+void EventPipeline::link_torque_scales() {
+  ws.q = state.q;
+  ws.w = state.w;
+  applied_forces(model, state, state.t, ws);
+  for (int l = 0; l < model.num_links(); ++l) {
+    const double s = applied_scale(l);
+    torque_scale[static_cast<std::size_t>(l)] = s > 0.0 ? s : signal_scale_;
+  }
 }
 
 // The time stuck of the structure's held elements booked up to state.t.
@@ -489,8 +506,14 @@ bool EventPipeline::stuck_consistent() {
 // absolute: a model whose inertias and torques are all scaled by 1e-19 (or a
 // row scaled by 1e20) is the same model.
 double EventPipeline::link_torque_scale(int l) const {
+  return std::max(applied_scale(l), ws.limit[l] + std::abs(ws.lambda[l]));
+}
+
+// Its limit and the applied torques on its bodies carried to its coordinate
+// (|T_k / c_k|) [N m], at the state in ws.
+double EventPipeline::applied_scale(int l) const {
   const CoordinateRow& row = model.links[l].row;
-  double scale = ws.limit[l] + std::abs(ws.lambda[l]);
+  double scale = ws.limit[l];
   for (int k = 0; k < row.n; ++k) scale = std::max(scale, std::abs(ws.force[row.body[k]] / row.c[k]));
   return scale;
 }

@@ -99,6 +99,8 @@ class EventPipeline {
   bool break_away_at_limits(bool own_log);
   double reserve_scale(const Witness& w) const;
   double link_torque_scale(int link) const;
+  double applied_scale(int link) const;
+  void link_torque_scales();
   bool find_leaving_reserves();
   void cross_knots_from_rest();
   void probe_accelerations();
@@ -132,6 +134,8 @@ class EventPipeline {
   std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
   std::vector<int> leaving;                             // (max_root_count) reserves leaving 0 (break_away_at_limits)
   std::vector<double> g_now, g_probe;                   // (max_root_count) their witnesses now and a moment later
+  std::vector<double> torque_scale;                     // (links) [N m] link_torque_scales, at the last restart
+  double signal_scale_ = 0.0;                           // the largest number of the model's signals (else 1)
 };
 
 }  // namespace luztar

@@ -159,5 +159,27 @@ TEST(ScaleInvariance, ClutchOnASmallCoordinateReversesOnTime) {
     }
 }
 
+// Two bodies (I = s) locked by a one-way clutch of drag 0.5 s from rest,
+// a = t s / 2 on a: each body takes half, the clutch holds lambda = t s / 2
+// against overrun and overruns when that reaches its limit 0.5 s, at t = 1.
+// Before, its reserve's root lay an absolute 1e-12 N m past 0: at s = 1e-19
+// the clutch held until the output point 1.01 (stuck_consistent).
+TEST(ScaleInvariance, LockedOneWayClutchOverrunsOnTimeAtAnyScale) {
+  for (const std::string integrator : {"exact", "cvode_bdf", "cvode_adams"})
+    for (double s : {1.0, 1e-19, 1e19, 1e-60}) {
+      SCOPED_TRACE(integrator + ", scale " + number(s));
+      const Result r = run("simulation: {t_end: 2, output_step: 0.01}\n"
+                           "bodies:\n  a: {inertia: " + number(s) + "}\n  b: {inertia: " + number(s) + "}\n"
+                           "elements:\n"
+                           "  fw: {type: one_way_clutch, bodies: [a, b], coulomb: " + number(0.5 * s) + "}\n"
+                           "  tq: {type: torque, body: a, torque: {ramp: {start: 0, end: 2, initial: 0, final: " +
+                               number(2 * s) + "}}}\n",
+                           integrator);
+      const std::vector<EventRecord> over = events_of(r, EventKind::overrun);
+      ASSERT_EQ(over.size(), 1u);
+      EXPECT_NEAR(over[0].t, 1.0, time_tolerance(integrator));
+    }
+}
+
 }  // namespace
 }  // namespace luztar

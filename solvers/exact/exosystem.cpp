@@ -23,13 +23,7 @@ double unit_of(double magnitude) {
   return magnitude > 0.0 && std::isfinite(magnitude) ? std::ldexp(1.0, std::ilogb(magnitude)) : 1.0;
 }
 
-// The largest number of a signal node's own description (its terms apart).
-double magnitude(const Signal& s) {
-  double m = std::max({std::abs(s.value), std::abs(s.amplitude), std::abs(s.offset), std::abs(s.initial),
-                       std::abs(s.final_value)});
-  for (double v : s.table_v) m = std::max(m, std::abs(v));
-  return m;
-}
+double magnitude(const Signal& s) { return own_magnitude(s); }
 
 Generator held(double value, double unit = 1.0) {
   Generator g;
