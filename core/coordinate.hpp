@@ -13,6 +13,7 @@
 // The terms keep the order of the description (`bodies: [a, b]` is a then b,
 // a `coordinate:` mapping in its order): the two-body form then evaluates
 // exactly as x = q_a - p q_b did, so that results stay identical bit for bit.
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -57,6 +58,17 @@ inline void apply_row_effort(const CoordinateRow& r, double effort, double* forc
 inline double row_magnitude(const CoordinateRow& r, const double* v) {
   double s = 0.0;
   for (int k = 0; k < r.n; ++k) s += std::abs(r.c[k] * v[r.body[k]]);
+  return s;
+}
+
+// max_k |c_k|: the row's size as a map from the bodies' velocities to its
+// rate. A tolerance on a link's rate x' [rad/s] is this times one on the
+// bodies' velocities: the coordinate s x with its torques divided by s is the
+// same element for any s, and an absolute 1e-13 rad/s on x' = 1e-20 (w_a +
+// w_b - 2 w_c) was 1e7 rad/s of the bodies (its lock never came).
+inline double row_scale(const CoordinateRow& r) {
+  double s = 0.0;
+  for (int k = 0; k < r.n; ++k) s = std::max(s, std::abs(r.c[k]));
   return s;
 }
 

@@ -27,6 +27,19 @@ double memoryless_block(const Signal& s, double x) {
   return x > s.upper ? x - s.upper : x < s.lower ? x - s.lower : 0.0;
 }
 
+double own_magnitude(const Signal& s) {
+  double m = std::max({std::abs(s.value), std::abs(s.amplitude), std::abs(s.offset), std::abs(s.initial),
+                       std::abs(s.final_value)});
+  for (double v : s.table_v) m = std::max(m, std::abs(v));
+  return m;
+}
+
+double tree_magnitude(const Signal& s) {
+  double m = own_magnitude(s);
+  for (const Signal& t : s.terms) m = std::max(m, tree_magnitude(t));
+  return m;
+}
+
 double initial_output(const Signal& s) {
   switch (s.kind) {
     case Signal::Kind::play:

@@ -100,6 +100,12 @@ inline double require_finite_at(double v, double t, const char* kind, const std:
 // The map of a memoryless block (dead_zone, saturation) at input x.
 double memoryless_block(const Signal& s, double x);
 
+// The largest magnitude among the numbers of s's own description (value,
+// amplitude, offset, initial and final values, table values; its terms
+// apart) and of its whole tree [s's unit]: the scale of what it can reach.
+double own_magnitude(const Signal& s);
+double tree_magnitude(const Signal& s);
+
 // The output a sampled block holds before its first sample.
 double initial_output(const Signal& s);
 

@@ -202,8 +202,8 @@ void witnesses(const Model& m, int s, const WitnessContext& c, std::vector<Witne
   // x' held at 0 by the structure (both sides held, or locked together at the
   // mesh ratio): no turnaround to watch.
   const bool held = sp.rigid() && side == 0 && c.rate_held[m.spring_link[s]];
-  spring_witnesses(sp, s, side, spring_deflection(sp, modes.q.data()), held, contact_in_group, c.slip_margin, out,
-                   clamp_of(m, s, modes));
+  spring_witnesses(sp, s, side, spring_deflection(sp, modes.q.data()), held, contact_in_group,
+                   c.slip_margin * row_scale(sp.row), out, clamp_of(m, s, modes));
 }
 
 double elastic_energy(const Model& m, int s, const double* q) {

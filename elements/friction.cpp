@@ -28,12 +28,12 @@ void friction_witnesses(const FrictionTable& table, int index, FrictionMode mode
   if (segment >= 1) out.push_back({WitnessKind::knot_lower, index, -s, s * table.speed[segment]});
 }
 
-std::int8_t settled_segment(const FrictionTable& table, FrictionMode mode, int segment, double v) {
+std::int8_t settled_segment(const FrictionTable& table, FrictionMode mode, int segment, double v, double rate_scale) {
   if (mode == FrictionMode::stuck) return 0;
   const double speed = static_cast<int>(mode) * v;
   // The roundoff a crossing leaves at a knot (the root's location in time
   // times the acceleration): far below any knot spacing that makes sense.
-  auto near = [](double knot) { return 1e-9 * (1.0 + knot); };
+  auto near = [&](double knot) { return 1e-9 * (rate_scale + knot); };
   const bool above_lower = segment == 0 || speed >= table.speed[segment] - near(table.speed[segment]);
   const bool below_upper =
       segment + 1 >= table.segments() || speed <= table.speed[segment + 1] + near(table.speed[segment + 1]);
@@ -103,8 +103,9 @@ void witnesses(const Model& m, int i, const WitnessContext& c, std::vector<Witne
   const Friction& fr = m.frictions[i];
   if (!can_stick(m, fr) || c.in_group[i]) return;
   const FrictionMode mode = c.modes->friction_mode[i];
-  if (fr.speed_dependent) friction_witnesses(fr.table, i, mode, segment_of(m, i, *c.modes), c.slip_margin, out);
-  else friction_witnesses(i, mode, c.slip_margin, out);  // a level table's knots change nothing
+  const double margin = c.slip_margin * row_scale(m.links[i].row);  // (friction element i is link i)
+  if (fr.speed_dependent) friction_witnesses(fr.table, i, mode, segment_of(m, i, *c.modes), margin, out);
+  else friction_witnesses(i, mode, margin, out);  // a level table's knots change nothing
 }
 
 double dissipation(const Model& m, int i, const ModeFrame& f) {
@@ -123,7 +124,8 @@ ElementOutput output(const Model&, int i, const ModeFrame& f) {
 std::int8_t restart_mode(const Model& m, int i, const State& s) {
   const Friction& fr = m.frictions[i];
   if (!fr.speed_dependent) return 0;  // one segment's law (the knots of a level table change nothing)
-  return settled_segment(fr.table, s.friction_mode[i], segment_of(m, i, s), friction_rate(fr, s.w.data()));
+  return settled_segment(fr.table, s.friction_mode[i], segment_of(m, i, s), friction_rate(fr, s.w.data()),
+                         row_scale(m.links[i].row));
 }
 
 std::int8_t mode_after(const Model& m, int i, const State& s, const Witness& w) {

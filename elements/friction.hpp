@@ -146,8 +146,10 @@ double friction_witness(const Model& m, const Witness& w, const WitnessInputs& i
 // The segment of the table a slipping element is on after its mode `segment`
 // (stuck: 0) met the state: kept while the speed lies in it (to within the
 // roundoff of a knot crossing), else the one that holds the speed (a velocity
-// jump at an impact crosses knots without their witnesses).
-std::int8_t settled_segment(const FrictionTable& table, FrictionMode mode, int segment, double v);
+// jump at an impact crosses knots without their witnesses). rate_scale: the
+// element row's row_scale (core/coordinate.hpp), the unit of that roundoff.
+std::int8_t settled_segment(const FrictionTable& table, FrictionMode mode, int segment, double v,
+                            double rate_scale = 1.0);
 
 // --- outputs ----------------------------------------------------------------
 // Element state code stored in results: -1, 0, +1.

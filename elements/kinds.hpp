@@ -66,7 +66,8 @@ struct WitnessContext {
   const State* modes = nullptr;
   const char* rate_held = nullptr;  // (links) 1: the structure holds the contact link's rate x' at 0 identically
   const char* in_group = nullptr;   // (links) 1: watched through its static group's reserve
-  double slip_margin = 0.0;         // [rad/s] (solvers/dynamics.hpp, build_mode_structure)
+  double slip_margin = 0.0;         // [rad/s] of the bodies; a link's is row_scale times it (solvers/dynamics.hpp)
+  const double* torque_scale = nullptr;  // (links) [N m] each link's torque scale (null: 1; solvers/dynamics.hpp)
 };
 
 // The time stepper's arrays (Moreau-Jean, solvers/time_stepping.hpp).

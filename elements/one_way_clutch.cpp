@@ -2,12 +2,12 @@
 
 namespace luztar {
 
-void one_way_witnesses(const OneWayClutch& c, bool locked, double slip_margin, std::vector<Witness>& out) {
+void one_way_witnesses(const OneWayClutch& c, bool locked, double slip_margin, double reserve_margin,
+                       std::vector<Witness>& out) {
   if (locked) {
-    // r D - o lambda reaching -kOneWayReserveMargin (friction_witness:
+    // r D - o lambda reaching -reserve_margin (friction_witness:
     // stick_upper is limit - lambda, stick_lower limit + lambda, less the level)
-    out.push_back({c.overrun > 0 ? WitnessKind::stick_upper : WitnessKind::stick_lower, c.link, -1,
-                   -kOneWayReserveMargin});
+    out.push_back({c.overrun > 0 ? WitnessKind::stick_upper : WitnessKind::stick_lower, c.link, -1, -reserve_margin});
     return;
   }
   // o v falling through 0, slip_margin past it (elements/friction.cpp, friction_witnesses)
@@ -46,7 +46,11 @@ bool tangent(const Model& m, int i, const State& modes, const double*, Tangent& 
 
 void witnesses(const Model& m, int i, const WitnessContext& c, std::vector<Witness>& out) {
   const OneWayClutch& clutch = m.one_way_clutches[i];
-  if (!c.in_group[clutch.link]) one_way_witnesses(clutch, one_way_locked(m, i, *c.modes), c.slip_margin, out);
+  if (!c.in_group[clutch.link]) {
+    const double torque_scale = c.torque_scale ? c.torque_scale[clutch.link] : 1.0;
+    one_way_witnesses(clutch, one_way_locked(m, i, *c.modes), c.slip_margin * row_scale(clutch.law.row),
+                      kOneWayReserveMargin * torque_scale, out);
+  }
 }
 
 double dissipation(const Model& m, int i, const ModeFrame& f) {

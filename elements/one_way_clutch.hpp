@@ -78,9 +78,11 @@ inline double one_way_utilisation(const OneWayClutch& c, double lambda, double l
 // --- witnesses --------------------------------------------------------------------
 // Most witnesses it watches at once (one).
 inline constexpr int kMaxOneWayWitnesses = 1;
-// How far past 0 its reserve r D - o lambda goes before the reserve's root
-// [N m]: the absolute roundoff floor of a static torque against its limit
-// (solvers/event_pipeline.cpp, stuck_consistent). Without it the reserve of
+// How far past 0 its reserve r D - o lambda goes before the reserve's root,
+// relative to the link's torque scale (WitnessContext::torque_scale): the
+// roundoff floor of a static torque against its limit (solvers/
+// event_pipeline.cpp, stuck_consistent). Absolute (1e-12 N m), it held a
+// clutch of a model scaled by 1e-19 locked until an output point. Without it the reserve of
 // a pure freewheel (D = 0) locked unloaded is identically 0, and one that
 // starts at 0 and falls (the load turning it forward from the instant it
 // locked, e.g. from rest at t_start) shows the integrator no sign change:
@@ -88,7 +90,9 @@ inline constexpr int kMaxOneWayWitnesses = 1;
 inline constexpr double kOneWayReserveMargin = 1e-12;
 // The witness of one-way clutch `c` (its link `c.link`) locked or overrunning
 // (see the top of this file); slip_margin as a friction element's.
-void one_way_witnesses(const OneWayClutch& c, bool locked, double slip_margin, std::vector<Witness>& out);
+// reserve_margin: kOneWayReserveMargin times its link's torque scale [N m].
+void one_way_witnesses(const OneWayClutch& c, bool locked, double slip_margin, double reserve_margin,
+                       std::vector<Witness>& out);
 
 // --- outputs --------------------------------------------------------------------
 // The event a change of its state is (core/result.hpp): lock or overrun.

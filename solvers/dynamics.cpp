@@ -103,7 +103,8 @@ void static_splits(const Model& m, double t, const double* inputs, ModeStructure
 // The witnesses of the structure: a static group with one loop is watched as
 // a whole (its split is not unique), its links not one by one; then each
 // element's own (elements/kinds.hpp), then the kinks of massless bodies.
-void watch_witnesses(const Model& m, const State& modes, double slip_margin, ModeStructure& ms) {
+void watch_witnesses(const Model& m, const State& modes, double slip_margin, const double* torque_scale,
+                     ModeStructure& ms) {
   ms.roots.clear();
   ms.roots.reserve(max_witness_count(m));
   ms.in_group.assign(m.num_links(), 0);
@@ -115,7 +116,7 @@ void watch_witnesses(const Model& m, const State& modes, double slip_margin, Mod
     ms.roots.push_back({WitnessKind::group_reserve, s, -1});
     for (int l : ms.split(s).links) ms.in_group[l] = 1;
   }
-  const WitnessContext context{&modes, ms.rate_held.data(), ms.in_group.data(), slip_margin};
+  const WitnessContext context{&modes, ms.rate_held.data(), ms.in_group.data(), slip_margin, torque_scale};
   for_each_element(m, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (!row.witnesses) return;
     const std::size_t first = ms.roots.size();
@@ -134,10 +135,10 @@ void watch_witnesses(const Model& m, const State& modes, double slip_margin, Mod
 }  // namespace
 
 void build_mode_structure(const Model& m, const State& modes, double t, const double* inputs, double slip_margin,
-                          ModeStructure& ms) {
+                          ModeStructure& ms, const double* torque_scale) {
   lock_structure(m, modes, ms);
   static_splits(m, t, inputs, ms);
-  watch_witnesses(m, modes, slip_margin, ms);
+  watch_witnesses(m, modes, slip_margin, torque_scale, ms);
 }
 
 void body_velocities(const ModeStructure& ms, const double* y, double* w) {

@@ -107,8 +107,10 @@ class JacobianSink {
 // again and again (an event storm). The margin is far below the integration
 // error (the simulator uses 1e-3 atol), so a genuine arrival moves by
 // margin / |a| only.
+// torque_scale (links) [N m]: each link's torque scale, the unit of a locked
+// one-way clutch's reserve margin (elements/one_way_clutch.hpp); null: 1.
 void build_mode_structure(const Model& m, const State& modes, double t, const double* inputs, double slip_margin,
-                          ModeStructure& ms);
+                          ModeStructure& ms, const double* torque_scale = nullptr);
 // Upper bound of ModeStructure::roots.size() for any structure of the model.
 int max_root_count(const Model& m);
 // Whether link l (Model::links) locks its bodies in `modes`: a stuck friction

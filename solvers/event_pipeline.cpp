@@ -30,6 +30,9 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
   links.reserve(nl);
   struck.reserve(m.springs.size());
   struck_side.assign(m.springs.size(), 0);
+  torque_scale.assign(nl, 1.0);
+  for (const Signal& sig : m.signals) signal_scale_ = std::max(signal_scale_, tree_magnitude(sig));
+  if (!(signal_scale_ > 0.0 && std::isfinite(signal_scale_))) signal_scale_ = 1.0;
   locked.reserve(m.num_bodies());
   events.reserve(1024);  // the event log grows by doubling beyond this
   dissipative = dissipative_elements(m);
@@ -110,12 +113,26 @@ void EventPipeline::restart() {
     if (row.restart_mode) state.element_mode[model.elements_of(row.kind)[i]] = row.restart_mode(model, i, state);
   });
   close_segment();
-  build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms);
+  link_torque_scales();
+  build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms, torque_scale.data());
   // The integrator watches a fixed number of root functions (re-registering
   // them would allocate); the unused ones are constant and never cross.
   std::fill(directions.begin(), directions.end(), 0);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) directions[r] = ms.roots[r].direction;
   restart_integrator(false);
+}
+
+// Each link's torque scale at the state (applied_scale), or, where nothing
+// acts on it yet (a load rising from 0), the largest number of the model's
+// signals: the units of the one-way clutches' reserve margins.
+void EventPipeline::link_torque_scales() {
+  ws.q = state.q;
+  ws.w = state.w;
+  applied_forces(model, state, state.t, ws);
+  for (int l = 0; l < model.num_links(); ++l) {
+    const double s = applied_scale(l);
+    torque_scale[static_cast<std::size_t>(l)] = s > 0.0 ? s : signal_scale_;
+  }
 }
 
 // The time stuck of the structure's held elements booked up to state.t.
@@ -336,7 +353,10 @@ void EventPipeline::strike() {
   // A flight rising less than 1000 angle tolerances off the flank is below
   // what the integrator resolves: that impact is plastic (solvers/impacts.hpp).
   double gap = 0.0;
-  for (int s : struck) gap = std::max(gap, std::abs(model.springs[s].center) + model.springs[s].freeplay);
+  for (int s : struck) {  // (in the bodies' units, as RestThreshold)
+    const Spring& sp = model.springs[s];
+    gap = std::max(gap, (std::abs(sp.center) + sp.freeplay) / row_scale(sp.row));
+  }
   const RestThreshold rest{settings.rest_velocity, 1e3 * (settings.atol + settings.rtol * gap)};
   const ImpactOutcome out = resolve_impacts(model, state.spring_side, rest, ws.force, state.q, state.w, impact);
   if (!out.struck) return;  // touching but not approaching (at t_start): nothing jumped
@@ -358,7 +378,7 @@ void EventPipeline::strike() {
   for (int l = 0; l < model.num_links(); ++l) {
     if (model.is_contact_link(l)) continue;
     const double v = friction_link_rate(model.links[l], state.w.data());
-    if (std::abs(v) > settings.atol) set_moving(l, v);
+    if (std::abs(v) > settings.atol * row_scale(model.links[l].row)) set_moving(l, v);
     else if (can_lock(l)) arrived.push_back(l);
   }
 }
@@ -406,13 +426,15 @@ bool EventPipeline::past_flank(std::size_t s) const {
 }
 
 // The friction elements and one-way clutches that can lock and are at rest:
-// locked already, arrived at rest (`arrived`), or with |v| <= tolerance.
+// locked already, arrived at rest (`arrived`), or with |v| <= tolerance
+// (a tolerance of the bodies' velocities: row_scale times it on the link's).
 void EventPipeline::add_lock_candidates(double tolerance) {
   for (int l = 0; l < model.num_links(); ++l) {
     if (!can_lock(l)) continue;
+    const ModelLink& link = model.links[l];
     const bool is_candidate = link_locked(model, state, l) ||
                               std::find(arrived.begin(), arrived.end(), l) != arrived.end() ||
-                              std::abs(friction_link_rate(model.links[l], state.w.data())) <= tolerance;
+                              std::abs(friction_link_rate(link, state.w.data())) <= tolerance * row_scale(link.row);
     if (!is_candidate) continue;
     candidates.push_back(l);
     links.push_back(model.links[l].row);
@@ -506,13 +528,33 @@ bool EventPipeline::stuck_consistent() {
     const double against = model.is_one_way_link(l)  // the locking side has no limit
                                ? model.one_way_clutches[model.links[l].element].overrun * ws.lambda[l]
                                : std::abs(ws.lambda[l]);
-    if (against > ws.limit[l] * (1.0 + 1e-9) + 1e-12) return false;
+    if (against > ws.limit[l] * (1.0 + 1e-9) + 1e-12 * link_torque_scale(l)) return false;
   }
   double scale = 0.0;  // a contact pulling (beyond roundoff) must let go
   for (int s : ms.contacts) scale = std::max(scale, std::abs(ws.lambda[model.spring_link[s]]));
-  for (int s : ms.contacts)
-    if (state.spring_side[s] * ws.lambda[model.spring_link[s]] < -1e-9 * scale - 1e-12) return false;
+  for (int s : ms.contacts) {
+    const int l = model.spring_link[s];
+    if (state.spring_side[s] * ws.lambda[l] < -1e-9 * scale - 1e-12 * link_torque_scale(l)) return false;
+  }
   return true;
+}
+
+// The scale of link l's torque [N m] at the state in ws: its limit, its
+// torque and the applied torques on its bodies carried to its coordinate
+// (|T_k / c_k|). A static torque's roundoff is relative to these, never
+// absolute: a model whose inertias and torques are all scaled by 1e-19 (or a
+// row scaled by 1e20) is the same model.
+double EventPipeline::link_torque_scale(int l) const {
+  return std::max(applied_scale(l), ws.limit[l] + std::abs(ws.lambda[l]));
+}
+
+// Its limit and the applied torques on its bodies carried to its coordinate
+// (|T_k / c_k|) [N m], at the state in ws.
+double EventPipeline::applied_scale(int l) const {
+  const CoordinateRow& row = model.links[l].row;
+  double scale = ws.limit[l];
+  for (int k = 0; k < row.n; ++k) scale = std::max(scale, std::abs(ws.force[row.body[k]] / row.c[k]));
+  return scale;
 }
 
 // Every element whose state (its kind's row: state) changed since `before`.

@@ -98,6 +98,9 @@ class EventPipeline {
   bool enter_kinks_from_rest();
   bool break_away_at_limits(bool own_log);
   double reserve_scale(const Witness& w) const;
+  double link_torque_scale(int link) const;
+  double applied_scale(int link) const;
+  void link_torque_scales();
   bool find_leaving_reserves();
   void cross_knots_from_rest();
   void probe_accelerations();
@@ -136,6 +139,9 @@ class EventPipeline {
   std::vector<int> dissipative;      // elements with a dissipated quadrature (solvers/element_outputs.hpp)
   std::vector<double> quad;          // (ModeSystem::quadrature_count) the integrator's quadratures at a restart
   std::vector<double> share;         // (links) the candidates' weights in a projection's loss
+  std::vector<double> torque_scale;                     // (links) [N m] link_torque_scales, at the last restart
+  double signal_scale_ = 0.0;                           // the largest number of the model's signals (else 1)
+
 };
 
 }  // namespace luztar

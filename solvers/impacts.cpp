@@ -72,9 +72,9 @@ double approach_rows(const Model& m, const RestThreshold& rest, const std::vecto
     const double rebound = r.restitution * -ws.before[c];
     double accel = row.c[0] * force[row.body[0]] / m.inertia[row.body[0]];  // x'' from the applied torques
     for (int t = 1; t < row.n; ++t) accel += row.c[t] * force[row.body[t]] / m.inertia[row.body[t]];
-    const double back = -r.dir * accel;
-    const bool shallow = back > 0.0 && rebound * rebound < 2.0 * back * rest.depth;
-    const double e = rebound < rest.velocity || shallow ? 0.0 : r.restitution;
+    const double back = -r.dir * accel, scale = row_scale(row);  // (rest: the bodies' units)
+    const bool shallow = back > 0.0 && rebound * rebound < 2.0 * back * rest.depth * scale;
+    const double e = rebound < rest.velocity * scale || shallow ? 0.0 : r.restitution;
     ws.q[c] = (1.0 + e) * ws.before[c];
   }
   return speed;
@@ -147,9 +147,10 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
   settle_on_flanks(m, side, ws, q);
   // Teeth that fly apart leave the contact; a rebound is at least
   // rest_velocity fast, a contact that stays has u+ = 0 up to roundoff.
-  const double apart = std::max(1e-9 * speed, 0.5 * rest.velocity);
-  for (const int s : ws.contacts)
+  for (const int s : ws.contacts) {
+    const double apart = std::max(1e-9 * speed, 0.5 * rest.velocity * row_scale(m.springs[s].row));
     if (-side[s] * spring_deflection(m.springs[s], w) > apart) side[s] = 0;
+  }
   return out;
 }
 

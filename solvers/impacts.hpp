@@ -64,9 +64,11 @@ struct ImpactOutcome {
 // moved (by the event location's roundoff, mass-weighted) so that every
 // contact sits exactly on its flank, x = side * a.
 // `force` (nb) holds the applied torques at the impact (dynamics.hpp: applied_forces).
+// `rest` is in the bodies' units: a contact's row x = sum c_k q_k compares
+// row_scale(row) times it (core/coordinate.hpp) with its x' and its depth.
 struct RestThreshold {
-  double velocity = 0.0;  // [rad/s]
-  double depth = 0.0;     // [rad]
+  double velocity = 0.0;  // [rad/s] of the bodies
+  double depth = 0.0;     // [rad] of the bodies
 };
 ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, const RestThreshold& rest,
                               const std::vector<double>& force, std::vector<double>& q, std::vector<double>& w,

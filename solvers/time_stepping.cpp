@@ -612,8 +612,14 @@ class TimeSteppingRun {
       changed = true;
     }
     r_.stats.events += changed;
-    for (int e = 0; e < ne; ++e)
-      if (element_kind_info(model_.element_kind[e]).sticks && mj_.state()[e] == 0) r_.time_stuck[e] += t1 - t0_;
+    // Stuck time as the event log reads it: a change is logged at the end of
+    // the step that made it, so the step is stuck when its element was stuck
+    // at its start (the first step, which logs nothing, from its outcome).
+    // Booked from the state at its end, a stick at t counted from t - h.
+    for (int e = 0; e < ne; ++e) {
+      const std::int8_t during = k == 0 ? mj_.state()[e] : before_[e];
+      if (element_kind_info(model_.element_kind[e]).sticks && during == 0) r_.time_stuck[e] += t1 - t0_;
+    }
     if (r_.stats.events > settings_.max_events) {
       pending_ = StepStatus::event_limit;  // after this step's samples
       message_ = "time stepping: more than simulation.max_events steps with mode changes";

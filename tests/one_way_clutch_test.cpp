@@ -683,13 +683,14 @@ TEST(OneWayClutch, WitnessesAndEvents) {
   c.overrun = -1;
   c.link = 4;
   std::vector<Witness> w;
-  one_way_witnesses(c, true, 1e-13, w);
+  one_way_witnesses(c, true, 1e-13, 2e-12, w);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_EQ(w[0].kind, WitnessKind::stick_lower);  // o = -1: r D + lambda reaching 0
   EXPECT_EQ(w[0].index, 4);
   EXPECT_EQ(w[0].direction, -1);
+  EXPECT_EQ(w[0].level, -2e-12);  // the reserve margin past 0
   w.clear();
-  one_way_witnesses(c, false, 1e-13, w);
+  one_way_witnesses(c, false, 1e-13, 2e-12, w);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_EQ(w[0].kind, WitnessKind::slip_velocity);  // v rising to +margin
   EXPECT_EQ(w[0].direction, +1);

@@ -225,6 +225,28 @@ TEST(TimeStepping, RedundantLoopAtRestIsReportedStuck) {
   for (int b = 0; b < 2; ++b) EXPECT_LE(std::abs(test::velocity(ts, last, b)), 1e-12) << b;
 }
 
+// Time stuck agrees with the event log: bodies a (v0 = 1) and b (v0 = 2),
+// I = 1, on bearings of coulomb 1 stop at t = v0 exactly (on step ends, h =
+// 1e-3), logged as stick events at 1 and 2 = t_end; stuck for 1 s and 0 s.
+// Before, the step that ends at rest was booked stuck from its start: 1.001
+// and 0.001 s, one step h more than the log says. Tolerance: roundoff of the
+// summed steps (1000 additions of 1e-3).
+TEST(TimeStepping, TimeStuckAgreesWithTheStickEvents) {
+  const Model m = io::parse_model(
+      "simulation: {t_end: 2, output_step: 0.25, solver: time_stepping, step: 0.001}\n"
+      "bodies:\n  a: {inertia: 1, velocity: 1}\n  b: {inertia: 1, velocity: 2}\n"
+      "elements:\n  f: {type: friction, body: a, coulomb: 1}\n  g: {type: friction, body: b, coulomb: 1}\n",
+      "f4.yaml", ".");
+  const Result ts = time_stepping(m, 1e-3, 2.0);
+  ASSERT_EQ(ts.status, StepStatus::reached_time) << ts.message;
+  ASSERT_EQ(ts.events.size(), 2u);
+  for (std::size_t e = 0; e < 2; ++e) {
+    EXPECT_EQ(ts.events[e].kind, EventKind::stick) << e;
+    EXPECT_NEAR(ts.events[e].t, 1.0 + static_cast<double>(e), 1e-12) << e;
+    EXPECT_NEAR(ts.time_stuck[static_cast<std::size_t>(ts.events[e].element)], 2.0 - ts.events[e].t, 1e-12) << e;
+  }
+}
+
 // Linear spring (no freeplay) from x = 0: with theta = 1/2 the scheme is the
 // trapezoidal rule, which keeps the oscillator's energy exactly and lags in
 // phase by w^3 h^2 t / 12: q = sin(w t) / w within w^2 h^2 t / 12 (8.3e-6 here).

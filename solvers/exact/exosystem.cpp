@@ -17,11 +17,20 @@ using Eigen::MatrixXd;
 using Eigen::RowVectorXd;
 using Eigen::VectorXd;
 
-Generator held(double value) {
+// The power of two nearest a magnitude (1 for 0 or a non-finite one): a
+// state's unit, exact to scale by.
+double unit_of(double magnitude) {
+  return magnitude > 0.0 && std::isfinite(magnitude) ? std::ldexp(1.0, std::ilogb(magnitude)) : 1.0;
+}
+
+double magnitude(const Signal& s) { return own_magnitude(s); }
+
+Generator held(double value, double unit = 1.0) {
   Generator g;
   g.S = MatrixXd::Zero(1, 1);
   g.c = RowVectorXd::Ones(1);
   g.xi = VectorXd::Constant(1, value);
+  g.unit = VectorXd::Constant(1, unit);
   g.kinks.resize(0, 1);
   return g;
 }
@@ -34,6 +43,7 @@ Generator fixed(double value) {
   g.S.resize(0, 0);
   g.c.resize(0);
   g.xi.resize(0);
+  g.unit.resize(0);
   g.kinks.resize(0, 0);
   g.constant = value;
   return g;
@@ -56,7 +66,7 @@ void table_piece(const std::vector<double>& tt, const std::vector<double>& vv, d
   }
 }
 
-Generator piecewise_linear(double value, double slope) {
+Generator piecewise_linear(double value, double slope, double unit) {
   Generator g;
   g.S = MatrixXd::Zero(2, 2);
   g.S(0, 1) = 1.0;
@@ -64,6 +74,7 @@ Generator piecewise_linear(double value, double slope) {
   g.c(0) = 1.0;
   g.xi.resize(2);
   g.xi << value, slope;
+  g.unit = VectorXd::Constant(2, unit);
   g.kinks.resize(0, 2);
   return g;
 }
@@ -79,6 +90,8 @@ Generator side_by_side(const Generator& a, const Generator& b) {
   g.c << a.c, b.c;
   g.xi.resize(m + n);
   g.xi << a.xi, b.xi;
+  g.unit.resize(m + n);
+  g.unit << a.unit, b.unit;
   g.kinks = MatrixXd::Zero(a.kinks.rows() + b.kinks.rows(), m + n);
   g.kinks.topLeftCorner(a.kinks.rows(), m) = a.kinks;
   g.kinks.bottomRightCorner(b.kinks.rows(), n) = b.kinks;
@@ -94,7 +107,7 @@ Generator materialized(const Generator& g) {
   if (g.constant == 0.0 && g.S.rows() > 0) return g;
   Generator own = g;
   own.constant = 0.0;
-  return side_by_side(own, held(g.constant));
+  return side_by_side(own, held(g.constant, unit_of(std::abs(g.constant))));
 }
 
 MatrixXd kron(const MatrixXd& a, const MatrixXd& b) {
@@ -114,6 +127,7 @@ Generator times(const Generator& fa, const Generator& fb) {
   g.S = kron(a.S, MatrixXd::Identity(n, n)) + kron(MatrixXd::Identity(m, m), b.S);
   g.c = kron(a.c, b.c);
   g.xi = kron(a.xi, b.xi);
+  g.unit = kron(a.unit, b.unit);
   g.kinks.resize(0, m * n);
   for (const Generator* f : {&a, &b}) {
     if (f->kinks.rows() == 0) continue;
@@ -156,24 +170,25 @@ struct Builder {
       case Signal::Kind::constant:
         return fixed(s.value);
       case Signal::Kind::step:
-        return held(evaluate(s, t0));
+        return held(evaluate(s, t0), unit_of(magnitude(s)));
       case Signal::Kind::input:
-        return held(inputs ? inputs[s.input] : s.value);
+        return held(inputs ? inputs[s.input] : s.value, unit_of(magnitude(s)));
       case Signal::Kind::hold:
       case Signal::Kind::play:
       case Signal::Kind::saturated_integrator:
       case Signal::Kind::relay:
-        return held(inputs ? inputs[s.input] : initial_output(s));
+        return held(inputs ? inputs[s.input] : initial_output(s), unit_of(magnitude(s)));
       case Signal::Kind::ramp: {
-        if (!(s.end > s.start)) return held(at_or_before(s.start, t0) ? s.final_value : s.initial);
+        if (!(s.end > s.start))
+          return held(at_or_before(s.start, t0) ? s.final_value : s.initial, unit_of(magnitude(s)));
         double value = 0.0, slope = 0.0;
         table_piece({s.start, s.end}, {s.initial, s.final_value}, t0, value, slope);
-        return piecewise_linear(value, slope);
+        return piecewise_linear(value, slope, unit_of(magnitude(s)));
       }
       case Signal::Kind::table: {
         double value = 0.0, slope = 0.0;
         table_piece(s.table_t, s.table_v, t0, value, slope);
-        return piecewise_linear(value, slope);
+        return piecewise_linear(value, slope, unit_of(magnitude(s)));
       }
       case Signal::Kind::sine: {
         const double omega = 2.0 * std::numbers::pi * s.frequency;
@@ -186,6 +201,7 @@ struct Builder {
         g.c << 1.0, 0.0;
         g.xi.resize(2);
         g.xi << s.amplitude * std::sin(th), s.amplitude * std::cos(th);
+        g.unit = VectorXd::Constant(2, unit_of(std::abs(s.amplitude)));
         g.kinks.resize(0, 2);
         g.constant = s.offset;
         return g;
@@ -224,6 +240,8 @@ struct Builder {
     g.S.topLeftCorner(m, m) = of.S;
     g.xi.resize(m + 1);
     g.xi << of.xi, 1.0;
+    g.unit.resize(m + 1);
+    g.unit << of.unit, 1.0;
     auto with_constant = [&](double scale_of, double constant) {
       RowVectorXd r(m + 1);
       r << scale_of * of.c, constant;
@@ -350,6 +368,7 @@ void Exosystem::state_at(double t0, const double* inputs, Eigen::VectorXd& xi) {
   xi(0) = 1.0;
   Eigen::Index k = 1;
   for (const Signal* s : slots_) k = fill(*s, t0, inputs, xi, k);
+  xi.array() /= unit_.array();
 }
 
 void Exosystem::cross_kink(int kink, int direction) {
@@ -390,7 +409,15 @@ void Exosystem::build(double t0, const double* inputs, bool select_pieces, Eigen
   }
   K_ = all.kinks;
   kink_list_ = all.kink_list;
-  if (xi) *xi = all.xi;
+  // each state in its unit (see the header): S's similarity, C's and the kinks' columns
+  unit_ = all.unit;
+  const Eigen::Index m = S_.rows();
+  for (Eigen::Index j = 0; j < m; ++j) {
+    for (Eigen::Index i = 0; i < m; ++i) S_(i, j) *= unit_(j) / unit_(i);
+    C_.col(j) *= unit_(j);
+    K_.col(j) *= unit_(j);
+  }
+  if (xi) *xi = all.xi.cwiseQuotient(unit_);
 }
 
 }  // namespace luztar::exact
