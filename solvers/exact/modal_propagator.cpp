@@ -26,15 +26,15 @@ void slow_series(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q
   }
   W.clear();
   for (const Eigen::MatrixXd& q : Q) {
-    // d/du e^{A^T u} Q e^{A u} = L(.), L(X) = A^T X + X A: W = sum_n L^n(Q) h^(n+1) / (n+1)!
+    // d/du e^{A^T u} Q e^{A u} = L(.), L(X) = A^T X + X A: W = sum_n L^n(Q) h^(n+1) / (n+1)!;
+    // every L^n(Q) is symmetric, so X A = (A^T X)^T: one product a term
     Eigen::MatrixXd t = q * h, sum = t;
     for (int k = 1; k < 400 && t.cwiseAbs().maxCoeff() > 1e-18 * sum.cwiseAbs().maxCoeff(); ++k) {
       next.noalias() = Ah.transpose().lazyProduct(t);
-      next.noalias() += t.lazyProduct(Ah);
-      t = next / (k + 1);
+      t = (next + next.transpose()) / (k + 1);
       sum += t;
     }
-    W.push_back(0.5 * (sum + sum.transpose()));
+    W.push_back(sum);
   }
 }
 
@@ -81,21 +81,41 @@ Eigen::Matrix<double, kTaylorTerms + 1, kTaylorTerms + 1> hilbert() {
   return H;
 }
 
+// The number of products y_a y_b, a <= b, of n coordinates.
+Eigen::Index packed_size(int n) { return static_cast<Eigen::Index>(n) * (n + 1) / 2; }
+
+// Row `row` of `out` from column `col` on: the symmetric M's upper triangle
+// from coordinate `from` on, column by column, off-diagonal entries doubled,
+// times `sign` (so that the row times the products gives sign * y^T M y).
+template <class Matrix>
+void pack_form(const Matrix& M, int from, double sign, Eigen::MatrixXd& out, Eigen::Index row, Eigen::Index col) {
+  for (Eigen::Index b = from; b < M.cols(); ++b)
+    for (Eigen::Index a = from; a <= b; ++a) out(row, col++) = (a == b ? sign : 2.0 * sign) * M(a, b);
+}
+
+// The products y_a y_b, a <= b, from coordinate `from` on, in pack_form's order.
+void pack_products(const double* y, int from, int n, double* out) {
+  for (int b = from; b < n; ++b)
+    for (int a = from; a <= b; ++a) *out++ = y[a] * y[b];
+}
+
 }  // namespace
 
 cd integral_of_exp(cd m, double s) { return exp_integral(m, s, [&] { return std::exp(m * s); }); }
 
-// g_j = (A_s + mu_j I)^-T (Q_sf B)_j, with the resolvent's conditioning checked.
+// g_j = (A_s + mu_j I)^-T (Q_sf B)_j, with the resolvent's conditioning checked
+// (for every fast eigenvalue, whether or not a live form needs it: the split
+// is only used with resolvents it can trust).
 bool ModalPropagator::resolvent_rows(const std::vector<Eigen::MatrixXd>& Qsf, const Eigen::MatrixXcd& B) {
   const Eigen::MatrixXcd Asc = As_.cast<cd>();
-  for (int j = 0; j < quads_; ++j) G_.emplace_back(m_, nf_);
+  for (std::size_t l = 0; l < live_.size(); ++l) G_.emplace_back(m_, nf_);
   for (int k = 0; k < nf_; ++k) {
     const Eigen::MatrixXcd R = (Asc + mu_(k) * Eigen::MatrixXcd::Identity(m_, m_)).transpose();
     const Eigen::FullPivLU<Eigen::MatrixXcd> lu(R);
     if (m_ > 0 && !(lu.rcond() > 1e-10)) return false;
-    for (int j = 0; j < quads_; ++j) {
-      const Eigen::VectorXcd rhs = Qsf[static_cast<std::size_t>(j)].cast<cd>() * B.col(k);
-      G_[static_cast<std::size_t>(j)].col(k) = m_ > 0 ? Eigen::VectorXcd(lu.solve(rhs)) : Eigen::VectorXcd(0);
+    for (std::size_t l = 0; l < live_.size(); ++l) {
+      const Eigen::VectorXcd rhs = Qsf[l].cast<cd>() * B.col(k);
+      G_[l].col(k) = m_ > 0 ? Eigen::VectorXcd(lu.solve(rhs)) : Eigen::VectorXcd(0);
     }
   }
   return true;
@@ -106,6 +126,7 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
   m_ = split.slow;
   nf_ = n_ - m_;
   quads_ = static_cast<int>(Q.size());
+  inert_ = split.inert;
   h_ = h;
   fast_ = split.fast;
   As_ = split.As;
@@ -117,71 +138,85 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
     if (f.pair()) mu_(j + 1) = std::conj(f.lambda);
   }
   const Eigen::MatrixXcd B = amplitude_basis(fast_, m_, nf_);
-  // Q' = T^T Q T in blocks, the inert coordinates' rows and columns zero
+  // Q' = T^T Q T in blocks, the inert coordinates' rows and columns zero;
+  // only the forms that are not identically zero in this mode are kept
+  live_.clear();
   Qss_.clear();
   H_.clear();
-  Fh_.clear();
   G_.clear();
   std::vector<Eigen::MatrixXd> Qsf;
-  for (const Eigen::MatrixXd& q : Q) {
-    Eigen::MatrixXd Qx = split.T.transpose() * q * split.T;
+  for (int j = 0; j < quads_; ++j) {
+    Eigen::MatrixXd Qx = split.T.transpose() * Q[static_cast<std::size_t>(j)] * split.T;
     Qx = 0.5 * (Qx + Qx.transpose());
-    Qx.topRows(split.inert).setZero();
-    Qx.leftCols(split.inert).setZero();
+    Qx.topRows(inert_).setZero();
+    Qx.leftCols(inert_).setZero();
+    if (Qx.isZero(0.0)) continue;
+    live_.push_back(j);
     Qss_.push_back(Qx.topLeftCorner(m_, m_));
     Qsf.push_back(Qx.topRightCorner(m_, nf_));
     H_.push_back(B.transpose() * Qx.bottomRightCorner(nf_, nf_).cast<cd>() * B);
   }
+  const auto live = static_cast<Eigen::Index>(live_.size());
   slow_series(As_, Qss_, h, Es_, Wss_);
   if (!resolvent_rows(Qsf, B)) return false;
-  Gx_.resize(2 * nf_ * quads_, m_);
-  for (int j = 0; j < quads_; ++j) {
-    Gx_.middleRows(2 * nf_ * j, nf_) = G_[static_cast<std::size_t>(j)].real().transpose();
-    Gx_.middleRows(2 * nf_ * j + nf_, nf_) = G_[static_cast<std::size_t>(j)].imag().transpose();
+  Gx_.resize(2 * nf_ * live, m_);
+  Qu_.resize(live, packed_size(m_ - inert_));
+  Hu_.resize(live, 2 * packed_size(nf_));
+  for (Eigen::Index l = 0; l < live; ++l) {
+    const auto ul = static_cast<std::size_t>(l);
+    Gx_.middleRows(2 * nf_ * l, nf_) = G_[ul].real().transpose();
+    Gx_.middleRows(2 * nf_ * l + nf_, nf_) = G_[ul].imag().transpose();
+    pack_form(Qss_[ul], inert_, 1.0, Qu_, l, 0);
+    // Re(H_ab P_ab) = Re H_ab Re P_ab - Im H_ab Im P_ab
+    pack_form(H_[ul].real(), 0, 1.0, Hu_, l, 0);
+    pack_form(H_[ul].imag(), 0, -1.0, Hu_, l, packed_size(nf_));
   }
   emu_h_.resize(nf_);
   for (int k = 0; k < nf_; ++k) emu_h_(k) = std::exp(mu_(k) * h);
-  for (int j = 0; j < quads_; ++j) {
-    Eigen::MatrixXcd F(nf_, nf_);
-    for (int a = 0; a < nf_; ++a)
-      for (int b = 0; b < nf_; ++b) F(a, b) = H_[static_cast<std::size_t>(j)](a, b) * integral_of_exp(mu_(a) + mu_(b), h);
-    Fh_.push_back(F);
-  }
   regular_forms(B);
   eta_.resize(nf_);
   emu_.resize(nf_);
   etas_.resize(nf_);
-  e1_.resize(nf_, nf_);
   gx0_.resize(Gx_.rows());
   gx1_.resize(Gx_.rows());
   xs0_.resize(m_);
   xs1_.resize(m_);
+  gram_.resize(m_ - inert_, m_ - inert_);
+  products_.resize(std::max({packed_size(n_ - inert_), packed_size(m_ - inert_), 2 * packed_size(nf_)}));
+  ql_.resize(live);
   return true;
 }
 
 // The regular step's quadratures as real forms x^T W_j x of its start: the
 // three parts above with eta = B^-1 x_f (a pair: xi = x_j + i x_j+1 and its
-// conjugate) and x_s(h) = Es x_s, so fast-fast Re(B^-T Fh B^-1) and slow-fast
-// 2 Re(M B^-1), M's column k = e^{mu_k h} Es^T g_k - g_k: the same integrals,
-// N^2 real products per step instead of nf^2 complex ones and the resolvent terms.
+// conjugate) and x_s(h) = Es x_s, so fast-fast Re(B^-T Fh B^-1), Fh = H o
+// E1(mu_j + mu_l, h), and slow-fast 2 Re(M B^-1), M's column k = e^{mu_k h}
+// Es^T g_k - g_k: the same integrals, one stacked product a step instead of
+// nf^2 complex ones and the resolvent terms.
 void ModalPropagator::regular_forms(const Eigen::MatrixXcd& B) {
   const Eigen::MatrixXcd Binv = B.inverse();  // (blocks [[1, i], [1, -i]] and 1: exact)
-  Wx_.clear();
-  for (int j = 0; j < quads_; ++j) {
-    const auto uj = static_cast<std::size_t>(j);
-    Eigen::MatrixXd W = Eigen::MatrixXd::Zero(n_, n_);
-    W.topLeftCorner(m_, m_) = Wss_[uj];
-    const Eigen::MatrixXd ff = (Binv.transpose() * Fh_[uj] * Binv).real();
+  Eigen::MatrixXcd E1h(nf_, nf_);
+  for (int a = 0; a < nf_; ++a)
+    for (int b = 0; b < nf_; ++b) E1h(a, b) = integral_of_exp(mu_(a) + mu_(b), h_);
+  Wu_.resize(static_cast<Eigen::Index>(live_.size()), packed_size(n_ - inert_));
+  Eigen::MatrixXd W(n_, n_);
+  for (std::size_t l = 0; l < live_.size(); ++l) {
+    W.setZero();
+    W.topLeftCorner(m_, m_) = Wss_[l];
+    const Eigen::MatrixXd ff = (Binv.transpose() * H_[l].cwiseProduct(E1h) * Binv).real();
     W.bottomRightCorner(nf_, nf_) = 0.5 * (ff + ff.transpose());
     if (m_ > 0 && nf_ > 0) {
-      const Eigen::MatrixXcd M = Es_.transpose().cast<cd>() * G_[uj] * emu_h_.asDiagonal() - G_[uj];
+      const Eigen::MatrixXcd M = Es_.transpose().cast<cd>() * G_[l] * emu_h_.asDiagonal() - G_[l];
       const Eigen::MatrixXd C = (M * Binv).real();
       W.topRightCorner(m_, nf_) = C;
       W.bottomLeftCorner(nf_, m_) = C.transpose();
     }
-    Wx_.push_back(W);
+    pack_form(W, inert_, 1.0, Wu_, static_cast<Eigen::Index>(l), 0);
   }
-  wx_.resize(n_);
+}
+
+void ModalPropagator::add_live(Eigen::Ref<Eigen::VectorXd> q) const {
+  for (std::size_t l = 0; l < live_.size(); ++l) q(live_[l]) += ql_(static_cast<Eigen::Index>(l));
 }
 
 void ModalPropagator::amplitudes(const Eigen::Ref<const Eigen::VectorXd>& x) {
@@ -207,38 +242,40 @@ void ModalPropagator::store(Eigen::Ref<Eigen::VectorXd> x) const {
 void ModalPropagator::cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0,
                                   const Eigen::Ref<const Eigen::VectorXd>& xs1, double s,
                                   Eigen::Ref<Eigen::VectorXd> q) {
-  if (nf_ == 0) return;
-  for (int a = 0; a < nf_; ++a)
-      for (int b = a; b < nf_; ++b)  // e^{(mu_a + mu_b) s} = e^{mu_a s} e^{mu_b s}, both in emu_
-        e1_(a, b) = e1_(b, a) = exp_integral(mu_(a) + mu_(b), s, [&] { return emu_(a) * emu_(b); });
+  if (nf_ == 0 || live_.empty()) return;
+  // fast-fast: sum_ab H_ab P_ab, P_ab = eta_a eta_b E1(mu_a + mu_b, s) (bilinear:
+  // no conjugation), P's real and imaginary upper triangles once for all forms
+  const Eigen::Index np = packed_size(nf_);
+  Eigen::Index i = 0;
+  for (int b = 0; b < nf_; ++b)
+    for (int a = 0; a <= b; ++a, ++i) {  // e^{(mu_a + mu_b) s} = e^{mu_a s} e^{mu_b s}, both in emu_
+      const cd p = exp_integral(mu_(a) + mu_(b), s, [&] { return emu_(a) * emu_(b); }) * eta_(a) * eta_(b);
+      products_(i) = p.real();
+      products_(np + i) = p.imag();
+    }
+  ql_.noalias() = Hu_ * products_.head(2 * np);
   if (m_ > 0) {
     gx0_.noalias() = Gx_ * xs0;
     gx1_.noalias() = Gx_ * xs1;
-  }
-  for (int j = 0; j < quads_; ++j) {
-    const auto uj = static_cast<std::size_t>(j);
-    // fast-fast: eta^T (H o E1) eta (bilinear: no conjugation)
-    cd ff = 0.0;
-    for (int a = 0; a < nf_; ++a) {
-      cd row = 0.0;
-      for (int b = 0; b < nf_; ++b) row += H_[uj](a, b) * e1_(a, b) * eta_(b);
-      ff += eta_(a) * row;
-    }
     // slow-fast: 2 sum_k eta_k g_k^T (e^{mu_k s} x_s(s) - x_s(0)), g_k^T x_s
     // from the real products Gx_ x_s (x_s is real)
-    cd sf = 0.0;
-    for (int k = 0, re = 2 * nf_ * j, im = re + nf_; k < nf_ && m_ > 0; ++k)
-      sf += eta_(k) * (emu_(k) * cd(gx1_(re + k), gx1_(im + k)) - cd(gx0_(re + k), gx0_(im + k)));
-    q(j) += ff.real() + 2.0 * sf.real();
+    for (Eigen::Index l = 0; l < ql_.size(); ++l) {
+      cd sf = 0.0;
+      for (int k = 0, re = 2 * nf_ * static_cast<int>(l), im = re + nf_; k < nf_; ++k)
+        sf += eta_(k) * (emu_(k) * cd(gx1_(re + k), gx1_(im + k)) - cd(gx0_(re + k), gx0_(im + k)));
+      ql_(l) += 2.0 * sf.real();
+    }
   }
+  add_live(q);
 }
 
 void ModalPropagator::step(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> q) {
   auto xs = x.head(m_);
   xs0_ = xs;
-  for (int j = 0; j < quads_; ++j) {  // (into scratch: a product inside dot() would allocate its temporary)
-    wx_.noalias() = Wx_[static_cast<std::size_t>(j)] * x;
-    q(j) += x.dot(wx_);
+  if (!live_.empty()) {
+    pack_products(x.data(), inert_, n_, products_.data());
+    ql_.noalias() = Wu_ * products_.head(Wu_.cols());
+    add_live(q);
   }
   xs1_.noalias() = Es_ * xs0_;
   amplitudes(x);
@@ -276,7 +313,6 @@ void ModalPropagator::partial(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::V
   if (cv_.rows() != m_) {
     cv_.resize(m_, kTaylorTerms + 1);
     ch_.resize(m_, kTaylorTerms + 1);
-    qv_.resize(m_, kTaylorTerms + 1);
   }
   auto C = cv_.leftCols(terms);
   double f = 1.0;  // s^k / k!
@@ -286,14 +322,20 @@ void ModalPropagator::partial(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::V
   }
   xs1_.setZero();
   for (int k = terms - 1; k >= 0; --k) xs1_ += C.col(k);
-  if (m_ > 0 && quads_ > 0) {
+  const int r = m_ - inert_;
+  if (r > 0 && !live_.empty()) {
+    // = s sum_j <Q_j, C H C^T> over the non-inert rows: the Gram matrix once
     static const Eigen::Matrix<double, kTaylorTerms + 1, kTaylorTerms + 1> H = hilbert();
-    auto P = ch_.leftCols(terms);
-    P.noalias() = C.lazyProduct(H.topLeftCorner(terms, terms));
-    for (int j = 0; j < quads_; ++j) {
-      qv_.leftCols(terms).noalias() = Qss_[static_cast<std::size_t>(j)].lazyProduct(C);
-      q(j) += qv_.leftCols(terms).cwiseProduct(P).sum() * s;
-    }
+    const auto Cr = cv_.block(inert_, 0, r, terms);
+    auto P = ch_.block(0, 0, r, terms);
+    P.noalias() = Cr.lazyProduct(H.topLeftCorner(terms, terms));
+    gram_.noalias() = P.lazyProduct(Cr.transpose());
+    Eigen::Index i = 0;
+    for (int b = 0; b < r; ++b)
+      for (int a = 0; a <= b; ++a) products_(i++) = gram_(a, b);
+    ql_.noalias() = Qu_ * products_.head(i);
+    ql_ *= s;
+    add_live(q);
   }
   amplitudes(x);
   for (const FastMode& f : fast_) {  // a pair's conjugate: e^{conj(mu) s} = conj(e^{mu s})

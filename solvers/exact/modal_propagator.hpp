@@ -26,8 +26,18 @@
 //              g_j = (A_s + mu_j I)^-T (Q_sf B)_j (fast and slow eigenvalues
 //              apart: the resolvent is well conditioned, checked at build).
 // Over the regular sub-step h all three are linear in x(0)'s outer product, so
-// they are folded at build into one real form x^T W(h) x (N^2 products a step);
-// a shorter step evaluates them as above.
+// they are folded at build into one real form x^T W(h) x; a shorter step
+// evaluates them as above.
+//
+// Many forms, one product. A model has a form per dissipative element besides
+// the input and the dissipated power, each of rank one or two. So the forms
+// are stacked: every sum over a symmetric matrix M of M_ab y_a y_b becomes a
+// row of M's upper triangle (off-diagonal entries doubled) times the vector of
+// products y_a y_b, a <= b, formed once for all forms. A regular step is then
+// one matrix-vector product over N (N + 1) / 2 products; a partial step forms
+// the slow series' Gram matrix C Hilb C^T and the fast amplitudes' products
+// eta_a eta_b E1 once. A form that is identically zero in the mode (a stuck
+// clutch's dissipation, an undamped spring) takes no part at all.
 //
 // Inert coordinates. The first `inert` slow coordinates are the absolute
 // angles of freely turning groups (ModalSplit::inert): nothing depends on them
@@ -68,29 +78,33 @@ class ModalPropagator {
   // x_s at both ends given), added to q.
   void cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0, const Eigen::Ref<const Eigen::VectorXd>& xs1,
                    double s, Eigen::Ref<Eigen::VectorXd> q);
-  // The regular step's quadratures as real forms of x (Wx_), from B (x_f = B eta).
+  // The regular step's quadratures as real forms of x, stacked (Wu_), from B (x_f = B eta).
   void regular_forms(const Eigen::MatrixXcd& B);
+  // Adds the stacked forms' values (ql_, one per live form) to q.
+  void add_live(Eigen::Ref<Eigen::VectorXd> q) const;
 
-  int n_ = 0, m_ = 0, nf_ = 0, quads_ = 0;  // N, slow, fast real coordinates
+  int n_ = 0, m_ = 0, nf_ = 0, quads_ = 0;  // N, slow, fast real coordinates, quadratures
+  int inert_ = 0;                            // the leading inert slow coordinates (in no form)
   double h_ = 0.0;
   std::vector<FastMode> fast_;
+  std::vector<int> live_;               // the quadratures whose form is not identically zero
   Eigen::VectorXcd mu_;                 // (nf) fast eigenvalues, conjugates included
   Eigen::MatrixXd Es_;                  // exp(A_s h)
   Eigen::MatrixXd As_;
-  std::vector<Eigen::MatrixXd> Qss_;    // per quadrature, m x m
-  std::vector<Eigen::MatrixXd> Wss_;    // per quadrature, m x m
-  std::vector<Eigen::MatrixXcd> H_;     // per quadrature, nf x nf
-  std::vector<Eigen::MatrixXcd> Fh_;    // per quadrature, H o E1(mu_j + mu_l, h)
-  std::vector<Eigen::MatrixXcd> G_;     // per quadrature, m x nf: the g_j
-  std::vector<Eigen::MatrixXd> Wx_;     // per quadrature, N x N: the regular step's x^T W x (regular_forms)
-  Eigen::MatrixXd Gx_;                  // (2 nf quads) x m: per quadrature Re g^T then Im g^T (real products with x_s)
+  std::vector<Eigen::MatrixXd> Qss_;    // per live form, m x m
+  std::vector<Eigen::MatrixXd> Wss_;    // per live form, m x m
+  std::vector<Eigen::MatrixXcd> H_;     // per live form, nf x nf (symmetric, not Hermitian)
+  std::vector<Eigen::MatrixXcd> G_;     // per live form, m x nf: the g_j
+  Eigen::MatrixXd Wu_;                  // live x packed(N - inert): the regular step's forms
+  Eigen::MatrixXd Qu_;                  // live x packed(m - inert): the slow-slow forms
+  Eigen::MatrixXd Hu_;                  // live x 2 packed(nf): [Re H, -Im H] (fast-fast)
+  Eigen::MatrixXd Gx_;                  // (2 nf live) x m: per live form Re g^T then Im g^T (real products with x_s)
   Eigen::VectorXcd emu_h_;              // e^{mu h}
   // scratch
   Eigen::VectorXcd eta_, emu_, etas_;
   Eigen::VectorXd xs0_, xs1_;
-  Eigen::MatrixXd qv_, cv_, ch_;        // m x (kTaylorTerms + 1): Q C, C, C H (partial)
-  Eigen::MatrixXcd e1_;
-  Eigen::VectorXd wx_;
+  Eigen::MatrixXd cv_, ch_, gram_;      // C, C Hilb (m x kTaylorTerms + 1), C Hilb C^T (partial)
+  Eigen::VectorXd products_, ql_;       // the packed products y_a y_b; the live forms' values
   Eigen::VectorXd gx0_, gx1_;           // Gx_ x_s at both ends
 };
 
