@@ -24,18 +24,34 @@ void slow_series(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q
     term = next / k;
     E += term;
   }
+  // d/du e^{A^T u} Q e^{A u} = L(.), L(X) = A^T X + X A: W = sum_n L^n(Q) h^(n+1) / (n+1)!;
+  // every L^n(Q) is symmetric, so X A = (A^T X)^T: one product a term, and
+  // that for all forms at once (side by side: one product of useful size).
+  // The series runs until every form's terms fall below 1e-18 of its sum.
+  const auto L = static_cast<Eigen::Index>(Q.size());
   W.clear();
-  for (const Eigen::MatrixXd& q : Q) {
-    // d/du e^{A^T u} Q e^{A u} = L(.), L(X) = A^T X + X A: W = sum_n L^n(Q) h^(n+1) / (n+1)!;
-    // every L^n(Q) is symmetric, so X A = (A^T X)^T: one product a term
-    Eigen::MatrixXd t = q * h, sum = t;
-    for (int k = 1; k < 400 && t.cwiseAbs().maxCoeff() > 1e-18 * sum.cwiseAbs().maxCoeff(); ++k) {
-      next.noalias() = Ah.transpose().lazyProduct(t);
-      t = (next + next.transpose()) / (k + 1);
-      sum += t;
-    }
-    W.push_back(sum);
+  if (L == 0 || m == 0) {
+    W.assign(Q.size(), Eigen::MatrixXd::Zero(m, m));
+    return;
   }
+  Eigen::MatrixXd t(m, m * L), sum(m, m * L), prod(m, m * L);
+  for (Eigen::Index l = 0; l < L; ++l) t.middleCols(l * m, m) = Q[static_cast<std::size_t>(l)] * h;
+  sum = t;
+  auto converged = [&]() {
+    for (Eigen::Index l = 0; l < L; ++l)
+      if (t.middleCols(l * m, m).cwiseAbs().maxCoeff() > 1e-18 * sum.middleCols(l * m, m).cwiseAbs().maxCoeff())
+        return false;
+    return true;
+  };
+  for (int k = 1; k < 400 && !converged(); ++k) {
+    prod.noalias() = Ah.transpose() * t;
+    for (Eigen::Index l = 0; l < L; ++l) {
+      const auto p = prod.middleCols(l * m, m);
+      t.middleCols(l * m, m) = (p + p.transpose()) / (k + 1);
+    }
+    sum += t;
+  }
+  for (Eigen::Index l = 0; l < L; ++l) W.emplace_back(sum.middleCols(l * m, m));
 }
 
 // E1(m, s) with e^{m s} from exp_ms() (called only when |m s| > 1/2, where
@@ -55,22 +71,37 @@ cd exp_integral(cd m, double s, Exp exp_ms) {
 }
 
 
-// x_f = B eta: a pair's (Re xi, Im xi) = [[1/2, 1/2], [-i/2, i/2]] (xi, conj xi),
-// a real one's x = eta.
-Eigen::MatrixXcd amplitude_basis(const std::vector<FastMode>& fast, int m, int nf) {
-  Eigen::MatrixXcd B = Eigen::MatrixXcd::Zero(nf, nf);
+// A block-diagonal matrix over the fast coordinates: a real mode's block is 1,
+// a pair's the 2 x 2 {M(j,j), M(j,j+1), M(j+1,j), M(j+1,j+1)}. The amplitude
+// basis B (x_f = B eta: a pair's (Re xi, Im xi) = [[1/2, 1/2], [-i/2, i/2]]
+// (xi, conj xi)) and its inverse are such, so a product with either costs
+// O(nf) per row, not O(nf^2).
+using PairBlock = std::array<cd, 4>;
+const PairBlock kAmplitudeBasis = {0.5, 0.5, cd(0.0, -0.5), cd(0.0, 0.5)};
+const PairBlock kAmplitudeBasisInverse = {1.0, cd(0.0, 1.0), 1.0, cd(0.0, -1.0)};
+
+// X M, M the block-diagonal matrix with the pairs' block `pair` (m: the
+// first fast coordinate's index, X has nf columns).
+template <class Matrix>
+Eigen::MatrixXcd times_blocks(const Matrix& X, const std::vector<FastMode>& fast, int m, const PairBlock& pair) {
+  Eigen::MatrixXcd Y(X.rows(), X.cols());
   for (const FastMode& f : fast) {
     const int j = f.index - m;
     if (f.pair()) {
-      B(j, j) = 0.5;
-      B(j, j + 1) = 0.5;
-      B(j + 1, j) = cd(0.0, -0.5);
-      B(j + 1, j + 1) = cd(0.0, 0.5);
+      Y.col(j) = X.col(j).template cast<cd>() * pair[0] + X.col(j + 1).template cast<cd>() * pair[2];
+      Y.col(j + 1) = X.col(j).template cast<cd>() * pair[1] + X.col(j + 1).template cast<cd>() * pair[3];
     } else {
-      B(j, j) = 1.0;
+      Y.col(j) = X.col(j).template cast<cd>();
     }
   }
-  return B;
+  return Y;
+}
+
+// M^T X M for the block-diagonal M above (X nf x nf).
+template <class Matrix>
+Eigen::MatrixXcd congruence(const Matrix& X, const std::vector<FastMode>& fast, int m, const PairBlock& pair) {
+  const Eigen::MatrixXcd XM = times_blocks(X, fast, m, pair);
+  return times_blocks(XM.transpose(), fast, m, pair).transpose();
 }
 
 // H_ik = 1 / (i + k + 1): int_0^1 u^i u^k du.
@@ -103,19 +134,29 @@ void pack_products(const double* y, int from, int n, double* out) {
 
 cd integral_of_exp(cd m, double s) { return exp_integral(m, s, [&] { return std::exp(m * s); }); }
 
-// g_j = (A_s + mu_j I)^-T (Q_sf B)_j, with the resolvent's conditioning checked
-// (for every fast eigenvalue, whether or not a live form needs it: the split
-// is only used with resolvents it can trust).
-bool ModalPropagator::resolvent_rows(const std::vector<Eigen::MatrixXd>& Qsf, const Eigen::MatrixXcd& B) {
-  const Eigen::MatrixXcd Asc = As_.cast<cd>();
-  for (std::size_t l = 0; l < live_.size(); ++l) G_.emplace_back(m_, nf_);
-  for (int k = 0; k < nf_; ++k) {
-    const Eigen::MatrixXcd R = (Asc + mu_(k) * Eigen::MatrixXcd::Identity(m_, m_)).transpose();
-    const Eigen::FullPivLU<Eigen::MatrixXcd> lu(R);
-    if (m_ > 0 && !(lu.rcond() > 1e-10)) return false;
-    for (std::size_t l = 0; l < live_.size(); ++l) {
-      const Eigen::VectorXcd rhs = Qsf[l].cast<cd>() * B.col(k);
-      G_[l].col(k) = m_ > 0 ? Eigen::VectorXcd(lu.solve(rhs)) : Eigen::VectorXcd(0);
+// g_k = (A_s + mu_k I)^-T (Q_sf B)_k for every live form at once, with the
+// resolvent's conditioning checked (for every fast eigenvalue, whether or not
+// a live form needs it: the split is only used with resolvents it can trust).
+// A pair's conjugate needs no solve of its own: mu, A_s, Q_sf B's column and
+// so g are the conjugates of its partner's.
+bool ModalPropagator::resolvent_rows(const std::vector<Eigen::MatrixXd>& Qsf) {
+  const auto live = static_cast<Eigen::Index>(live_.size());
+  std::vector<Eigen::MatrixXcd> QB;
+  for (const Eigen::MatrixXd& q : Qsf) QB.push_back(times_blocks(q, fast_, m_, kAmplitudeBasis));
+  for (Eigen::Index l = 0; l < live; ++l) G_.emplace_back(m_, nf_);
+  if (m_ == 0) return true;
+  const Eigen::MatrixXcd Asc = As_.transpose().cast<cd>();
+  Eigen::MatrixXcd rhs(m_, live);
+  for (const FastMode& f : fast_) {
+    const int k = f.index - m_;
+    const Eigen::FullPivLU<Eigen::MatrixXcd> lu(Asc + mu_(k) * Eigen::MatrixXcd::Identity(m_, m_));
+    if (!(lu.rcond() > 1e-10)) return false;
+    if (live == 0) continue;
+    for (Eigen::Index l = 0; l < live; ++l) rhs.col(l) = QB[static_cast<std::size_t>(l)].col(k);
+    const Eigen::MatrixXcd g = lu.solve(rhs);
+    for (Eigen::Index l = 0; l < live; ++l) {
+      G_[static_cast<std::size_t>(l)].col(k) = g.col(l);
+      if (f.pair()) G_[static_cast<std::size_t>(l)].col(k + 1) = g.col(l).conjugate();
     }
   }
   return true;
@@ -137,7 +178,6 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
     mu_(j) = f.lambda;
     if (f.pair()) mu_(j + 1) = std::conj(f.lambda);
   }
-  const Eigen::MatrixXcd B = amplitude_basis(fast_, m_, nf_);
   // Q' = T^T Q T in blocks, the inert coordinates' rows and columns zero;
   // only the forms that are not identically zero in this mode are kept
   live_.clear();
@@ -145,8 +185,18 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
   H_.clear();
   G_.clear();
   std::vector<Eigen::MatrixXd> Qsf;
+  std::vector<int> rows;
+  Eigen::MatrixXd Tr, Qx;
   for (int j = 0; j < quads_; ++j) {
-    Eigen::MatrixXd Qx = split.T.transpose() * Q[static_cast<std::size_t>(j)] * split.T;
+    // T^T Q T over the coordinates z the form reads (velocities and signals,
+    // rarely angles): Q's nonzero rows only
+    const Eigen::MatrixXd& q = Q[static_cast<std::size_t>(j)];
+    rows.clear();
+    for (Eigen::Index i = 0; i < q.rows(); ++i)
+      if (!q.row(i).isZero(0.0)) rows.push_back(static_cast<int>(i));
+    if (rows.empty()) continue;
+    Tr = split.T(rows, Eigen::all);
+    Qx.noalias() = Tr.transpose() * (q(rows, rows) * Tr);
     Qx = 0.5 * (Qx + Qx.transpose());
     Qx.topRows(inert_).setZero();
     Qx.leftCols(inert_).setZero();
@@ -154,11 +204,11 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
     live_.push_back(j);
     Qss_.push_back(Qx.topLeftCorner(m_, m_));
     Qsf.push_back(Qx.topRightCorner(m_, nf_));
-    H_.push_back(B.transpose() * Qx.bottomRightCorner(nf_, nf_).cast<cd>() * B);
+    H_.push_back(congruence(Qx.bottomRightCorner(nf_, nf_), fast_, m_, kAmplitudeBasis));
   }
   const auto live = static_cast<Eigen::Index>(live_.size());
   slow_series(As_, Qss_, h, Es_, Wss_);
-  if (!resolvent_rows(Qsf, B)) return false;
+  if (!resolvent_rows(Qsf)) return false;
   Gx_.resize(2 * nf_ * live, m_);
   Qu_.resize(live, packed_size(m_ - inert_));
   Hu_.resize(live, 2 * packed_size(nf_));
@@ -173,7 +223,7 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
   }
   emu_h_.resize(nf_);
   for (int k = 0; k < nf_; ++k) emu_h_(k) = std::exp(mu_(k) * h);
-  regular_forms(B);
+  regular_forms();
   eta_.resize(nf_);
   emu_.resize(nf_);
   etas_.resize(nf_);
@@ -193,21 +243,28 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
 // E1(mu_j + mu_l, h), and slow-fast 2 Re(M B^-1), M's column k = e^{mu_k h}
 // Es^T g_k - g_k: the same integrals, one stacked product a step instead of
 // nf^2 complex ones and the resolvent terms.
-void ModalPropagator::regular_forms(const Eigen::MatrixXcd& B) {
-  const Eigen::MatrixXcd Binv = B.inverse();  // (blocks [[1, i], [1, -i]] and 1: exact)
+void ModalPropagator::regular_forms() {
   Eigen::MatrixXcd E1h(nf_, nf_);
-  for (int a = 0; a < nf_; ++a)
-    for (int b = 0; b < nf_; ++b) E1h(a, b) = integral_of_exp(mu_(a) + mu_(b), h_);
+  for (int a = 0; a < nf_; ++a)  // (symmetric; e^{(mu_a + mu_b) h} from the cached e^{mu h})
+    for (int b = a; b < nf_; ++b)
+      E1h(a, b) = E1h(b, a) = exp_integral(mu_(a) + mu_(b), h_, [&] { return emu_h_(a) * emu_h_(b); });
   Wu_.resize(static_cast<Eigen::Index>(live_.size()), packed_size(n_ - inert_));
   Eigen::MatrixXd W(n_, n_);
+  const Eigen::MatrixXd EsT = Es_.transpose();
   for (std::size_t l = 0; l < live_.size(); ++l) {
     W.setZero();
     W.topLeftCorner(m_, m_) = Wss_[l];
-    const Eigen::MatrixXd ff = (Binv.transpose() * H_[l].cwiseProduct(E1h) * Binv).real();
+    const Eigen::MatrixXd ff =
+        congruence(H_[l].cwiseProduct(E1h), fast_, m_, kAmplitudeBasisInverse).real();
     W.bottomRightCorner(nf_, nf_) = 0.5 * (ff + ff.transpose());
     if (m_ > 0 && nf_ > 0) {
-      const Eigen::MatrixXcd M = Es_.transpose().cast<cd>() * G_[l] * emu_h_.asDiagonal() - G_[l];
-      const Eigen::MatrixXd C = (M * Binv).real();
+      const Eigen::MatrixXd re = EsT * G_[l].real(), im = EsT * G_[l].imag();
+      Eigen::MatrixXcd M(m_, nf_);
+      M.real() = re;
+      M.imag() = im;
+      M.array().rowwise() *= emu_h_.transpose().array();
+      M -= G_[l];
+      const Eigen::MatrixXd C = times_blocks(M, fast_, m_, kAmplitudeBasisInverse).real();
       W.topRightCorner(m_, nf_) = C;
       W.bottomLeftCorner(nf_, m_) = C.transpose();
     }

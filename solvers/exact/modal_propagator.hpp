@@ -68,7 +68,7 @@ class ModalPropagator {
 
  private:
   // The g_j of the slow-fast integrals (false: a resolvent too ill-conditioned).
-  bool resolvent_rows(const std::vector<Eigen::MatrixXd>& Qsf, const Eigen::MatrixXcd& B);
+  bool resolvent_rows(const std::vector<Eigen::MatrixXd>& Qsf);
   // How many terms v_0.. of the slow series a partial step over s needs.
   static int terms_over(const TaylorData& slow, double s);
   // eta (the fast amplitudes) from x, and back.
@@ -78,8 +78,8 @@ class ModalPropagator {
   // x_s at both ends given), added to q.
   void cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0, const Eigen::Ref<const Eigen::VectorXd>& xs1,
                    double s, Eigen::Ref<Eigen::VectorXd> q);
-  // The regular step's quadratures as real forms of x, stacked (Wu_), from B (x_f = B eta).
-  void regular_forms(const Eigen::MatrixXcd& B);
+  // The regular step's quadratures as real forms of x, stacked (Wu_).
+  void regular_forms();
   // Adds the stacked forms' values (ql_, one per live form) to q.
   void add_live(Eigen::Ref<Eigen::VectorXd> q) const;
 
