@@ -87,6 +87,12 @@ std::vector<int> dissipative_elements(const Model& m) {
   return ids;
 }
 
+int dissipative_element_count(const Model& m) {
+  int n = 0;
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int) { n += row.dissipation ? 1 : 0; });
+  return n;
+}
+
 int element_dissipation_powers(const Model& m, const State& modes, const Workspace& ws, double* power) {
   const ModeFrame frame = mode_frame(&modes, ws);
   int k = 0;

@@ -51,6 +51,8 @@ void body_accelerations(const Model& m, const ModeStructure& ms, const Workspace
 // ids in the order of the sum of dissipation_power (kSumOrder): the order of
 // the per-element quadratures (solvers/mode_system.hpp).
 std::vector<int> dissipative_elements(const Model& m);
+// Their number (without building the list).
+int dissipative_element_count(const Model& m);
 // Their dissipated powers [W] at the state in ws (after applied_forces), in
 // dissipative_elements order; they add up to dissipation_power (summed in
 // this order from 0: to the bit). Returns their count.

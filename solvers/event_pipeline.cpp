@@ -18,7 +18,8 @@ namespace luztar {
 EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const PipelineTargets& t)
     : model(m), settings(s), data(t.data), state(t.data.state), ws(t.ws), ms(t.ms), y(t.y), integrator(t.integrator),
       events(t.log),
-      has_massless_(std::any_of(m.inertia.begin(), m.inertia.end(), [](double i) { return i == 0.0; })) {
+      has_massless_(std::any_of(m.inertia.begin(), m.inertia.end(), [](double i) { return i == 0.0; })),
+      energies(m) {
   directions.assign(max_root_count(m), 0);
   leaving.assign(max_root_count(m), 0);
   g_now.assign(max_root_count(m), 0.0);
@@ -35,8 +36,6 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
   if (!(signal_scale_ > 0.0 && std::isfinite(signal_scale_))) signal_scale_ = 1.0;
   locked.reserve(m.num_bodies());
   events.reserve(1024);  // the event log grows by doubling beyond this
-  dissipative = dissipative_elements(m);
-  quad.assign(static_cast<std::size_t>(ModeSystem::quadrature_count(m)), 0.0);
   share.reserve(nl);
   data.recent_events.reserve(static_cast<std::size_t>(std::max(s.storm_events, 0L)) + 1);
 }
@@ -148,12 +147,9 @@ void EventPipeline::restart_integrator(bool inputs_only) {
   pack(ms, state.q, state.w, y.data());
   unpack(ms, y.data(), ws);
   state.w = ws.w;
-  quad[ModeSystem::kQuadInput] = state.input_work;
-  quad[ModeSystem::kQuadDissipated] = state.dissipated;
-  for (std::size_t k = 0; k < dissipative.size(); ++k)
-    quad[ModeSystem::kQuadElements + k] = state.element_dissipated[dissipative[k]];
-  if (inputs_only) integrator.reset_inputs(state.t, y.data(), quad.data(), directions);
-  else integrator.reset(state.t, y.data(), quad.data(), directions);
+  const double* quad = energies.load(state);
+  if (inputs_only) integrator.reset_inputs(state.t, y.data(), quad, directions);
+  else integrator.reset(state.t, y.data(), quad, directions);
   ++data.stats.reinits;
 }
 

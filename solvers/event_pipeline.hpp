@@ -20,6 +20,7 @@
 #include "core/model.hpp"
 #include "core/result.hpp"
 #include "solvers/dynamics.hpp"
+#include "solvers/energy_quadratures.hpp"
 #include "solvers/impacts.hpp"
 #include "solvers/integrator.hpp"
 #include "solvers/mode_selection.hpp"
@@ -136,8 +137,7 @@ class EventPipeline {
   std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
   std::vector<int> leaving;                             // (max_root_count) reserves leaving 0 (break_away_at_limits)
   std::vector<double> g_now, g_probe;                   // (max_root_count) their witnesses now and a moment later
-  std::vector<int> dissipative;      // elements with a dissipated quadrature (solvers/element_outputs.hpp)
-  std::vector<double> quad;          // (ModeSystem::quadrature_count) the integrator's quadratures at a restart
+  EnergyQuadratures energies;        // the integrator's quadratures at a restart
   std::vector<double> share;         // (links) the candidates' weights in a projection's loss
   std::vector<double> torque_scale;                     // (links) [N m] link_torque_scales, at the last restart
   double signal_scale_ = 0.0;                           // the largest number of the model's signals (else 1)

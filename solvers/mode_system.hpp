@@ -22,7 +22,7 @@ class ModeSystem final : public OdeSystem {
   static constexpr int kQuadInput = 0, kQuadDissipated = 1, kQuadElements = 2;
   // The number of quadratures: the two global ones and one per dissipative element.
   static int quadrature_count(const Model& m) {
-    return kQuadElements + static_cast<int>(dissipative_elements(m).size());
+    return kQuadElements + dissipative_element_count(m);
   }
 
   // root_slots: the number of root functions the integrator watches (max_root_count).

@@ -13,6 +13,7 @@
 #include "core/times.hpp"
 #include "solvers/algebraic_bodies.hpp"
 #include "solvers/dynamics.hpp"
+#include "solvers/energy_quadratures.hpp"
 #include "solvers/event_pipeline.hpp"
 #include "solvers/integrator.hpp"
 #include "solvers/mode_system.hpp"
@@ -207,11 +208,8 @@ class Simulator::Impl {
     }
     state.q = ws.q;
     state.w = ws.w;
-    integrator->quadratures(t, quad.data());
-    state.input_work = quad[ModeSystem::kQuadInput];
-    state.dissipated = quad[ModeSystem::kQuadDissipated];
-    for (std::size_t k = 0; k < dissipative.size(); ++k)
-      state.element_dissipated[dissipative[k]] = quad[ModeSystem::kQuadElements + k];
+    integrator->quadratures(t, energies.buffer());
+    energies.store(state);
   }
 
   // Element and body outputs at the current state, computed once per time.
@@ -304,8 +302,7 @@ class Simulator::Impl {
   bool broken = false;  // an exception stopped advance_to mid-step: the state is not trusted until restore()
   bool outputs_valid = false;
   OutputSample out;                     // cache of the outputs at state.t
-  std::vector<int> dissipative = dissipative_elements(model);  // elements with a dissipated quadrature
-  std::vector<double> quad = std::vector<double>(static_cast<std::size_t>(ModeSystem::quadrature_count(model)));
+  EnergyQuadratures energies{model};  // the integrator's quadratures, read at each sync
 };
 
 Simulator::Simulator(const Model& model) : Simulator(model, model.simulation) {}
