@@ -9,6 +9,7 @@
 // G_s = e_a - p e_b for a spring between two bodies, F_f = e_a - e_b for a
 // clutch, any row sum c_k e_k for an element on a `coordinate`; body index -1
 // stands for the fixed base.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -278,6 +279,15 @@ inline void append_reported_bodies(const Model& m, const std::vector<double>& v,
   out.insert(out.end(), v.begin(), v.begin() + m.num_bodies());
   for (int j = m.num_bodies(); j < static_cast<int>(m.reported_body_names.size()); ++j)
     out.push_back(reported_body_value(m, v.data(), j));
+}
+
+// The largest number of the model's signals (tree_magnitude; 1 when there is
+// none or it is not finite): the scale of its torques [N m] where nothing
+// better is known, so that thresholds and tolerances follow the model's units.
+inline double signal_scale(const Model& m) {
+  double s = 0.0;
+  for (const Signal& sig : m.signals) s = std::max(s, tree_magnitude(sig));
+  return s > 0.0 && std::isfinite(s) ? s : 1.0;
 }
 
 // The law of a spring's description (core/spring_law.cpp) on its coordinate

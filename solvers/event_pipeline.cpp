@@ -24,6 +24,7 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
   leaving.assign(max_root_count(m), 0);
   g_now.assign(max_root_count(m), 0.0);
   g_probe.assign(max_root_count(m), 0.0);
+  g_curve.assign(max_root_count(m), 0.0);
   const std::size_t nl = static_cast<std::size_t>(m.num_links());
   arrived.reserve(nl);
   candidates.reserve(nl);
@@ -32,8 +33,7 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
   struck.reserve(m.springs.size());
   struck_side.assign(m.springs.size(), 0);
   torque_scale.assign(nl, 1.0);
-  for (const Signal& sig : m.signals) signal_scale_ = std::max(signal_scale_, tree_magnitude(sig));
-  if (!(signal_scale_ > 0.0 && std::isfinite(signal_scale_))) signal_scale_ = 1.0;
+  signal_scale_ = signal_scale(m);
   locked.reserve(m.num_bodies());
   events.reserve(1024);  // the event log grows by doubling beyond this
   share.reserve(nl);
@@ -633,15 +633,29 @@ bool EventPipeline::find_leaving_reserves() {
   if (!near) return false;
   const double dt = probe_state();
   root_functions(model, state, ms, state.t + dt, probe_y.data(), g_probe.data(), ws);
+  auto noise = [&](std::size_t r) { return 64 * std::numeric_limits<double>::epsilon() * reserve_scale(ms.roots[r]); };
+  // A reserve that reaches 0 with zero slope (a drive touching the limit at
+  // its peak, (pi^2/2) t^2 beyond it) drops below the probe's roundoff: the
+  // integrator may know its sign to every order (exact), else the second
+  // order along the motion tells (curved_probe_state).
+  bool undecided = false;
+  for (std::size_t r = 0; r < ms.roots.size(); ++r)
+    undecided = undecided || (is_reserve(ms.roots[r]) && g_now[r] <= 1e-9 * reserve_scale(ms.roots[r]) &&
+                              g_probe[r] >= -noise(r) && integrator.leaving_sign(static_cast<int>(r)) == 0);
+  if (undecided) {
+    const double later = curved_probe_state();
+    root_functions(model, state, ms, state.t + later, probe_y.data(), g_curve.data(), ws);
+  }
   root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);  // ws back at the state
   bool any = false;
   std::fill(leaving.begin(), leaving.end(), 0);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) {
     if (!is_reserve(ms.roots[r])) continue;
     const double scale = reserve_scale(ms.roots[r]);
-    const double noise = 64 * std::numeric_limits<double>::epsilon() * scale;
     const double at_zero = std::min(std::max(0.5 * (g_now[r] - g_probe[r]), 1e-12 * scale), 1e-9 * scale);
-    leaving[r] = g_probe[r] < -noise && g_now[r] <= at_zero ? -1 : 0;
+    const int order_sign = integrator.leaving_sign(static_cast<int>(r));
+    const bool drops = g_probe[r] < -noise(r) || order_sign < 0 || (undecided && order_sign == 0 && g_curve[r] < -noise(r));
+    leaving[r] = drops && g_now[r] <= at_zero ? -1 : 0;
     any = any || leaving[r] != 0;
   }
   return any;
@@ -668,6 +682,21 @@ double EventPipeline::probe_state() {
   probe_y.resize(y.size());
   for (std::size_t k = 0; k < y.size(); ++k) probe_y[k] = y[k] + dt * probe_ydot[k];
   return dt;
+}
+
+// The state a little later (kCurvedProbe) along the motion to second order,
+// y + D y' + D^2/2 y'', into probe_y; returns D. y'' from y' a moment later
+// (probe_state; the mode is affine in y, so the difference is exact to
+// roundoff, eps |y'| / dt); the signals are read at t + D themselves.
+double EventPipeline::curved_probe_state() {
+  constexpr double kCurvedProbe = 1e-6;  // [s]: (D^2/2) y'' clears the roundoff of y's sizes
+  const double dt = probe_state();
+  probe_curve.resize(y.size());
+  rhs(model, state, ms, state.t + dt, probe_y.data(), probe_curve.data(), ws);
+  const double D = std::max(kCurvedProbe, 1024 * std::numeric_limits<double>::epsilon() * std::abs(state.t));
+  for (std::size_t k = 0; k < y.size(); ++k)
+    probe_y[k] = y[k] + D * probe_ydot[k] + 0.5 * D * D * (probe_curve[k] - probe_ydot[k]) / dt;
+  return D;
 }
 
 void EventPipeline::record_event_time() {

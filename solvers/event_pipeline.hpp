@@ -106,6 +106,7 @@ class EventPipeline {
   void cross_knots_from_rest();
   void probe_accelerations();
   double probe_state();
+  double curved_probe_state();
   void record_event_time();
   bool can_lock(int link) const;
   void projection_weights();
@@ -136,7 +137,8 @@ class EventPipeline {
   std::vector<double> probe_y, probe_ydot, probe_acc;  // (2 nb, 2 nb, nb) enter_kinks_from_rest
   std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
   std::vector<int> leaving;                             // (max_root_count) reserves leaving 0 (break_away_at_limits)
-  std::vector<double> g_now, g_probe;                   // (max_root_count) their witnesses now and a moment later
+  std::vector<double> g_now, g_probe, g_curve;          // (max_root_count) their witnesses now, a moment later, later (second order)
+  std::vector<double> probe_curve;                      // (2 nb) y' a moment later (curved_probe_state)
   EnergyQuadratures energies;        // the integrator's quadratures at a restart
   std::vector<double> share;         // (links) the candidates' weights in a projection's loss
   std::vector<double> torque_scale;                     // (links) [N m] link_torque_scales, at the last restart

@@ -66,6 +66,16 @@ class Integrator {
   virtual Outcome advance(double tout, double tstop, double& t, double* y) = 0;
   // After Outcome::root: per root function +1 / -1 (crossed increasing / decreasing), else 0.
   virtual const std::vector<int>& roots_found() = 0;
+  // Right after reset(): the sign root function r takes as it leaves its value
+  // at t0, where the integrator knows it to every order (exact: from the
+  // function's Taylor coefficients, so a function at 0 whose first nonzero
+  // derivative is the second or a higher one); 0 where it cannot tell (CVODE)
+  // or the function stays at 0. A function that leaves 0 downwards never
+  // crosses 0 afterwards: the pipeline must act on it at t0.
+  virtual int leaving_sign(int r) const {
+    (void)r;
+    return 0;
+  }
   virtual void quadratures(double t, double* q) = 0;   // at the last returned time
   virtual IntegratorCounters counters() const = 0;     // summed over resets
   virtual const std::string& last_error() const = 0;

@@ -46,7 +46,10 @@ IntegratorOptions integrator_options(const Model& m, const SimulationSettings& s
   o.controlled_quadratures = 2;  // the global accounts steer the steps; the elements' shares follow them
   o.rtol = s.rtol;
   o.atol = s.atol;
-  o.quad_atol = s.atol;
+  // the energies' absolute tolerance: what an angle error of atol costs under
+  // the model's torques (at torques of 1e40 N m an absolute 1e-10 J would
+  // stop CVODE at the first step where energy flows)
+  o.quad_atol = s.atol * signal_scale(m);
   o.max_step = max_integrator_step(m, s.max_step);
   o.grid_step = s.output_step;
   o.max_substep = s.max_step;

@@ -96,6 +96,30 @@ TEST(ScaleInvariance, UniformlyScaledBearingBreaksAwayAndReversesOnTime) {
     }
 }
 
+// CVODE on the same bearing: the energies are quadratures under its error
+// test, their absolute tolerance once a fixed atol joules (1e-10 J beside
+// 1e40 J: the run failed at the break-away, "the error test failed
+// repeatedly"); it is atol times the model's torque scale (signal_scale), so
+// the steps, event times and the relative energy residual are the same at
+// every scale. Events within 1e-6 s of the closed form (rtol 1e-8), the
+// relative residual (RunStats) within 1e-3 of the unscaled run's.
+TEST(ScaleInvariance, UniformlyScaledBearingUnderCvodeRunsTheSameSteps) {
+  const double t_rev = reversal_time();
+  for (const char* integrator : {"cvode_bdf", "cvode_adams"}) {
+    const Result unit = run(bearing_model(1.0, 0.1), integrator);
+    ASSERT_EQ(unit.status, StepStatus::reached_time) << unit.message;
+    const double unit_residual = unit.stats.energy_residual;
+    for (double s : {1e20, 1e40, 1e-20}) {
+      SCOPED_TRACE(std::string(integrator) + ", scale " + number(s));
+      const Result r = run(bearing_model(s, 0.1), integrator);
+      ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+      expect_two_events(r, EventKind::break_away, 1.0 / 6, EventKind::reversal, t_rev, 1e-6);
+      EXPECT_EQ(r.stats.steps, unit.stats.steps);
+      EXPECT_NEAR(r.stats.energy_residual, unit_residual, 1e-3 * std::abs(unit_residual) + 1e-15);
+    }
+  }
+}
+
 // The relative rate x' = w_a + w_b - 2 w_c of the coordinate written s (a + b
 // - 2 c) at every sample (row-major velocities, bodies a, b, c).
 double min_rate(const Result& r) {

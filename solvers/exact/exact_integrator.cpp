@@ -469,7 +469,7 @@ void ExactIntegrator::restart_signs() {
     // far from zero: its sign, the same in x as in z (the tolerance is ~1e-13
     // of the row's scale at most, the split's roundoff cond(T) eps <= 2e-10 of it)
     auto& sign = signs_[static_cast<std::size_t>(m.watched[w])];
-    sign = std::abs(g) > 1e-6 * gscale_(row) ? sign_of(g) : leaving_sign(event_function(w, m.h));
+    sign = std::abs(g) > 1e-6 * gscale_(row) ? sign_of(g) : exact::leaving_sign(event_function(w, m.h));
   }
 }
 

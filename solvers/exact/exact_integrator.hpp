@@ -123,6 +123,7 @@ class ExactIntegrator : public Integrator {
   void reset(double t0, const double* y0, const double* q0, const std::vector<int>& directions) override;
   Outcome advance(double tout, double tstop, double& t, double* y) override;
   const std::vector<int>& roots_found() override { return roots_found_; }
+  int leaving_sign(int r) const override { return signs_[static_cast<std::size_t>(r)]; }
   void quadratures(double t, double* q) override;
   // steps: sub-steps; rhs_evals: probes; jac_evals: identifications (each
   // with its sub-step's exponential: what allocates in a warm run);
