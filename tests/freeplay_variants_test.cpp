@@ -196,6 +196,30 @@ TEST(FreeplayVariants, TwoStageTableMatchesTheHandDerivedStages) {
   expect_events(time_stepping(m, h), two_stage_sequence(), 2 * h, "time_stepping");
 }
 
+// A table through (0, 0), the natural middle knot of a two-stage damper:
+// points [[-0.1, -10], [0, 0], [0.2, 40]], I = 1 from x = 0 at v = 0.8. It
+// swings in the 200 N m/rad segment (amplitude 0.8 / sqrt(200) < 0.2) and
+// the 100 N m/rad one (0.08 < 0.1), changing stage at x = 0 every half
+// period: pi/sqrt(200), + pi/10, + pi/sqrt(200), + pi/10. The exact
+// integrator stopped at the first crossing with "internal error: the mode
+// does not reproduce its right-hand side" (its self-check took x ~ 1e-17 as
+// the scale of a law whose roundoff is eps times its 10 N m knots).
+TEST(FreeplayVariants, TableThroughTheOriginChangesStageEveryHalfPeriod) {
+  const Model m = model_of("  tab: {type: spring, body: s, stiffness_table: {points: [[-0.1, -10], [0, 0], [0.2, 40]]}}\n",
+                           "  s: {inertia: 1.0, velocity: 0.8}\n", "t_end: 1.2, output_step: 0.01, rtol: 1.0e-11, atol: 1.0e-13");
+  const double a = kPi / std::sqrt(200.0), b = kPi / 10.0;
+  const std::vector<double> want = {a, a + b, 2 * a + b, 2 * a + 2 * b};
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    const Result r = run(m, integrator);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << integrator << ": " << r.message;
+    ASSERT_EQ(r.events.size(), want.size()) << integrator;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(r.events[i].kind, EventKind::stage) << integrator;
+      EXPECT_NEAR(r.events[i].t, want[i], std::string(integrator) == "exact" ? 1e-12 : 1e-8) << integrator << " event " << i;
+    }
+  }
+}
+
 // The table's law: the end segments continue, energy is the integral of T_el
 // from the offset (quadratic per segment), the stored state is the segment.
 TEST(FreeplayVariants, TableLawAndEnergyInClosedForm) {

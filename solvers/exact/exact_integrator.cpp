@@ -376,11 +376,16 @@ void ExactIntegrator::check_identified(const Mode& m) {
   w.tail(p_) = exo_.C() * z_.tail(M);
   system_.rhs(w.data(), w.data() + n_, out.data());
   if (roots_ > 0) system_.roots(w.data(), w.data() + n_, g.data());
-  // Each row against the scale of its terms (|A_ij z_j| summed, and the value).
+  // Each row against the scale of its terms (|A_ij z_j| summed, and the
+  // value), each z_j taken at least 1: the identification probes at unit
+  // states, so that is its own resolution (a stiffness table's knot at
+  // (0, 0) is crossed at x ~ 1e-17, where the law's roundoff from its other
+  // knots, eps times 10 N m, is all there is of the value)
+  const Eigen::VectorXd zf = z_.cwiseAbs().cwiseMax(1.0);
   auto check = [&](const Eigen::MatrixXd& rows, const Eigen::VectorXd& actual, const char* what) {
     for (int i = 0; i < actual.size(); ++i) {
       const double mapped = rows.row(i).dot(z_);
-      const double scale = rows.row(i).cwiseAbs().dot(z_.cwiseAbs()) + std::abs(actual(i));
+      const double scale = rows.row(i).cwiseAbs().dot(zf) + std::abs(actual(i));
       if (!(std::abs(mapped - actual(i)) <= kIdentificationTolerance * scale + 1e-300)) {
         std::ostringstream os;
         os.precision(17);
@@ -398,7 +403,7 @@ void ExactIntegrator::check_identified(const Mode& m) {
   if (quads_ > 0) system_.quadrature(w.data(), w.data() + n_, q.data());
   for (int j = 0; j < quads_; ++j) {
     const Eigen::MatrixXd& Q = m.Q[static_cast<std::size_t>(j)];
-    const double mapped = z_.dot(Q * z_), scale = z_.cwiseAbs().dot(Q.cwiseAbs() * z_.cwiseAbs()) + std::abs(q(j));
+    const double mapped = z_.dot(Q * z_), scale = zf.dot(Q.cwiseAbs() * zf) + std::abs(q(j));
     if (!(std::abs(mapped - q(j)) <= kIdentificationTolerance * scale + 1e-300)) {
       std::ostringstream os;
       os.precision(17);

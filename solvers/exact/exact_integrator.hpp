@@ -202,7 +202,8 @@ class ExactIntegrator : public Integrator {
   const EventFunction& event_function(std::size_t w, double step);
   // Self-check of a fresh identification: the maps reproduce the system's rhs
   // and roots at the current state to kIdentificationTolerance relative (to
-  // the sum of the magnitudes of each row's terms), else std::logic_error: a
+  // the sum of the magnitudes of each row's terms, each state taken at least
+  // 1, the identification's own probes), else std::logic_error: a
   // system that is not affine in its mode is refused, never linearised.
   void check_identified(const Mode& mode);
   void restart_signs();
