@@ -607,8 +607,11 @@ class TimeSteppingRun {
       const std::int8_t a = before_[e], b = mj_.state()[e];
       const ElementKindInfo& row = element_kind_info(model_.element_kind[e]);
       if (a == b || !row.event) continue;
-      r_.events.push_back(
-          {mj_.t(), e, row.event(model_, model_.element_index[e], a, b), a, b, element_rate(model_, e, mj_.v().data())});
+      // x' after the event, but for a strike the approach before it (EventRecord::rate):
+      // the velocities at the step's start, before the contact impulse
+      const EventKind kind = row.event(model_, model_.element_index[e], a, b);
+      const bool strike = kind == EventKind::contact || kind == EventKind::impact;
+      r_.events.push_back({mj_.t(), e, kind, a, b, element_rate(model_, e, (strike ? v0_ : mj_.v()).data())});
       changed = true;
     }
     r_.stats.events += changed;
