@@ -81,7 +81,7 @@ void EventPipeline::at_roots() {
   before = state;                     // copy into kept storage
   bool friction_event = apply_crossings(found);
   find_missed_strikes();
-  ++data.stats.events;
+  count_instant();
   record_event_time();
   if (!struck.empty()) {
     strike();
@@ -555,6 +555,7 @@ double EventPipeline::applied_scale(int l) const {
 
 // Every element whose state (its kind's row: state) changed since `before`.
 void EventPipeline::log_changes() {
+  const std::size_t logged = events.size();
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (!row.event) return;
     const std::int8_t a = row.state(model, i, before), b = row.state(model, i, state);
@@ -563,6 +564,16 @@ void EventPipeline::log_changes() {
     events.push_back({state.t, e, row.event(model, i, a, b), state_as_written(model, row, i, e, a),
                       state_as_written(model, row, i, e, b), element_rate(model, e, state.w.data())});
   });
+  // a change at a breakpoint, a sample instant or a limit is an instant too
+  if (events.size() > logged) count_instant();
+}
+
+// RunStats::events: each instant once, whether a root stopped the
+// integrator there or the pipeline changed modes at a stop of its own.
+void EventPipeline::count_instant() {
+  if (state.t == last_instant_) return;
+  ++data.stats.events;
+  last_instant_ = state.t;
 }
 
 // Elements at rest exactly on a kink of their law (a spring's flank or

@@ -14,6 +14,7 @@
 //   restart            the mode structure rebuilt, the integrator reset at state.t
 // The entry points are start(), at_roots() and reselect(); restart() alone
 // restarts the integrator in the same modes (a snapshot).
+#include <limits>
 #include <vector>
 
 #include "bodies/clusters.hpp"
@@ -106,6 +107,7 @@ class EventPipeline {
   void cross_knots_from_rest();
   void probe_accelerations();
   double probe_state();
+  void count_instant();
   double curved_probe_state();
   void record_event_time();
   bool can_lock(int link) const;
@@ -142,6 +144,7 @@ class EventPipeline {
   EnergyQuadratures energies;        // the integrator's quadratures at a restart
   std::vector<double> share;         // (links) the candidates' weights in a projection's loss
   std::vector<double> torque_scale;                     // (links) [N m] link_torque_scales, at the last restart
+  double last_instant_ = std::numeric_limits<double>::quiet_NaN();  // the last instant counted (count_instant)
   double signal_scale_ = 0.0;                           // the largest number of the model's signals (else 1)
 
 };

@@ -158,6 +158,15 @@ TEST_P(FrictionAtLimit, TouchingTheLimitWithZeroSlopeKeepsItStuck) {
   }
 }
 
+// A load stepping past the limit at 0.5 s: the break-away is decided at the
+// breakpoint's stop, no root. It is an event instant all the same
+// (RunStats::events, the summary's "instants": it read 0 beside 1 change).
+TEST_P(FrictionAtLimit, ABreakAwayAtABreakpointCountsAsAnInstant) {
+  const Result r = run(block_model("{t_end: 1.0, output_step: 0.1}", "{step: {time: 0.5, final: 2.0}}"));
+  expect_one_break_away(r, 0.5, 0.0);
+  EXPECT_EQ(r.stats.events, 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Integrators, FrictionAtLimit, ::testing::Values("exact", "cvode_bdf", "cvode_adams"));
 
 }  // namespace
