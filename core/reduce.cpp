@@ -233,9 +233,9 @@ class Reducer {
       const double total = k.inertia + factor * factor * g.inertia;
       if (total > 0.0) k.velocity = (k.inertia * k.velocity + factor * g.inertia * g.velocity) / total;
       step << "rigid spring '" << by << "' (stiffness .inf, Simplification 3): " << gone << " = " << show(factor)
-           << " " << kept << "; " << gone << " merged into " << kept << " with reflected inertia " << show(factor)
-           << "^2 * " << show(g.inertia) << " (" << kept << " inertia " << show(k.inertia) << " -> " << show(total)
-           << ")";
+           << " " << kept << "; " << gone << " merged into " << kept << " with reflected inertia "
+           << (factor < 0.0 ? "(" + show(factor) + ")" : show(factor)) << "^2 * " << show(g.inertia) << " ("
+           << kept << " inertia " << show(k.inertia) << " -> " << show(total) << ")";
       k.inertia = total;
     }
     std::vector<std::size_t> drop;
