@@ -186,7 +186,7 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
   G_.clear();
   std::vector<Eigen::MatrixXd> Qsf;
   std::vector<int> rows;
-  Eigen::MatrixXd Tr, Qx;
+  Eigen::MatrixXd Tr, Qr, QT, Qx;
   for (int j = 0; j < quads_; ++j) {
     // T^T Q T over the coordinates z the form reads (velocities and signals,
     // rarely angles): Q's nonzero rows only
@@ -195,8 +195,10 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
     for (Eigen::Index i = 0; i < q.rows(); ++i)
       if (!q.row(i).isZero(0.0)) rows.push_back(static_cast<int>(i));
     if (rows.empty()) continue;
-    Tr = split.T(rows, Eigen::all);
-    Qx.noalias() = Tr.transpose() * (q(rows, rows) * Tr);
+    Tr = split.T(rows, Eigen::all);  // (gathered: a product with an indexed view takes Eigen's slow path)
+    Qr = q(rows, rows);
+    QT.noalias() = Qr * Tr;
+    Qx.noalias() = Tr.transpose() * QT;
     Qx = 0.5 * (Qx + Qx.transpose());
     Qx.topRows(inert_).setZero();
     Qx.leftCols(inert_).setZero();
