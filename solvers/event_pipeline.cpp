@@ -24,7 +24,8 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
   leaving.assign(max_root_count(m), 0);
   g_now.assign(max_root_count(m), 0.0);
   g_probe.assign(max_root_count(m), 0.0);
-  g_curve.assign(max_root_count(m), 0.0);
+  g_scale.assign(max_root_count(m), 0.0);
+  flat.assign(max_root_count(m), 0);
   const std::size_t nl = static_cast<std::size_t>(m.num_links());
   arrived.reserve(nl);
   candidates.reserve(nl);
@@ -81,7 +82,8 @@ void EventPipeline::at_roots() {
   before = state;                     // copy into kept storage
   bool friction_event = apply_crossings(found);
   find_missed_strikes();
-  count_instant();
+  ++data.stats.events;  // (every root stop: a loop of roots at one instant still counts towards max_events)
+  last_instant_ = state.t;
   record_event_time();
   if (!struck.empty()) {
     strike();
@@ -604,10 +606,13 @@ bool EventPipeline::enter_kinks_from_rest() {
 // with as its sign), and the selection cannot tell from the accelerations
 // (the torque at the bound, relative acceleration 0). Without this stage the
 // element stayed stuck until stuck_consistent caught it at the next output
-// point. A reserve leaves through 0 here when, a moment later (kProbe, along
-// the motion of the structure just built), it is negative beyond roundoff
-// and now it is within roundoff (or half the probe's drop, 1e-9 of its
-// scale at most) of 0: its crossing is applied as a root's, the S-S
+// point. A reserve leaves through 0 here when now it is within roundoff (or
+// half the probe's drop, 1e-9 of its scale at most) of 0 and it drops: a
+// moment later (kProbe, along the motion of the structure just built) it is
+// negative beyond roundoff, or its first nonzero Taylor term is (where the
+// integrator knows them: exact), or, flat to first order, it moves down
+// under the second-order probes (decide_by_curvature). Its crossing is then
+// applied as a root's, the S-S
 // selection decides with it in `exhausted`. Returns whether a mode changed
 // (a restart is due). With `own_log` it logs its changes itself (after a
 // stop that logged already), else the caller logs (or, at t_start, nothing).
@@ -638,36 +643,80 @@ bool EventPipeline::find_leaving_reserves() {
     return c == Crossing::reserve_exhausted || c == Crossing::group_exhausted;
   };
   root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);
-  bool near = false;
-  for (std::size_t r = 0; r < ms.roots.size(); ++r)
-    near = near || (is_reserve(ms.roots[r]) && g_now[r] <= 1e-9 * reserve_scale(ms.roots[r]));
+  bool near = false;  // (the scales at the state, before a probe moves ws)
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
+    g_scale[r] = is_reserve(ms.roots[r]) ? reserve_scale(ms.roots[r]) : 0.0;
+    near = near || (g_scale[r] > 0.0 && g_now[r] <= 1e-9 * g_scale[r]);
+  }
   if (!near) return false;
   const double dt = probe_state();
   root_functions(model, state, ms, state.t + dt, probe_y.data(), g_probe.data(), ws);
-  auto noise = [&](std::size_t r) { return 64 * std::numeric_limits<double>::epsilon() * reserve_scale(ms.roots[r]); };
-  // A reserve that reaches 0 with zero slope (a drive touching the limit at
-  // its peak, (pi^2/2) t^2 beyond it) drops below the probe's roundoff: the
-  // integrator may know its sign to every order (exact), else the second
-  // order along the motion tells (curved_probe_state).
-  bool undecided = false;
-  for (std::size_t r = 0; r < ms.roots.size(); ++r)
-    undecided = undecided || (is_reserve(ms.roots[r]) && g_now[r] <= 1e-9 * reserve_scale(ms.roots[r]) &&
-                              g_probe[r] >= -noise(r) && integrator.leaving_sign(static_cast<int>(r)) == 0);
+  bool any = false, undecided = false;
+  std::fill(leaving.begin(), leaving.end(), 0);
+  std::fill(flat.begin(), flat.end(), 0);
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
+    if (g_scale[r] <= 0.0) continue;
+    const double noise = 64 * std::numeric_limits<double>::epsilon() * g_scale[r];
+    const double at_zero =
+        std::min(std::max(0.5 * (g_now[r] - g_probe[r]), 1e-12 * g_scale[r]), 1e-9 * g_scale[r]);
+    if (g_now[r] > at_zero) continue;
+    // a drop beyond roundoff a moment later, or (exact) a first nonzero
+    // Taylor term below 0 at a higher order; flat to first order where the
+    // integrator cannot tell: decide_by_curvature
+    const int order_sign = integrator.leaving_sign(static_cast<int>(r));
+    if (g_probe[r] < -noise || order_sign < 0) {
+      leaving[r] = -1;
+      any = true;
+    } else if (order_sign == 0 && g_probe[r] <= g_now[r] + noise) {
+      flat[r] = 1;
+      undecided = true;
+    }
+  }
   if (undecided) {
-    const double later = curved_probe_state();
-    root_functions(model, state, ms, state.t + later, probe_y.data(), g_curve.data(), ws);
+    any = decide_by_curvature(dt) || any;
+    rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);  // ws back at the state (its rhs too)
   }
   root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);  // ws back at the state
-  bool any = false;
-  std::fill(leaving.begin(), leaving.end(), 0);
-  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
-    if (!is_reserve(ms.roots[r])) continue;
-    const double scale = reserve_scale(ms.roots[r]);
-    const double at_zero = std::min(std::max(0.5 * (g_now[r] - g_probe[r]), 1e-12 * scale), 1e-9 * scale);
-    const int order_sign = integrator.leaving_sign(static_cast<int>(r));
-    const bool drops = g_probe[r] < -noise(r) || order_sign < 0 || (undecided && order_sign == 0 && g_curve[r] < -noise(r));
-    leaving[r] = drops && g_now[r] <= at_zero ? -1 : 0;
-    any = any || leaving[r] != 0;
+  return any;
+}
+
+// The reserves flat to first order (`flat`), where the integrator cannot
+// tell their higher orders (CVODE): the state a little later along the
+// motion to second order, y + D y' + D^2/2 y'' (y'' from y' a moment later,
+// exact to roundoff in an affine mode; the signals read at t + D
+// themselves), for D from 1e-6 s up tenfold until the reserve has moved
+// beyond 16 times its roundoff, never past half the way to the next stop (a
+// breakpoint's jump is the pipeline's, not the probe's). A reserve that moved
+// down leaves 0 now; one that stays within roundoff (a load held at the
+// limit) does not. Marks `leaving`; returns whether any leaves.
+bool EventPipeline::decide_by_curvature(double dt) {
+  probe_curve.resize(y.size());
+  rhs(model, state, ms, state.t + dt, probe_y.data(), probe_curve.data(), ws);
+  for (std::size_t k = 0; k < y.size(); ++k) probe_curve[k] = (probe_curve[k] - probe_ydot[k]) / dt;  // y''
+  auto it = std::upper_bound(model.breakpoints.begin(), model.breakpoints.end(), state.t);
+  while (it != model.breakpoints.end() && same_time(*it, state.t)) ++it;
+  double next = settings.t_end;
+  if (it != model.breakpoints.end()) next = std::min(next, *it);
+  if (earlier(state.t, data.blocks.next_instant())) next = std::min(next, data.blocks.next_instant());
+  const double reach = 0.5 * (next - state.t);
+  bool any = false, open = true;
+  for (double D = 1e-6; open && D <= 1e-2 * (1.0 + 1e-9) && D <= reach; D *= 10.0) {
+    for (std::size_t k = 0; k < y.size(); ++k) probe_y[k] = y[k] + D * probe_ydot[k] + 0.5 * D * D * probe_curve[k];
+    root_functions(model, state, ms, state.t + D, probe_y.data(), g_probe.data(), ws);
+    open = false;
+    for (std::size_t r = 0; r < ms.roots.size(); ++r) {
+      if (!flat[r]) continue;
+      const double moved = g_probe[r] - g_now[r], noise = 64 * std::numeric_limits<double>::epsilon() * g_scale[r];
+      if (std::abs(moved) <= 16 * noise) {
+        open = true;
+        continue;
+      }
+      flat[r] = 0;
+      if (moved < 0.0) {
+        leaving[r] = -1;
+        any = true;
+      }
+    }
   }
   return any;
 }
@@ -693,21 +742,6 @@ double EventPipeline::probe_state() {
   probe_y.resize(y.size());
   for (std::size_t k = 0; k < y.size(); ++k) probe_y[k] = y[k] + dt * probe_ydot[k];
   return dt;
-}
-
-// The state a little later (kCurvedProbe) along the motion to second order,
-// y + D y' + D^2/2 y'', into probe_y; returns D. y'' from y' a moment later
-// (probe_state; the mode is affine in y, so the difference is exact to
-// roundoff, eps |y'| / dt); the signals are read at t + D themselves.
-double EventPipeline::curved_probe_state() {
-  constexpr double kCurvedProbe = 1e-6;  // [s]: (D^2/2) y'' clears the roundoff of y's sizes
-  const double dt = probe_state();
-  probe_curve.resize(y.size());
-  rhs(model, state, ms, state.t + dt, probe_y.data(), probe_curve.data(), ws);
-  const double D = std::max(kCurvedProbe, 1024 * std::numeric_limits<double>::epsilon() * std::abs(state.t));
-  for (std::size_t k = 0; k < y.size(); ++k)
-    probe_y[k] = y[k] + D * probe_ydot[k] + 0.5 * D * D * (probe_curve[k] - probe_ydot[k]) / dt;
-  return D;
 }
 
 void EventPipeline::record_event_time() {

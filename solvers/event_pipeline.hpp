@@ -108,7 +108,7 @@ class EventPipeline {
   void probe_accelerations();
   double probe_state();
   void count_instant();
-  double curved_probe_state();
+  bool decide_by_curvature(double dt);
   void record_event_time();
   bool can_lock(int link) const;
   void projection_weights();
@@ -139,8 +139,9 @@ class EventPipeline {
   std::vector<double> probe_y, probe_ydot, probe_acc;  // (2 nb, 2 nb, nb) enter_kinks_from_rest
   std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
   std::vector<int> leaving;                             // (max_root_count) reserves leaving 0 (break_away_at_limits)
-  std::vector<double> g_now, g_probe, g_curve;          // (max_root_count) their witnesses now, a moment later, later (second order)
-  std::vector<double> probe_curve;                      // (2 nb) y' a moment later (curved_probe_state)
+  std::vector<double> g_now, g_probe, g_scale;          // (max_root_count) their witnesses now and a moment later; reserve scales
+  std::vector<std::int8_t> flat;                        // (max_root_count) reserves flat to first order (decide_by_curvature)
+  std::vector<double> probe_curve;                      // (2 nb) y'' (decide_by_curvature)
   EnergyQuadratures energies;        // the integrator's quadratures at a restart
   std::vector<double> share;         // (links) the candidates' weights in a projection's loss
   std::vector<double> torque_scale;                     // (links) [N m] link_torque_scales, at the last restart

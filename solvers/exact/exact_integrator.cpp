@@ -458,6 +458,7 @@ void ExactIntegrator::restart_signs() {
   polys_.resize(F);
   fast_terms_.resize(F * m.split.fast.size());
   signs_.resize(F);
+  leaving_.assign(F, 0);  // (no allocation after the first reset of this size)
   // constant rows: their sign (one product: a row of the column-major G is strided)
   gconst_.head(m.Gc.rows()).noalias() = m.Gc.lazyProduct(z_);
   for (std::size_t c = 0; c < m.constant.size(); ++c)
@@ -474,7 +475,12 @@ void ExactIntegrator::restart_signs() {
     // far from zero: its sign, the same in x as in z (the tolerance is ~1e-13
     // of the row's scale at most, the split's roundoff cond(T) eps <= 2e-10 of it)
     auto& sign = signs_[static_cast<std::size_t>(m.watched[w])];
-    sign = std::abs(g) > 1e-6 * gscale_(row) ? sign_of(g) : exact::leaving_sign(event_function(w, m.h));
+    if (std::abs(g) > 1e-6 * gscale_(row)) {
+      sign = sign_of(g);
+    } else {  // near 0: the sign it leaves with, beyond the function's roundoff (leaving_sign)
+      sign = exact::leaving_sign(event_function(w, m.h));
+      leaving_[static_cast<std::size_t>(m.watched[w])] = sign;
+    }
   }
 }
 

@@ -123,7 +123,9 @@ class ExactIntegrator : public Integrator {
   void reset(double t0, const double* y0, const double* q0, const std::vector<int>& directions) override;
   Outcome advance(double tout, double tstop, double& t, double* y) override;
   const std::vector<int>& roots_found() override { return roots_found_; }
-  int leaving_sign(int r) const override { return signs_[static_cast<std::size_t>(r)]; }
+  // (only for a watched function near 0 at the reset: its first Taylor term
+  // beyond roundoff; 0 for the others, whose sign says nothing of leaving)
+  int leaving_sign(int r) const override { return leaving_[static_cast<std::size_t>(r)]; }
   void quadratures(double t, double* q) override;
   // steps: sub-steps; rhs_evals: probes; jac_evals: identifications (each
   // with its sub-step's exponential: what allocates in a warm run);
@@ -233,6 +235,7 @@ class ExactIntegrator : public Integrator {
   Eigen::VectorXd z_, q_;
   std::vector<int> directions_;  // roots (given) then kinks (both)
   std::vector<int> signs_;       // sign of each watched function just before t_
+  std::vector<int> leaving_;     // at the last reset: the sign a function near 0 leaves it with, else 0
   std::vector<int> roots_found_;
   std::vector<std::int8_t> key_scratch_;
   std::string key_;
