@@ -247,9 +247,9 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
 // nf^2 complex ones and the resolvent terms.
 void ModalPropagator::regular_forms() {
   Eigen::MatrixXcd E1h(nf_, nf_);
-  for (int a = 0; a < nf_; ++a)  // (symmetric; e^{(mu_a + mu_b) h} from the cached e^{mu h})
-    for (int b = a; b < nf_; ++b)
-      E1h(a, b) = E1h(b, a) = exp_integral(mu_(a) + mu_(b), h_, [&] { return emu_h_(a) * emu_h_(b); });
+  for (int a = 0; a < nf_; ++a)  // (symmetric; e^{(mu_a + mu_b) h} itself: a product of cached
+    for (int b = a; b < nf_; ++b)  // factors could be 0 * inf where the sum is finite)
+      E1h(a, b) = E1h(b, a) = integral_of_exp(mu_(a) + mu_(b), h_);
   Wu_.resize(static_cast<Eigen::Index>(live_.size()), packed_size(n_ - inert_));
   Eigen::MatrixXd W(n_, n_);
   const Eigen::MatrixXd EsT = Es_.transpose();
