@@ -11,6 +11,7 @@
 #include "elements/one_way_clutch.hpp"
 #include "solvers/element_outputs.hpp"
 #include "solvers/mode_system.hpp"
+#include "solvers/next_stop.hpp"
 #include "elements/kinds.hpp"
 
 namespace luztar {
@@ -82,8 +83,7 @@ void EventPipeline::at_roots() {
   before = state;                     // copy into kept storage
   bool friction_event = apply_crossings(found);
   find_missed_strikes();
-  ++data.stats.events;  // (every root stop: a loop of roots at one instant still counts towards max_events)
-  last_instant_ = state.t;
+  count_instant(true);  // (every root stop: a loop of roots at one instant still counts towards max_events)
   record_event_time();
   if (!struck.empty()) {
     strike();
@@ -567,13 +567,14 @@ void EventPipeline::log_changes() {
                       state_as_written(model, row, i, e, b), element_rate(model, e, state.w.data())});
   });
   // a change at a breakpoint, a sample instant or a limit is an instant too
-  if (events.size() > logged) count_instant();
+  if (events.size() > logged) count_instant(false);
 }
 
 // RunStats::events: each instant once, whether a root stopped the
-// integrator there or the pipeline changed modes at a stop of its own.
-void EventPipeline::count_instant() {
-  if (state.t == last_instant_) return;
+// integrator there or the pipeline changed modes at a stop of its own; with
+// `every_root` (a root stop) also again at the same instant.
+void EventPipeline::count_instant(bool every_root) {
+  if (!every_root && state.t == last_instant_) return;
   ++data.stats.events;
   last_instant_ = state.t;
 }
@@ -634,6 +635,11 @@ double EventPipeline::reserve_scale(const Witness& w) const {
   return w.kind == WitnessKind::group_reserve ? 1.0 : ws.limit[w.index] + std::abs(ws.lambda[w.index]);
 }
 
+// The roundoff of reserve witness r, from its scale read by find_leaving_reserves.
+double EventPipeline::reserve_roundoff(std::size_t r) const {
+  return 64 * std::numeric_limits<double>::epsilon() * g_scale[r];
+}
+
 // The reserve witnesses (stick_upper, stick_lower, group_reserve) of the
 // current structure that leave 0 downwards at state.t, marked -1 in `leaving`.
 // The probe is taken only when some reserve is within 1e-9 of its scale of 0.
@@ -656,7 +662,7 @@ bool EventPipeline::find_leaving_reserves() {
   std::fill(flat.begin(), flat.end(), 0);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) {
     if (g_scale[r] <= 0.0) continue;
-    const double noise = 64 * std::numeric_limits<double>::epsilon() * g_scale[r];
+    const double noise = reserve_roundoff(r);
     const double at_zero =
         std::min(std::max(0.5 * (g_now[r] - g_probe[r]), 1e-12 * g_scale[r]), 1e-9 * g_scale[r]);
     if (g_now[r] > at_zero) continue;
@@ -693,12 +699,7 @@ bool EventPipeline::decide_by_curvature(double dt) {
   probe_curve.resize(y.size());
   rhs(model, state, ms, state.t + dt, probe_y.data(), probe_curve.data(), ws);
   for (std::size_t k = 0; k < y.size(); ++k) probe_curve[k] = (probe_curve[k] - probe_ydot[k]) / dt;  // y''
-  auto it = std::upper_bound(model.breakpoints.begin(), model.breakpoints.end(), state.t);
-  while (it != model.breakpoints.end() && same_time(*it, state.t)) ++it;
-  double next = settings.t_end;
-  if (it != model.breakpoints.end()) next = std::min(next, *it);
-  if (earlier(state.t, data.blocks.next_instant())) next = std::min(next, data.blocks.next_instant());
-  const double reach = 0.5 * (next - state.t);
+  const double reach = 0.5 * (next_stop(model, data.blocks, settings.t_end, state.t, settings.t_end) - state.t);
   bool any = false, open = true;
   for (double D = 1e-6; open && D <= 1e-2 * (1.0 + 1e-9) && D <= reach; D *= 10.0) {
     for (std::size_t k = 0; k < y.size(); ++k) probe_y[k] = y[k] + D * probe_ydot[k] + 0.5 * D * D * probe_curve[k];
@@ -706,7 +707,7 @@ bool EventPipeline::decide_by_curvature(double dt) {
     open = false;
     for (std::size_t r = 0; r < ms.roots.size(); ++r) {
       if (!flat[r]) continue;
-      const double moved = g_probe[r] - g_now[r], noise = 64 * std::numeric_limits<double>::epsilon() * g_scale[r];
+      const double moved = g_probe[r] - g_now[r], noise = reserve_roundoff(r);
       if (std::abs(moved) <= 16 * noise) {
         open = true;
         continue;

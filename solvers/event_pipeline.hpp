@@ -100,6 +100,7 @@ class EventPipeline {
   bool enter_kinks_from_rest();
   bool break_away_at_limits(bool own_log);
   double reserve_scale(const Witness& w) const;
+  double reserve_roundoff(std::size_t r) const;
   double link_torque_scale(int link) const;
   double applied_scale(int link) const;
   void link_torque_scales();
@@ -107,7 +108,7 @@ class EventPipeline {
   void cross_knots_from_rest();
   void probe_accelerations();
   double probe_state();
-  void count_instant();
+  void count_instant(bool every_root);
   bool decide_by_curvature(double dt);
   void record_event_time();
   bool can_lock(int link) const;

@@ -17,6 +17,7 @@
 #include "solvers/event_pipeline.hpp"
 #include "solvers/integrator.hpp"
 #include "solvers/mode_system.hpp"
+#include "solvers/next_stop.hpp"
 #include "solvers/sampling_loop.hpp"
 
 namespace luztar {
@@ -114,7 +115,7 @@ class Simulator::Impl {
     // A target at the same instant as the next stop (core/times.hpp) is that
     // stop. With inputs, the integrator never steps past the caller's time: an
     // input set there then acts from exactly there, with its history intact.
-    const double stop = next_stop(data.state.t, target);
+    const double stop = next_stop(model, data.blocks, settings.t_end, data.state.t, target);
     const double tout = same_time(target, stop) ? stop : std::min(target, stop);
     const double tstop = model.inputs.empty() ? stop : tout;
     double t = data.state.t;
@@ -244,18 +245,6 @@ class Simulator::Impl {
     if (it != model.breakpoints.end() && same_time(*it, t)) return &*it;
     if (it != model.breakpoints.begin() && same_time(*(it - 1), t)) return &*(it - 1);
     return nullptr;
-  }
-
-  // The next instant after t (not the same instant) where the integrator must
-  // stop: a breakpoint, a sample instant, t_end, or else past the target.
-  double next_stop(double t, double target) const {
-    double stop = std::max(settings.t_end, target);
-    if (earlier(t, settings.t_end)) stop = settings.t_end;
-    auto it = std::upper_bound(model.breakpoints.begin(), model.breakpoints.end(), t);
-    while (it != model.breakpoints.end() && same_time(*it, t)) ++it;
-    if (it != model.breakpoints.end()) stop = std::min(stop, *it);
-    if (earlier(t, data.blocks.next_instant())) stop = std::min(stop, data.blocks.next_instant());
-    return stop;
   }
 
   bool storm_detected() {

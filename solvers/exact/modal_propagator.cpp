@@ -130,6 +130,16 @@ void pack_products(const double* y, int from, int n, double* out) {
     for (int a = from; a <= b; ++a) *out++ = y[a] * y[b];
 }
 
+// The upper triangle of the symmetric n x n M, a <= b, in pack_form's order:
+// M_ab plays the product y_a y_b (a Gram matrix of the slow Taylor terms).
+template <class Matrix>
+Eigen::Index pack_upper(const Matrix& M, int n, double* out) {
+  Eigen::Index i = 0;
+  for (int b = 0; b < n; ++b)
+    for (int a = 0; a <= b; ++a) out[i++] = M(a, b);
+  return i;
+}
+
 }  // namespace
 
 cd integral_of_exp(cd m, double s) { return exp_integral(m, s, [&] { return std::exp(m * s); }); }
@@ -389,10 +399,8 @@ void ModalPropagator::partial(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::V
     auto P = ch_.block(0, 0, r, terms);
     P.noalias() = Cr.lazyProduct(H.topLeftCorner(terms, terms));
     gram_.noalias() = P.lazyProduct(Cr.transpose());
-    Eigen::Index i = 0;
-    for (int b = 0; b < r; ++b)
-      for (int a = 0; a <= b; ++a) products_(i++) = gram_(a, b);
-    ql_.noalias() = Qu_ * products_.head(i);
+    const Eigen::Index packed = pack_upper(gram_, r, products_.data());
+    ql_.noalias() = Qu_ * products_.head(packed);
     ql_ *= s;
     add_live(q);
   }
