@@ -253,6 +253,34 @@ TEST_F(OutputFiles, CsvFailureLeavesNoHdf5) {
   EXPECT_FALSE(fs::exists(path("out.h5")));
 }
 
+// -o writes HDF5: a path that names the model file, or says CSV or YAML by
+// its extension, is refused before the run, and nothing is written.
+TEST_F(OutputFiles, HdfOutputPathThatSaysAnotherFormatIsRefused) {
+  const std::string model = path("m.yaml");
+  fs::copy_file(kBlock, model);
+  const std::string text = read_text(model);
+  const Outcome csv = run_limited({"run", model, "-o", path("out.CSV")}, path("log"));
+  EXPECT_EQ(csv.code, 1) << csv.out;
+  EXPECT_NE(csv.out.find("luztar: " + path("out.CSV") + ": -o/--output writes HDF5 (.h5); for CSV give --csv " +
+                         path("out.CSV")),
+            std::string::npos)
+      << csv.out;
+  EXPECT_FALSE(fs::exists(path("out.CSV")));
+
+  const Outcome self = run_limited({"run", model, "-o", dir_.string() + "/./m.yaml"}, path("log"));
+  EXPECT_EQ(self.code, 1) << self.out;
+  EXPECT_NE(self.out.find(": -o/--output names the input file; the HDF5 results would replace it"), std::string::npos)
+      << self.out;
+  EXPECT_EQ(read_text(model), text);
+
+  const Outcome yaml = run_limited({"sweep", model, "-o", path("sweep.yml")}, path("log"));
+  EXPECT_EQ(yaml.code, 1) << yaml.out;
+  EXPECT_NE(yaml.out.find(path("sweep.yml") + ": -o/--output writes HDF5 (.h5), not YAML; name the file .h5"),
+            std::string::npos)
+      << yaml.out;
+  EXPECT_TRUE(temporaries(dir_).empty());
+}
+
 // SIGINT or SIGTERM during a long run: the process dies of the signal and its
 // temporary file (present from the start of the run) goes with it.
 TEST_F(OutputFiles, KilledRunLeavesNoTemporary) {

@@ -10,6 +10,7 @@
 // files and dies of the signal.
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
@@ -104,7 +105,23 @@ bool same_file(const std::string& a, const std::string& b) {
   return ea || eb ? a == b : ca == cb;
 }
 
+// An HDF5 output path (-o of run and sweep) that names the input file or
+// has a text format's extension is refused before anything runs: the run
+// would replace the model with HDF5, or write HDF5 under a name that says CSV.
+void check_hdf5_output(const std::string& out, const std::string& input) {
+  if (out.empty()) return;
+  if (same_file(out, input))
+    throw std::runtime_error(out + ": -o/--output names the input file; the HDF5 results would replace it");
+  std::string ext = std::filesystem::path(out).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".csv")
+    throw std::runtime_error(out + ": -o/--output writes HDF5 (.h5); for CSV give --csv " + out);
+  if (ext == ".yaml" || ext == ".yml")
+    throw std::runtime_error(out + ": -o/--output writes HDF5 (.h5), not YAML; name the file .h5");
+}
+
 int run(const RunOptions& o) {
+  check_hdf5_output(o.output, o.model);
   const luztar::Model model = load(o.model, &o);
   const std::string out = o.output.empty() ? std::filesystem::path(o.model).stem().string() + ".h5" : o.output;
   // Both outputs are checked and their temporary files created before the run,
@@ -311,7 +328,10 @@ int main(int argc, char** argv) {
     if (*run_cmd) return run(ro);
     if (*validate_cmd) return validate(validate_path);
     if (*reduce_cmd) return reduce(reduce_in, reduce_out);
-    if (*sweep_cmd) return luztar::app::run_sweep(so);
+    if (*sweep_cmd) {
+      check_hdf5_output(so.output, so.input);
+      return luztar::app::run_sweep(so);
+    }
     if (*info_cmd) {
       luztar::app::print_info(std::cout, info_in, info_around, info_window);
       return 0;
