@@ -15,15 +15,17 @@ double kinetic_energy(const Model& m, const std::vector<double>& w) {
 
 namespace luztar {
 
+double kinetic_at_start(const Result& r) { return r.kinetic[0] + r.dissipated[0] - r.input_work[0]; }
+
 EnergyBalance energy_balance(const Result& r, int k) {
   EnergyBalance b;
-  b.input = r.input_work[k] - r.input_work[0];
-  b.kinetic_change = r.kinetic[k] - r.kinetic[0];
+  b.input = r.input_work[k];
+  b.kinetic_change = r.kinetic[k] - kinetic_at_start(r);
   b.elastic_change = r.elastic[k] - r.elastic[0];
-  b.dissipated = r.dissipated[k] - r.dissipated[0];
+  b.dissipated = r.dissipated[k];
   b.residual = b.input - (b.kinetic_change + b.elastic_change + b.dissipated);
   const double scale = std::max({std::abs(b.input), std::abs(b.kinetic_change), std::abs(b.elastic_change),
-                                 std::abs(b.dissipated), r.kinetic[0] + r.elastic[0], 1e-300});
+                                 std::abs(b.dissipated), kinetic_at_start(r) + r.elastic[0], 1e-300});
   b.relative = std::abs(b.residual) / scale;
   return b;
 }

@@ -23,9 +23,18 @@ inline double slip_velocity(const Friction& f, const std::vector<double>& w) { r
 
 namespace luztar {
 
-// Energy balance of a run at sample k: input work = change of kinetic + change of
-// elastic + dissipated. residual = input - (the three); relative = |residual| /
-// the largest of the terms.
+// The kinetic energy of r's initial condition, before the events at t_start
+// (sample 0 is the state after them: an impact or a velocity projection at
+// t_start). Only velocities jump at an event and what they lose is booked as
+// dissipated (inputs do no work in an instant), so it is sample 0's kinetic
+// energy plus sample 0's accounts; the elastic energy there is sample 0's, and
+// the accounts (input work, dissipated, per element too) count from 0 [J].
+double kinetic_at_start(const Result& r);
+
+// Energy balance of a run from its initial condition to sample k: input work =
+// change of kinetic + change of elastic + dissipated, events at t_start
+// included. residual = input - (the three); relative = |residual| / the
+// largest of the terms.
 struct EnergyBalance {
   double input = 0.0, kinetic_change = 0.0, elastic_change = 0.0, dissipated = 0.0;
   double residual = 0.0, relative = 0.0;

@@ -1,5 +1,7 @@
 #include "core/metrics.hpp"
 
+#include "core/energy.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -309,8 +311,15 @@ std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, cons
       continue;
     }
     if (m.kind == MetricSpec::Kind::energy) {
-      const std::vector<double> v = recorded_signal(r, energy_path(m.signal));
-      out[i] = interpolate(r.time, v, b) - interpolate(r.time, v, a);
+      // a window from t_start on starts at the initial condition, before the
+      // events at t_start (core/energy.hpp: kinetic_at_start), as `events` counts them
+      const std::string path = energy_path(m.signal);
+      const std::vector<double> v = recorded_signal(r, path);
+      const double at_a = a > r.time.front() ? interpolate(r.time, v, a)
+                          : path == "energy.kinetic" ? kinetic_at_start(r)
+                          : path == "energy.elastic" ? v.front()
+                                                     : 0.0;  // the accounts count from the initial condition
+      out[i] = interpolate(r.time, v, b) - at_a;
       continue;
     }
     std::vector<std::size_t> window;

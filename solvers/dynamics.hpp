@@ -106,7 +106,7 @@ class JacobianSink {
 // of either sign, which a root at exactly 0 would take for a return to rest,
 // again and again (an event storm). The margin is far below the integration
 // error (the simulator uses 1e-3 atol), so a genuine arrival moves by
-// margin / |a| only.
+// margin / |a| only (Integrator::slip_margin: 0 for the exact integrator).
 // torque_scale (links) [N m]: each link's torque scale, the unit of a locked
 // one-way clutch's reserve margin (elements/one_way_clutch.hpp); null: 1.
 void build_mode_structure(const Model& m, const State& modes, double t, const double* inputs, double slip_margin,

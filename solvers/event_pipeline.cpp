@@ -46,6 +46,7 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
 
 void EventPipeline::start() {
   const int nb = model.num_bodies();
+  const std::size_t logged = events.size();
   state.t = settings.t_start;
   state.q = model.angle0;
   state.w = model.velocity0;
@@ -71,6 +72,7 @@ void EventPipeline::start() {
   restart();
   if (enter_kinks_from_rest()) restart();
   if (break_away_at_limits(false)) restart();
+  if (events.size() > logged) count_instant(false);  // teeth that struck at t_start (logged by strike)
   before = state;  // sizes the kept copy: later events copy without allocating
 }
 
@@ -115,7 +117,7 @@ void EventPipeline::restart() {
   });
   close_segment();
   link_torque_scales();
-  build_mode_structure(model, state, state.t, ws.inputs.data(), 1e-3 * settings.atol, ms, torque_scale.data());
+  build_mode_structure(model, state, state.t, ws.inputs.data(), integrator.slip_margin(settings.atol), ms, torque_scale.data());
   // The integrator watches a fixed number of root functions (re-registering
   // them would allocate); the unused ones are constant and never cross.
   std::fill(directions.begin(), directions.end(), 0);

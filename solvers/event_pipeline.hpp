@@ -45,7 +45,7 @@ class EventPipeline {
   EventPipeline(const Model& model, const SimulationSettings& settings, const PipelineTargets& targets);
 
   // The stop at t_start: initial sides and modes, first samples, teeth that
-  // approach, the S-S selection of the bodies at rest, restart. Logs nothing.
+  // approach, the S-S selection of the bodies at rest, restart. Logs only the impacts of teeth that meet there.
   void start();
   // The stop at a root of the integrator: crossings, missed strikes, impacts,
   // selection when a friction element or a contact was involved, log,

@@ -76,6 +76,14 @@ class Integrator {
     (void)r;
     return 0;
   }
+  // How far past 0 a slipping element's velocity root is watched [rad/s of
+  // the bodies] (solvers/dynamics.hpp, build_mode_structure): a hysteresis
+  // against roots of roundoff after a break-away at the threshold. CVODE's
+  // error in v is of the order of atol, so 1e-3 atol; the exact integrator's
+  // values are closed forms and its root finding starts from the sign a
+  // function leaves 0 with, so it watches 0 itself (its arrivals do not
+  // depend on atol, which it does not use).
+  virtual double slip_margin(double atol) const { return 1e-3 * atol; }
   virtual void quadratures(double t, double* q) = 0;   // at the last returned time
   virtual IntegratorCounters counters() const = 0;     // summed over resets
   virtual const std::string& last_error() const = 0;

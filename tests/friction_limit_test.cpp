@@ -179,6 +179,40 @@ TEST_P(FrictionAtLimit, ABreakAwayAtABreakpointCountsAsAnInstant) {
   EXPECT_EQ(r.stats.events, 1);
 }
 
+// The exact integrator does not use atol (README), so where it finds a
+// return to rest must not depend on it: a slipping element's velocity root
+// was watched 1e-3 atol past 0 for every integrator, and with atol 1 a body
+// coasting against its bearing (I 1, w 1, MT0 1: w = 1 - t) stuck at 1.001 s,
+// a freewheel overrunning at 5 - 2 t locked at 2.5005 s, turning the locked
+// way meanwhile, and the stray velocity was booked as a projection loss.
+// Both must arrive at their closed-form instants, 1 s and 2.5 s, to roundoff,
+// at any atol.
+TEST(ExactArrivals, DoNotDependOnAtol) {
+  const std::string yaml = R"(
+bodies:
+  a: {inertia: 1.0, velocity: 1.0}
+  o: {inertia: 1.0, velocity: 5.0}
+  i: {inertia: 1.0}
+elements:
+  bearing: {type: friction, body: a, coulomb: 1.0}
+  freewheel: {type: one_way_clutch, bodies: [o, i], coulomb: 1.0}
+simulation: {t_end: 3.0, output_step: 0.5, integrator: exact}
+)";
+  for (const double atol : {1e-12, 1e-4, 1.0}) {
+    SCOPED_TRACE(atol);
+    Model m = parse(yaml);
+    m.simulation.atol = atol;
+    const Result r = simulate(m);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.events.size(), 2u);
+    EXPECT_EQ(r.events[0].kind, EventKind::stick);
+    EXPECT_NEAR(r.events[0].t, 1.0, 1e-13);
+    EXPECT_EQ(r.events[1].kind, EventKind::lock);
+    EXPECT_NEAR(r.events[1].t, 2.5, 1e-13);
+    EXPECT_LE(r.stats.velocity_projection_loss, 1e-24);  // (1e-12 rad/s)^2: roundoff only
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Integrators, FrictionAtLimit, ::testing::Values("exact", "cvode_bdf", "cvode_adams"));
 
 }  // namespace

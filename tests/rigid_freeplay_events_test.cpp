@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/energy.hpp"
+#include "core/metrics.hpp"
 #include "elements/kinds.hpp"
 #include "io/yaml_model.hpp"
 #include "model_builder.hpp"
@@ -32,6 +33,42 @@ std::vector<EventRecord> of_kind(const std::vector<EventRecord>& events, EventKi
   for (const EventRecord& e : events)
     if (e.kind == kind) out.push_back(e);
   return out;
+}
+
+// Teeth that meet at t_start: body a (I 1, 1 rad/s) starts on the + flank of
+// a rigid freeplay to body b (I 2, at rest), e = 0.5. The impact at t = 0
+// leaves w_a = (1 - 2 e)/3 = 0, w_b = (1 + e)/3 = 0.5 and loses
+// (1 - e^2) mu u^2 / 2 = 0.25 J (mu = 2/3, u = 1); b crosses the gap of 0.2
+// and strikes again at t = 0.4 (approach 0.5 rad/s: loses 0.0625 J). The run
+// dissipates 0.3125 J of the initial 0.5 J: the balance, the `energy`
+// metrics over the run and the element's share all count the impact at
+// t_start (sample 0 is the state after it; they counted from there, 0.0625 J).
+TEST(RigidFreeplayEvents, AnImpactAtTStartCountsInTheEnergyBalanceAndMetrics) {
+  ModelSpec spec;
+  spec.bodies = {body("a", 1.0, 0.1, 1.0), body("b", 2.0)};
+  spec.elements = {rigid_freeplay("gap", "a", "b", 0.1, 0.5)};
+  spec.simulation = test::settings(1.0, 0.01);
+  const Model model = assemble(spec);
+  const Result r = simulate(model);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  EXPECT_EQ(r.stats.impacts, 2);
+  EXPECT_EQ(r.stats.events, 2);  // two instants: t_start's impact counts too
+  const int last = r.num_samples() - 1;
+  const EnergyBalance b = energy_balance(r, last);
+  EXPECT_NEAR(b.dissipated, 0.3125, 1e-12);
+  EXPECT_NEAR(b.kinetic_change, -0.3125, 1e-12);
+  EXPECT_NEAR(b.input, 0.0, 1e-15);
+  EXPECT_LT(b.relative, 1e-12);
+  EXPECT_NEAR(kinetic_at_start(r), 0.5, 1e-15);
+  std::vector<MetricSpec> metrics(3);
+  metrics[0].kind = metrics[1].kind = metrics[2].kind = MetricSpec::Kind::energy;
+  metrics[0].signal = "dissipated";
+  metrics[1].signal = "elements.gap.dissipated";
+  metrics[2].signal = "kinetic";
+  const std::vector<double> v = compute_metrics(metrics, r);
+  EXPECT_NEAR(v[0], 0.3125, 1e-12);
+  EXPECT_NEAR(v[1], 0.3125, 1e-12);
+  EXPECT_NEAR(v[2], -0.3125, 1e-12);
 }
 
 // Input work - (stored energy gained) - dissipated, since t_start.

@@ -186,9 +186,13 @@ def stored_signals(f):
     found.sort(key=model_order(f))
     energy = {s.path: s for s in found if s.kind == "energy"}
     parts = ["energy.input_work", "energy.kinetic", "energy.elastic", "energy.dissipated"]
-    if all(p in energy for p in parts):
+    if all(p in energy for p in parts) and len(energy[parts[0]].data) > 0:
         w, k, e, d = (np.asarray(energy[p].data[:]) for p in parts)
-        residual = w - (k - k[0]) - (e - e[0]) - d
+        # from the initial condition, before the events at t_start: the
+        # accounts count from 0 there, and sample 0's kinetic energy is what
+        # those events left (core/energy.hpp, kinetic_at_start)
+        k_start = k[0] + d[0] - w[0]
+        residual = w - (k - k_start) - (e - e[0]) - d
         found.append(Signal("energy.residual", "energy", energy[parts[0]].unit, residual))
     return found
 
