@@ -160,6 +160,20 @@ TEST_F(Cli, MissingFileAndBadOptions) {
             std::string::npos)
       << o.out;
   EXPECT_FALSE(fs::exists(path("x.h5")));
+  // --set moves t_start past the file's t_end and --t-end moves t_end beyond it: the
+  // run the command line describes is valid (the file with --set alone was checked first
+  // and refused it); beside --set, an option that breaks a rule is named as such.
+  o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/block.yaml -q -o " + path("x.h5") +
+          " --set simulation.t_start=5 --t-end 8");
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_TRUE(fs::exists(path("x.h5")));
+  o = run("run " + std::string(LUZTAR_MODELS_DIR) + "/block.yaml -q -o " + path("y.h5") +
+          " --set simulation.t_start=5 --t-end 4.5");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.out.find("luztar: --t-end 4.5: simulation.t_end: must be later than t_start (got 4.5)"),
+            std::string::npos)
+      << o.out;
+  EXPECT_FALSE(fs::exists(path("y.h5")));
   o = run("run");
   EXPECT_EQ(o.code, 2);
   o = run("frobnicate");

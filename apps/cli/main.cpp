@@ -23,6 +23,7 @@
 #include "apps/cli/summary.hpp"
 #include "apps/sweep/sweep_command.hpp"
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 #include "core/reduce.hpp"
 #include "io/atomic_file.hpp"
 #include "io/csv_writer.hpp"
@@ -45,12 +46,33 @@ struct RunOptions {
   bool quiet = false;
 };
 
+// The command-line option of simulation field `field`: t_end -> t-end.
+std::string option_name(std::string field) {
+  for (char& c : field)
+    if (c == '_') c = '-';
+  return field;
+}
+
 // The model file, with the --set fields replaced (the same overrides as a sweep run's).
+// The simulation options given beside --set go in as overrides too, named by
+// their option: the rules are checked once on the run the command line
+// describes (--set simulation.t_start=5 --t-end 8 is a valid run, although the
+// file with the --set alone is not).
 luztar::ModelSpec read_with_sets(const std::string& path, const RunOptions* o) {
   if (!o || o->sets.empty()) return luztar::io::read_model_spec(path);  // read only: assemble() checks the rules
   std::vector<luztar::io::FieldOverride> sets;
   for (const std::string& s : o->sets) sets.push_back(luztar::io::set_option(s));
-  return luztar::io::load_model_spec(path, sets);  // a rule a value breaks is reported at its --set
+  auto add = [&](const char* field, const char* option, const std::string& value) {
+    sets.push_back({std::string("simulation.") + field, value, std::string(option) + " " + value});
+  };
+  const std::pair<const std::optional<double>*, const char*> numbers[] = {
+      {&o->t_end, "t_end"}, {&o->output_step, "output_step"}, {&o->rtol, "rtol"},
+      {&o->atol, "atol"},   {&o->step, "step"},               {&o->theta, "theta"}};
+  for (const auto& [option, field] : numbers)
+    if (*option) add(field, ("--" + option_name(field)).c_str(), luztar::shortest(**option));
+  if (o->solver) add("solver", "--solver", *o->solver);
+  if (o->integrator) add("integrator", "--integrator", *o->integrator);
+  return luztar::io::load_model_spec(path, sets);  // a rule a value breaks is reported at its --set or option
 }
 
 luztar::Model load(const std::string& path, const RunOptions* overrides) {
