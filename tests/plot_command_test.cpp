@@ -176,6 +176,25 @@ TEST_F(Plot, SaysARunStoppedEarly) {
   EXPECT_FALSE(contains(listing(whole), "stopped early")) << listing(whole);
 }
 
+// A run that failed in its first step (time stepping, a step too long for a
+// falling friction table) holds no samples: plot says so (it failed reading
+// the energies for the residual, an IndexError's traceback) and exits 4.
+TEST_F(Plot, SaysARunHoldsNoSamples) {
+  const std::string yaml = path("falling.yaml"), h5 = path("falling.h5");
+  std::ofstream(yaml) << "bodies:\n  b: {inertia: 0.05}\n"
+                         "elements:\n"
+                         "  f: {type: friction, body: b, coulomb_table: {points: [[0, 1.0], [0.4, 0.6], [3, 0.9]]}}\n"
+                         "  t: {type: torque, body: b, torque: 2.0}\n"
+                         "simulation: {t_end: 2.0, output_step: 0.01, solver: time_stepping, step: 0.2}\n";
+  ASSERT_EQ(run("run -q " + yaml + " -o " + h5).code, 3);
+  ASSERT_EQ(io::read_hdf5(h5).result.num_samples(), 0);
+  const Outcome o = run("plot " + h5 + " -o " + path("falling.png"));
+  EXPECT_EQ(o.code, 4) << o.out;
+  EXPECT_TRUE(contains(o.out, "luztar plot: " + h5 + ": no samples (the run stopped at its start)")) << o.out;
+  EXPECT_FALSE(contains(o.out, "Traceback")) << o.out;
+  EXPECT_FALSE(fs::exists(path("falling.png")));
+}
+
 // The shaded stuck intervals run between the logged stick and break-away
 // instants, not between output samples: their total per element is the run's
 // own time stuck (accumulated by the simulator between those events), to the
