@@ -10,6 +10,7 @@
 #include "core/number_text.hpp"
 #include "core/signal.hpp"
 #include "core/signal_paths.hpp"
+#include "core/times.hpp"
 #include "core/units.hpp"
 
 namespace luztar {
@@ -97,6 +98,27 @@ std::string kind_words(const Model& m, int e) {
     case ElementKind::torque: return "a torque element";
   }
   return "an element";
+}
+
+// Whether a metric of this kind reads the output samples in its window (the
+// others read the event log, or interpolate energies at the window's edges).
+bool reads_samples(MetricSpec::Kind k) {
+  using K = MetricSpec::Kind;
+  return k == K::max || k == K::min || k == K::mean || k == K::rms || k == K::peak_to_peak || k == K::final_value ||
+         k == K::peak_abs || k == K::hysteresis;
+}
+
+// Whether the output grid of s (core/run_frame.hpp: t_start + k output_step,
+// and t_end) has an instant in [a, b], within the run.
+bool holds_a_sample(const SimulationSettings& s, double a, double b) {
+  if (!(s.output_step > 0.0)) return true;  // (no grid to test: validate() refuses it)
+  if (at_or_before(a, s.t_end) && at_or_before(s.t_end, b)) return true;
+  const double k = std::ceil((a - s.t_start) / s.output_step);
+  for (const double j : {k - 1.0, k}) {  // (the division's roundoff: the instant just before a may be a's own)
+    const double g = s.t_start + j * s.output_step;
+    if (j >= 0.0 && at_or_before(a, g) && at_or_before(g, b)) return true;
+  }
+  return false;
 }
 
 // The element a metric names, which must exist.
@@ -268,6 +290,9 @@ void check_metric(const MetricSpec& m, const Model& model) {
   if (m.t0 > s.t_end || m.t1 < s.t_start)
     bad(m, "the window [" + number(m.t0) + ", " + number(m.t1) + "] lies outside the run [" + number(s.t_start) + ", " +
                number(s.t_end) + "] s");
+  if (reads_samples(m.kind) && !holds_a_sample(s, std::max(m.t0, s.t_start), std::min(m.t1, s.t_end)))
+    bad(m, "the window [" + number(m.t0) + ", " + number(m.t1) + "] holds no output sample (every " +
+               number(s.output_step) + " s from " + number(s.t_start) + " s): widen it or refine simulation.output_step");
 }
 
 namespace {
