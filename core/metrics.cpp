@@ -142,14 +142,22 @@ double hysteresis_width(const std::vector<double>& x, const std::vector<double>&
   int up = 0, down = 0;
   bool have_last = false;
   std::size_t last = 0;  // last sample strictly off the level
+  double on_sum = 0.0;   // y at the samples exactly on the level since `last`
+  int on = 0;
   for (std::size_t k = k0; k < k1; ++k) {
     const double d = x[k] - level;
-    if (d == 0.0) continue;
+    if (d == 0.0) {
+      on_sum += y[k];
+      ++on;
+      continue;
+    }
     if (have_last) {
       const double d0 = x[last] - level;
       if ((d0 < 0.0) != (d < 0.0)) {
+        // a pass through samples on the level is read there (their mean when
+        // x dwells on it), not interpolated across them
         const double s = d0 / (d0 - d);
-        const double yc = y[last] + s * (y[k] - y[last]);
+        const double yc = on > 0 ? on_sum / on : y[last] + s * (y[k] - y[last]);
         if (d > 0.0) {
           up_sum += yc;
           ++up;
@@ -161,6 +169,8 @@ double hysteresis_width(const std::vector<double>& x, const std::vector<double>&
     }
     last = k;
     have_last = true;
+    on_sum = 0.0;
+    on = 0;
   }
   if (up == 0 || down == 0) return kNaN;
   return std::fabs(up_sum / up - down_sum / down);

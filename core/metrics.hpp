@@ -74,8 +74,9 @@ std::vector<double> compute_metrics(const std::vector<MetricSpec>& metrics, cons
 // Width of the loop of y against x where x passes `level`, over samples
 // [k0, k1): the mean of y at upward passes minus the mean at downward passes,
 // in absolute value. A pass is a strict sign change of x - level between two
-// samples (a plateau exactly at the level is bridged), y interpolated linearly
-// at the crossing. NaN without both an upward and a downward pass.
+// samples, y interpolated linearly at the crossing, or, where samples lie
+// exactly on the level between them, y there (their mean for a dwell). NaN
+// without both an upward and a downward pass.
 double hysteresis_width(const std::vector<double>& x, const std::vector<double>& y, double level, std::size_t k0,
                         std::size_t k1);
 

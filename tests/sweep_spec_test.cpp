@@ -429,6 +429,28 @@ TEST(Metrics, HysteresisIsNaNWithoutAClosedLoop) {
   EXPECT_TRUE(std::isnan(compute_metrics({m}, r)[0]));
 }
 
+// A pass of x through the level at a sample exactly on it reads y there (a
+// triangle wave of x sampled at its zeros): y = x + s (0.1 + 0.3 x^2) with s
+// the direction. Upward passes at y = 0.1, downward at -0.1: width 0.2.
+// Bridging the on-level sample read y midway between its neighbours instead,
+// 0.3 h^2 = 0.01875 further out on each side: 0.2375. A dwell on the level (x = 0 for three samples) reads their mean.
+TEST(Metrics, HysteresisReadsAPassAtASampleOnTheLevel) {
+  std::vector<double> x, y;
+  const double h = 0.25;
+  for (int k = 0; k <= 16; ++k) {  // x: triangle, period 2, zeros at t = 0.5, 1.5, ...
+    const double t = k * h, ph = std::fmod(t, 2.0);
+    const double xv = ph < 1.0 ? ph - 0.5 : 1.5 - ph;
+    const double dir = ph < 1.0 ? 1.0 : -1.0;
+    x.push_back(xv);
+    y.push_back(xv + dir * (0.1 + 0.3 * xv * xv));  // the loop's curved sides
+  }
+  EXPECT_NEAR(hysteresis_width(x, y, 0.0, 0, x.size()), 0.2, 1e-15);
+  // a dwell: x = 0 at three samples between -1 and +1, y there 0.1, 0.3, 0.5 (mean 0.3);
+  // then down through a single on-level sample at y = -0.2
+  const std::vector<double> xd = {-1, 0, 0, 0, 1, 0, -1}, yd = {9, 0.1, 0.3, 0.5, 9, -0.2, 9};
+  EXPECT_NEAR(hysteresis_width(xd, yd, 0.0, 0, xd.size()), 0.5, 1e-15);
+}
+
 // --- metrics of drivetrain events on simulated runs, against closed forms ----
 
 // Reads a metric from sweep YAML text (the reader's grammar) and checks it on the model.
