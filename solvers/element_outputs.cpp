@@ -44,6 +44,17 @@ void append_sample(const OutputSample& s, Result& r) {
   append(r.acceleration, s.acceleration);
 }
 
+void element_outputs(const Model& m, const State& modes, const Workspace& ws, double* torque,
+                     std::int8_t* state) {
+  const ModeFrame frame = mode_frame(&modes, ws);
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    const int e = m.elements_of(row.kind)[i];
+    const ElementOutput o = as_written(m, row, i, e, row.output(m, i, frame));
+    torque[e] = o.torque;
+    state[e] = o.state;
+  });
+}
+
 void element_coordinates(const Model& m, const double* q, const double* w, double* x, double* rate) {
   for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
     const int e = m.elements_of(row.kind)[i];
