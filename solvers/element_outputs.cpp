@@ -22,6 +22,19 @@ double coordinate_of(const Model& m, const ElementKindInfo& row, int i, Coordina
   return 0.0;
 }
 
+// The one walk over the dissipative elements (ElementKindInfo::dissipation),
+// in kSumOrder: f(row, i, k) for the k-th of them. Returns their count; the
+// list, its count and the powers share it, so they agree by construction and
+// counting allocates nothing.
+template <class F>
+int for_each_dissipative(const Model& m, F&& f) {
+  int k = 0;
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.dissipation) f(row, i, k++);
+  });
+  return k;
+}
+
 }  // namespace
 
 void OutputSample::resize(const Model& m) {
@@ -92,25 +105,19 @@ void body_accelerations(const Model& m, const ModeStructure& ms, const Workspace
 
 std::vector<int> dissipative_elements(const Model& m) {
   std::vector<int> ids;
-  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
-    if (row.dissipation) ids.push_back(m.elements_of(row.kind)[i]);
-  });
+  for_each_dissipative(m, [&](const ElementKindInfo& row, int i, int) { ids.push_back(m.elements_of(row.kind)[i]); });
   return ids;
 }
 
 int dissipative_element_count(const Model& m) {
-  int n = 0;
-  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int) { n += row.dissipation ? 1 : 0; });
-  return n;
+  return for_each_dissipative(m, [](const ElementKindInfo&, int, int) {});
 }
 
 int element_dissipation_powers(const Model& m, const State& modes, const Workspace& ws, double* power) {
   const ModeFrame frame = mode_frame(&modes, ws);
-  int k = 0;
-  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
-    if (row.dissipation) power[k++] = row.dissipation(m, i, frame);
+  return for_each_dissipative(m, [&](const ElementKindInfo& row, int i, int k) {
+    power[k] = row.dissipation(m, i, frame);
   });
-  return k;
 }
 
 }  // namespace luztar
