@@ -16,7 +16,7 @@ namespace luztar {
 
 // One field of an element kind's description, declared once in the kind's
 // field table beside its struct (kSpringFields, ...). The YAML reader
-// (io/yaml_model.cpp: keys, types, units, locations), the writer
+// (io/yaml_elements.cpp: keys, types, units, locations), the writer
 // (io/yaml_writer.cpp, `luztar reduce`), the units of a path
 // (core/units.cpp, field_dimension) and validate() (the field's rule) walk
 // the table; none of them names a kind. A field's default is the struct's

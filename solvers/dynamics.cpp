@@ -439,17 +439,6 @@ double dissipation_power(const Model& m, const State& modes, const Workspace& ws
   return power_sum(m, &modes, ws, &ElementKindInfo::dissipation);
 }
 
-void element_outputs(const Model& m, const State& modes, const Workspace& ws, double* torque,
-                     std::int8_t* state) {
-  const ModeFrame frame = mode_frame(&modes, ws);
-  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
-    const int e = m.elements_of(row.kind)[i];
-    const ElementOutput o = as_written(m, row, i, e, row.output(m, i, frame));
-    torque[e] = o.torque;
-    state[e] = o.state;
-  });
-}
-
 int jacobian_half_bandwidth(const Model& m) {
   const int nb = m.num_bodies();
   int reach = 0;  // largest index distance coupled by one element

@@ -168,11 +168,6 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
 double input_power(const Model& m, const Workspace& ws);
 double dissipation_power(const Model& m, const State& modes, const Workspace& ws);
 
-// Element torques and states (Result conventions) from ws after applied_forces,
-// cluster_accelerations and static_friction.
-void element_outputs(const Model& m, const State& modes, const Workspace& ws, double* torque,
-                     std::int8_t* state);
-
 // Half-bandwidth of the Jacobian in the interleaved layout for any variable structure.
 int jacobian_half_bandwidth(const Model& m);
 

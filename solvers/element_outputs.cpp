@@ -22,6 +22,19 @@ double coordinate_of(const Model& m, const ElementKindInfo& row, int i, Coordina
   return 0.0;
 }
 
+// The one walk over the dissipative elements (ElementKindInfo::dissipation),
+// in kSumOrder: f(row, i, k) for the k-th of them. Returns their count; the
+// list, its count and the powers share it, so they agree by construction and
+// counting allocates nothing.
+template <class F>
+int for_each_dissipative(const Model& m, F&& f) {
+  int k = 0;
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    if (row.dissipation) f(row, i, k++);
+  });
+  return k;
+}
+
 }  // namespace
 
 void OutputSample::resize(const Model& m) {
@@ -42,6 +55,17 @@ void append_sample(const OutputSample& s, Result& r) {
   append(r.element_power, s.power);
   append(r.element_dissipated, s.dissipated);
   append(r.acceleration, s.acceleration);
+}
+
+void element_outputs(const Model& m, const State& modes, const Workspace& ws, double* torque,
+                     std::int8_t* state) {
+  const ModeFrame frame = mode_frame(&modes, ws);
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    const int e = m.elements_of(row.kind)[i];
+    const ElementOutput o = as_written(m, row, i, e, row.output(m, i, frame));
+    torque[e] = o.torque;
+    state[e] = o.state;
+  });
 }
 
 void element_coordinates(const Model& m, const double* q, const double* w, double* x, double* rate) {
@@ -81,25 +105,19 @@ void body_accelerations(const Model& m, const ModeStructure& ms, const Workspace
 
 std::vector<int> dissipative_elements(const Model& m) {
   std::vector<int> ids;
-  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
-    if (row.dissipation) ids.push_back(m.elements_of(row.kind)[i]);
-  });
+  for_each_dissipative(m, [&](const ElementKindInfo& row, int i, int) { ids.push_back(m.elements_of(row.kind)[i]); });
   return ids;
 }
 
 int dissipative_element_count(const Model& m) {
-  int n = 0;
-  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int) { n += row.dissipation ? 1 : 0; });
-  return n;
+  return for_each_dissipative(m, [](const ElementKindInfo&, int, int) {});
 }
 
 int element_dissipation_powers(const Model& m, const State& modes, const Workspace& ws, double* power) {
   const ModeFrame frame = mode_frame(&modes, ws);
-  int k = 0;
-  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
-    if (row.dissipation) power[k++] = row.dissipation(m, i, frame);
+  return for_each_dissipative(m, [&](const ElementKindInfo& row, int i, int k) {
+    power[k] = row.dissipation(m, i, frame);
   });
-  return k;
 }
 
 }  // namespace luztar

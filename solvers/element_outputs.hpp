@@ -1,9 +1,10 @@
 #pragma once
-// Per-element and per-body outputs beyond torque and state (core/result.hpp):
-// the coordinate each element acts on and its rate, the power it takes from the
+// Per-element and per-body outputs (core/result.hpp): each element's torque and
+// state, the coordinate each element acts on and its rate, the power it takes from the
 // bodies, the bodies' accelerations, and the split of the dissipated power by
 // element that the integrators book beside the global one (README, "Energy
 // balance"). Each reads the element kinds' rows (elements/kinds.hpp), never a kind.
+#include <cstdint>
 #include <vector>
 
 #include "core/model.hpp"
@@ -27,6 +28,10 @@ struct OutputSample {
 // Appends the sample to the Result's per-element and per-body arrays.
 void append_sample(const OutputSample& s, Result& r);
 
+// Element torques and states (Result conventions) from ws after applied_forces,
+// cluster_accelerations and static_friction (ne each).
+void element_outputs(const Model& m, const State& modes, const Workspace& ws, double* torque,
+                     std::int8_t* state);
 // The coordinate x of every element (ne) at angles q and its rate x' at
 // velocities w (nb each): its coordinate row's sum c_k q_k, a one-body
 // element's body angle (elements/kinds.hpp ElementKindInfo::relation, ::body),

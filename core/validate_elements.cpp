@@ -1,0 +1,235 @@
+// The rules of an element: its field table's (bodies, attachment or
+// coordinate, numbers, words, signals), then its kind's own (kind_rules; a
+// spring's are in core/validate_springs.cpp).
+#include <algorithm>
+
+#include "core/model.hpp"
+#include "core/run_frame.hpp"
+#include "core/units.hpp"
+#include "core/validate_common.hpp"
+
+namespace luztar::validation {
+
+const BodySpec* find_body(const ModelSpec& spec, const std::string& name) {
+  for (const BodySpec& b : spec.bodies)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+// The initial value of an element's coordinate from its bodies' field `of`
+// (angle or velocity): sum c q over a coordinate's terms, else q_a - ratio q_b.
+double initial_coordinate(const ModelSpec& spec, const std::string& a, const std::string& b, double ratio,
+                          const std::vector<CoordinateTerm>& terms, double BodySpec::*of) {
+  double x = 0.0;
+  for (const CoordinateTerm& t : terms)
+    if (const BodySpec* body = find_body(spec, t.body)) x += t.c * (body->*of);
+  if (!terms.empty()) return x;
+  const BodySpec* pa = find_body(spec, a);
+  const BodySpec* pb = b.empty() ? nullptr : find_body(spec, b);
+  return (pa ? pa->*of : 0.0) - ratio * (pb ? pb->*of : 0.0);
+}
+
+namespace {
+
+// `coordinate: {body: c, ...}` (issue 19 item 1): 1 to kMaxCoordinateTerms
+// terms on distinct known bodies with finite nonzero coefficients. Its bodies
+// must have inertia: the massless reductions (core/reduce.hpp) are written for
+// the two-body form, which `body`/`bodies` keep.
+void coordinate_rules(const ModelSpec& spec, const std::vector<CoordinateTerm>& terms, const std::string& p,
+                      const std::set<std::string>& bodies) {
+  const std::string f = p + ".coordinate";
+  if (terms.size() > static_cast<std::size_t>(kMaxCoordinateTerms))
+    throw ModelError(f, "has " + std::to_string(terms.size()) + " terms, more than the limit of " +
+                            std::to_string(kMaxCoordinateTerms));
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const CoordinateTerm& t = terms[i];
+    const std::string at = f + "." + t.body;
+    if (!bodies.count(t.body)) throw ModelError(at, "no body named '" + t.body + "'");
+    for (std::size_t j = 0; j < i; ++j)
+      if (terms[j].body == t.body) throw ModelError(at, "names the body '" + t.body + "' twice");
+    if (!std::isfinite(t.c)) throw ModelError(at, "must be a finite number (got " + show(t.c) + ")");
+    if (t.c == 0.0) throw ModelError(at, "must not be 0 (leave the body out)");
+    if (std::abs(t.c) < kSmallestMagnitude || std::abs(t.c) > kLargestMagnitude)  // as a ratio's: c^2 I stays in range
+      throw ModelError(at, "must be of a magnitude between 1e-100 and 1e100 (got " + show(t.c) + ")");
+  }
+  for (const CoordinateTerm& t : terms)
+    if (find_body(spec, t.body)->inertia == 0.0)
+      throw ModelError(f, "includes the massless body '" + t.body + "': " +
+                              (terms.size() >= 3 ? std::string("a coordinate of 3 or more bodies needs inertial bodies")
+                                                 : std::string("give it an inertia, or attach the element with "
+                                                               "'body' or 'bodies' (the massless rules are theirs)")));
+}
+
+// --- the rules of an element kind: its field table's, then its own -----------
+
+// The rule of a number field (core/model_spec.hpp, NumberRule).
+void number_kind_rule(double v, NumberRule rule, const std::string& field) {
+  switch (rule) {
+    case NumberRule::finite:
+      require_finite(v, field);
+      break;
+    case NumberRule::nonzero:
+      require_finite(v, field);
+      if (v == 0.0) throw ModelError(field, "must not be 0");
+      break;
+    case NumberRule::nonnegative:
+      require_nonnegative(v, field);
+      break;
+    case NumberRule::nonnegative_or_inf:
+      if (std::isnan(v) || v < 0.0) throw ModelError(field, "must be >= 0 or .inf (got " + show(v) + ")");
+      break;
+    case NumberRule::at_least_one:
+      require_finite(v, field);
+      if (v < 1.0) throw ModelError(field, "must be >= 1 (got " + show(v) + ")");
+      break;
+  }
+}
+
+void number_rule(double v, NumberRule rule, const std::string& field) {
+  number_kind_rule(v, rule, field);
+  require_in_range(v, field);
+}
+
+// A field given as {lower, upper}: both finite, lower <= upper (and its number form unused).
+void bound_rules(double lower, double upper, double number, const std::string& field) {
+  require_finite(lower, field + ".lower");
+  require_finite(upper, field + ".upper");
+  if (!(lower <= upper))
+    throw ModelError(field + ".upper", "must be >= lower (got lower " + show(lower) + ", upper " + show(upper) + ")");
+  if (number != 0.0) throw ModelError(field, "give a number (half the play) or {lower, upper}, not both");
+}
+
+// True when `value` is one of "a, b, c".
+bool one_of(const std::string& value, const std::string& choices) {
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = choices.find(", ", start);
+    if (choices.compare(start, comma == std::string::npos ? std::string::npos : comma - start, value) == 0) return true;
+    if (comma == std::string::npos) return false;
+    start = comma + 2;
+  }
+}
+
+// The rules of a kind's field table at p (elements.<name>): its bodies, then
+// its numbers, its words, its signals (read in continuous time).
+template <class S>
+void field_rules(const ModelSpec& spec, const S& s, const std::string& p, const std::set<std::string>& bodies) {
+  auto require_body = [&](const std::string& name, const std::string& field) {
+    if (!bodies.count(name)) throw ModelError(field, "no body named '" + name + "'");
+  };
+  for (const auto& f : spec_fields(s)) {
+    const std::string field = p + "." + f.key;
+    if (f.type == FieldType::body) require_body(s.*f.text, field);
+    if (f.type != FieldType::attachment) continue;
+    if (f.coordinate && !(s.*f.coordinate).empty()) {
+      coordinate_rules(spec, s.*f.coordinate, p, bodies);
+      continue;
+    }
+    require_body(s.*f.text, field);
+    if (!(s.*f.second).empty()) require_body(s.*f.second, field);
+    if (s.*f.text == s.*f.second) throw ModelError(field, std::string(S::kNoun) + " needs two different bodies");
+  }
+  for (const auto& f : spec_fields(s)) {
+    if (f.type == FieldType::number || (f.type == FieldType::bounds && !(s.*f.bounds)))
+      number_rule(s.*f.number, f.rule, p + "." + f.key);
+    if (f.type == FieldType::bounds && s.*f.bounds) bound_rules(s.*f.lower, s.*f.upper, s.*f.number, p + "." + f.key);
+  }
+  for (const auto& f : spec_fields(s))
+    if (f.type == FieldType::text && f.choices && !one_of(s.*f.text, f.choices))
+      throw ModelError(p + "." + f.key, std::string("must be one of ") + f.choices + " (got '" + s.*f.text + "')");
+  for (const auto& f : spec_fields(s))
+    if (f.type == FieldType::signal) validate_signal(s.*f.signal, p + "." + f.key, spec.signals, bodies);
+}
+
+// A kind's rules beyond its table (none unless it has an overload: below, or a
+// spring's in core/validate_springs.cpp).
+template <class S>
+void kind_rules(const ModelSpec&, const S&, const std::string&) {}
+
+// A value with the SI unit of its dimension ("0.5 rad/s", "1 N m"; a plain number when dimensionless).
+std::string quantity(double v, Dimension d) {
+  const std::string unit = d == Dimension::dimensionless ? "" : si_unit(d);
+  return show(v) + (unit.empty() ? "" : " " + unit);
+}
+
+// A friction table tau(|v|) at f (elements.b.coulomb_table): at most
+// kMaxSpeedTablePoints finite points, the first at speed 0, speeds
+// increasing, values >= 0, and a last segment that does not fall (continued
+// beyond the last point it would reach 0 and then pull).
+void speed_table_rules(const SpeedTable& t, const std::string& f, Dimension value_dim) {
+  constexpr Dimension speed_dim = Dimension::angular_velocity;
+  if (t.speed.size() != t.value.size()) throw ModelError(f, "speeds and values differ in length");
+  if (t.speed.size() > kMaxSpeedTablePoints)
+    throw ModelError(f, "has " + std::to_string(t.speed.size()) + " points, more than the limit of " +
+                            std::to_string(kMaxSpeedTablePoints) + " (each knot is an event)");
+  for (std::size_t i = 0; i < t.speed.size(); ++i) {
+    const std::string pf = f + ".points[" + std::to_string(i) + "]";
+    require_finite(t.speed[i], pf);
+    require_finite(t.value[i], pf);
+    if (i == 0 && t.speed[0] != 0.0)
+      throw ModelError(pf, "the first speed must be 0 (the table starts at rest; got " + quantity(t.speed[0], speed_dim) +
+                               ")");
+    if (i > 0 && !(t.speed[i] > t.speed[i - 1]))
+      throw ModelError(pf, "speeds must increase (got " + quantity(t.speed[i], speed_dim) + " after " +
+                               quantity(t.speed[i - 1], speed_dim) + ")");
+    if (t.value[i] < 0.0) throw ModelError(pf, "must be >= 0 (got " + quantity(t.value[i], value_dim) + ")");
+  }
+  const std::size_t n = t.speed.size();
+  if (n >= 2 && t.value[n - 1] < t.value[n - 2]) {
+    const double v0 = t.speed[n - 2], v1 = t.speed[n - 1], y0 = t.value[n - 2], y1 = t.value[n - 1];
+    const double zero = v1 + y1 * (v1 - v0) / (y0 - y1);
+    throw ModelError(f, "the last segment falls (from " + quantity(y0, value_dim) + " at " + quantity(v0, speed_dim) +
+                            " to " + show(y1) + " at " + quantity(v1, speed_dim) + "): continued beyond " +
+                            quantity(v1, speed_dim) + " it would reach 0 at " + quantity(zero, speed_dim) +
+                            "; end the table on a level or rising segment");
+  }
+}
+
+// One friction law (core/model_spec.hpp, FrictionSpec): coulomb, or a table
+// (then coulomb is left at 0); mu_table with its radius and normal force.
+// The reader checks which keys are written; these are the values' rules, for
+// a description built in code too.
+void kind_rules(const ModelSpec& spec, const FrictionSpec& f, const std::string& p) {
+  const bool coulomb_table = !f.coulomb_table.empty(), mu_table = !f.mu_table.empty();
+  const bool coulomb_set = !(f.coulomb.kind == Signal::Kind::constant && f.coulomb.value == 0.0);
+  if (int(coulomb_table) + int(mu_table) + int(coulomb_set && (coulomb_table || mu_table)) > 1)
+    throw ModelError(p, "give one of 'coulomb', 'coulomb_table' or 'mu_table', not two");
+  if (!coulomb_table && !mu_table) require_nonnegative_signal(spec, f.coulomb, p + ".coulomb", "the friction torque limit");
+  if (coulomb_table) speed_table_rules(f.coulomb_table, p + ".coulomb_table", Dimension::torque);
+  if (mu_table) {
+    speed_table_rules(f.mu_table, p + ".mu_table", Dimension::dimensionless);
+    if (!(f.radius > 0.0)) throw ModelError(p + ".radius", "must be > 0 (got " + show(f.radius) + ")");
+    require_nonnegative_signal(spec, f.normal_force, p + ".normal_force", "the normal force");
+    return;
+  }
+  if (f.radius != 0.0) throw ModelError(p + ".radius", "applies to 'mu_table' only");
+  if (!(f.normal_force.kind == Signal::Kind::constant && f.normal_force.value == 0.0))
+    throw ModelError(p + ".normal_force", "applies to 'mu_table' only");
+}
+
+// A one-way clutch's drag is a friction torque (>= 0 at all times), and it
+// never starts turning in its locked direction: o (w_a - w_b) >= 0 at t_start
+// (at rest, the S-S selection decides whether it locks or overruns).
+void kind_rules(const ModelSpec& spec, const OneWayClutchSpec& c, const std::string& p) {
+  const Range r = signal_range(c.coulomb, spec.signals, 0);
+  if (r.lo < 0.0) throw ModelError(p + ".coulomb", "the drag must stay >= 0 (it can reach " + show(r.lo) + ")");
+  const double v = initial_coordinate(spec, c.body_a, c.body_b, 1.0, c.coordinate, &BodySpec::velocity);
+  const double o = c.overrun == "negative" ? -1.0 : 1.0;
+  std::string rate = "w_" + c.body_a + (c.body_b.empty() ? std::string() : " - w_" + c.body_b);
+  if (!c.coordinate.empty()) rate = "of its coordinate";
+  if (o * v < 0.0)
+    throw ModelError(p, "the initial relative velocity " + rate +
+                            " = " + show(v) + " rad/s turns the one-way clutch in its locked direction (overrun: " +
+                            c.overrun + "); start it at rest or overrunning");
+}
+
+}  // namespace
+
+void validate_element(const ModelSpec& spec, const ElementSpec& e, const std::string& p,
+                      const std::set<std::string>& bodies) {
+  std::visit([&](const auto& s) {
+    field_rules(spec, s, p, bodies);
+    kind_rules(spec, s, p);
+  }, e);
+}
+
+}  // namespace luztar::validation
