@@ -193,7 +193,7 @@ TEST(YamlModel, EveryMistakeNamesFileLineColumnAndField) {
 
 // Settings that would run no step, overflow a count, allocate beyond memory
 // or make the error control meaningless are refused before the run, with the
-// limits of core/run_frame.hpp and core/validate.cpp (README, "Limits").
+// limits of core/run_frame.hpp, core/validate_simulation.cpp and core/validate_signals.cpp (README, "Limits").
 TEST(YamlModel, RunSizesCountsAndTolerancesAreBounded) {
   const std::string elements = kSpring + kFriction + kTorque;
   auto sim = [&](const std::string& settings) {
