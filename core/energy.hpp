@@ -34,7 +34,9 @@ double kinetic_at_start(const Result& r);
 // Energy balance of a run from its initial condition to sample k: input work =
 // change of kinetic + change of elastic + dissipated, events at t_start
 // included. residual = input - (the three); relative = |residual| / the
-// largest of the terms.
+// largest of the terms, the initial energy, and the energies' roundoff (64
+// eps times the largest sum of |element torque x its coordinate| at sample 0
+// or k: terms all below it are roundoff).
 struct EnergyBalance {
   double input = 0.0, kinetic_change = 0.0, elastic_change = 0.0, dissipated = 0.0;
   double residual = 0.0, relative = 0.0;
