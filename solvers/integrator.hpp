@@ -123,7 +123,8 @@ struct SegmentSystem {
 
 // Thrown by an integrator that meets a mode it cannot integrate as promised
 // (exact: fast eigenvalues that could not be split off in closed form, which
-// would need millions of sub-steps). simulate() repeats a run whose
+// would need millions of sub-steps; a mode whose identified affine system
+// fails its self-check at the state, i.e. a law that is not affine there). simulate() repeats a run whose
 // simulation.integrator is auto with cvode_bdf; an embedded Simulator stops
 // with it (solver_failure).
 struct IntegratorCannotServe : std::runtime_error {

@@ -76,6 +76,30 @@ TEST(ExactIntegrator, ForcedOscillatorMatchesTheClosedFormAndItsEnergy) {
   }
 }
 
+// A law that is not affine within its mode (x'' = -x^2) is identified by
+// probing at unit states, which cannot see it; the self-check at the state
+// (x = 3: -9 against the probes' affine fit) catches it, and the integrator
+// says it cannot serve the mode (IntegratorCannotServe: auto repeats the run
+// with cvode_bdf), not a logic error that ends an auto run.
+TEST(ExactIntegrator, ALawThatIsNotAffineInItsModeCannotBeServed) {
+  TestSystem sys;
+  sys.f = [](const double* y, const double*, double* out) {
+    out[0] = y[1];
+    out[1] = -y[0] * y[0];
+  };
+  const Signal none = Signal::make_constant(0.0);
+  ExactIntegrator integ(sys, {&none}, nullptr);
+  const double y0[] = {3.0, 0.0};
+  try {
+    integ.reset(0.0, y0, nullptr, {});
+    double y[2], t = 0.0;
+    integ.advance(1.0, 1.0, t, y);
+    FAIL() << "no self-check failure";
+  } catch (const IntegratorCannotServe& e) {
+    EXPECT_NE(std::string(e.what()).find("does not reproduce its right-hand side row 1"), std::string::npos) << e.what();
+  }
+}
+
 // A Coulomb block m v' = -MT0(t) slipping forwards (slip+ mode) until v = 0:
 // with MT0 = 1 + 0.5 t, v = v0 - (t + t^2/4) / m, so it stops at
 // t* = 2 (sqrt(1 + m v0) - 1), having dissipated int MT0 v dt = m v0^2 / 2.

@@ -389,10 +389,10 @@ void ExactIntegrator::check_identified(const Mode& m) {
       if (!(std::abs(mapped - actual(i)) <= kIdentificationTolerance * scale + 1e-300)) {
         std::ostringstream os;
         os.precision(17);
-        os << "exact integrator: internal error: the mode identified at t = " << t_ << " s does not reproduce its "
-           << what << " " << i << " at the state (" << mapped << " against " << actual(i)
-           << "): the system is not affine in this mode";
-        throw std::logic_error(os.str());
+        os << "exact integrator: the mode identified at t = " << t_ << " s does not reproduce its " << what << " "
+           << i << " at the state (" << mapped << " against " << actual(i)
+           << "): the system is not affine in this mode (an internal self-check: please report the model)";
+        throw IntegratorCannotServe(os.str());
       }
     }
   };
@@ -407,10 +407,10 @@ void ExactIntegrator::check_identified(const Mode& m) {
     if (!(std::abs(mapped - q(j)) <= kIdentificationTolerance * scale + 1e-300)) {
       std::ostringstream os;
       os.precision(17);
-      os << "exact integrator: internal error: the mode identified at t = " << t_ << " s does not reproduce its "
-         << "quadrature " << j << " at the state (" << mapped << " against " << q(j)
-         << "): the integrand is not quadratic in this mode";
-      throw std::logic_error(os.str());
+      os << "exact integrator: the mode identified at t = " << t_ << " s does not reproduce its quadrature " << j
+         << " at the state (" << mapped << " against " << q(j)
+         << "): the integrand is not quadratic in this mode (an internal self-check: please report the model)";
+      throw IntegratorCannotServe(os.str());
     }
   }
 }
