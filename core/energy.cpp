@@ -16,52 +16,56 @@ double kinetic_energy(const Model& m, const std::vector<double>& w) {
 
 namespace luztar {
 
+double energy_roundoff(const double* torque, const double* x, int ne) {
+  double sum = 0.0;
+  for (int e = 0; e < ne; ++e) sum += std::abs(torque[e] * x[e]);
+  return std::isfinite(sum) ? 64 * std::numeric_limits<double>::epsilon() * sum : 0.0;
+}
+
 namespace {
 
-// The roundoff of r's energies at samples 0 and k [J]: 64 eps times the
-// largest sum over the elements of |torque x| (x the coordinate each acts on),
-// the work its torques can do over their angles; an energy is a sum of such
-// products and carries their roundoff. A balance whose terms are all below it
-// (a body held stuck far from 0: 1e-70 J of kinetic energy from its projected
-// velocity) is roundoff, not a residual of 100 %. 0 without element outputs.
-double energy_roundoff(const Result& r, int k) {
+// The energies' roundoff of r at samples 0 and k, the larger; 0 without element outputs.
+double roundoff_of_run(const Result& r, int k) {
   const int ne = r.num_elements();
   if (ne == 0 || r.element_torque.size() < static_cast<std::size_t>(k + 1) * ne ||
       r.element_relative.size() < static_cast<std::size_t>(k + 1) * ne)
     return 0.0;
   double largest = 0.0;
   for (const int j : {0, k}) {
-    double sum = 0.0;
-    for (int e = 0; e < ne; ++e) {
-      const std::size_t at = static_cast<std::size_t>(j) * ne + e;
-      sum += std::abs(r.element_torque[at] * r.element_relative[at]);
-    }
-    if (std::isfinite(sum)) largest = std::max(largest, sum);
+    const std::size_t at = static_cast<std::size_t>(j) * ne;
+    largest = std::max(largest, energy_roundoff(&r.element_torque[at], &r.element_relative[at], ne));
   }
-  return 64 * std::numeric_limits<double>::epsilon() * largest;
+  return largest;
 }
 
 }  // namespace
 
 double kinetic_at_start(const Result& r) { return r.kinetic[0] + r.dissipated[0] - r.input_work[0]; }
 
-EnergyBalance energy_balance(const Result& r, int k) {
+EnergyBalance energy_balance(double input, double kinetic_change, double elastic_change, double dissipated,
+                             double stored0, double roundoff) {
   EnergyBalance b;
-  b.input = r.input_work[k];
-  b.kinetic_change = r.kinetic[k] - kinetic_at_start(r);
-  b.elastic_change = r.elastic[k] - r.elastic[0];
-  b.dissipated = r.dissipated[k];
+  b.input = input;
+  b.kinetic_change = kinetic_change;
+  b.elastic_change = elastic_change;
+  b.dissipated = dissipated;
   b.residual = b.input - (b.kinetic_change + b.elastic_change + b.dissipated);
   const double scale = std::max({std::abs(b.input), std::abs(b.kinetic_change), std::abs(b.elastic_change),
-                                 std::abs(b.dissipated), kinetic_at_start(r) + r.elastic[0], energy_roundoff(r, k),
-                                 1e-300});
+                                 std::abs(b.dissipated), stored0, roundoff, 1e-300});
   b.relative = std::abs(b.residual) / scale;
   return b;
 }
 
-double energy_residual_limit(const Result& r) {
-  return r.integrator == "exact" ? kExactEnergyResidualLimit : kEnergyResidualLimit;
+EnergyBalance energy_balance(const Result& r, int k) {
+  return energy_balance(r.input_work[k], r.kinetic[k] - kinetic_at_start(r), r.elastic[k] - r.elastic[0],
+                        r.dissipated[k], kinetic_at_start(r) + r.elastic[0], roundoff_of_run(r, k));
 }
+
+double energy_residual_limit(const std::string& integrator) {
+  return integrator == "exact" ? kExactEnergyResidualLimit : kEnergyResidualLimit;
+}
+
+double energy_residual_limit(const Result& r) { return energy_residual_limit(r.integrator); }
 
 void check_energy_balance(Result& r) {
   if (r.num_samples() == 0) return;

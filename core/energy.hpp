@@ -42,6 +42,14 @@ struct EnergyBalance {
   double residual = 0.0, relative = 0.0;
 };
 EnergyBalance energy_balance(const Result& r, int k);
+// The same from its terms [J] (an embedded Simulator's, at its state):
+// stored0 the initial kinetic + elastic energy, roundoff the energies' roundoff.
+EnergyBalance energy_balance(double input, double kinetic_change, double elastic_change, double dissipated,
+                             double stored0, double roundoff);
+// The energies' roundoff at one state [J]: 64 eps times the sum over the ne
+// elements of |torque x| (x the coordinate each acts on: the work its torque
+// can do over its angle; an energy is a sum of such products).
+double energy_roundoff(const double* torque, const double* x, int ne);
 
 // A run whose relative energy residual at its last sample exceeds this is
 // flagged as suspect (RunStats::energy_residual_exceeded). The models in
@@ -57,6 +65,7 @@ inline constexpr double kEnergyResidualLimit = 1e-3;
 inline constexpr double kExactEnergyResidualLimit = 1e-6;
 // The limit for r's integrator (kExactEnergyResidualLimit for exact).
 double energy_residual_limit(const Result& r);
+double energy_residual_limit(const std::string& integrator);
 
 // Books the energy balance at the last sample of r in r.stats
 // (energy_residual, energy_residual_exceeded); nothing for a run without samples.

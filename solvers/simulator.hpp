@@ -119,6 +119,8 @@ class Simulator {
   const State& state() const;
   double time() const;
   const std::string& message() const;  // why the last advance_to stopped early
+  // Counters so far, and the energy balance from the initial condition to now
+  // (energy_residual, energy_residual_exceeded, as a run's at its last sample).
   RunStats stats() const;
   // What integrates between events: "exact", "cvode_bdf" or "cvode_adams"
   // (simulation.integrator, "auto" resolved; solvers/integrator.hpp).

@@ -102,7 +102,7 @@ struct Stats {
   long impacts = 0;             // impact instants of rigid freeplays
   long selection_fallbacks = 0, selection_unsolved = 0;  // stick/slip selections re-solved / missing tolerance
   long impact_fallbacks = 0, impacts_unsolved = 0;       // impacts re-solved / missing tolerance
-  double energy_residual = 0.0;  // relative energy residual at the last sample (runs only; README "Energy balance")
+  double energy_residual = 0.0;  // relative energy residual at the last sample (a Simulator: from the start to now; README "Energy balance")
   double wall_time = 0.0;        // [s] (runs only)
 };
 
