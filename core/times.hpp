@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace luztar {
 
@@ -25,5 +26,19 @@ inline bool same_time(double a, double b) {
 inline bool earlier(double a, double b) { return a < b && !same_time(a, b); }
 // a is before b or the same instant.
 inline bool at_or_before(double a, double b) { return a <= b || same_time(a, b); }
+
+// The element of the sorted `instants` at the same instant as t, or null.
+inline const double* instant_near(const std::vector<double>& instants, double t) {
+  const auto it = std::lower_bound(instants.begin(), instants.end(), t);
+  if (it != instants.end() && same_time(*it, t)) return &*it;
+  if (it != instants.begin() && same_time(*(it - 1), t)) return &*(it - 1);
+  return nullptr;
+}
+// t as it is reported: a breakpoint at the same instant is that breakpoint
+// (a grid point 0.7000000000000001 at a ramp's corner 0.7 is 0.7).
+inline double reported_time(const std::vector<double>& breakpoints, double t) {
+  const double* at = instant_near(breakpoints, t);
+  return at ? *at : t;
+}
 
 }  // namespace luztar

@@ -240,12 +240,7 @@ class Simulator::Impl {
   // one is at it.
   bool is_breakpoint(double t) const { return breakpoint_near(t) != nullptr; }
   // The breakpoint at the same instant as t, or null.
-  const double* breakpoint_near(double t) const {
-    const auto it = std::lower_bound(model.breakpoints.begin(), model.breakpoints.end(), t);
-    if (it != model.breakpoints.end() && same_time(*it, t)) return &*it;
-    if (it != model.breakpoints.begin() && same_time(*(it - 1), t)) return &*(it - 1);
-    return nullptr;
-  }
+  const double* breakpoint_near(double t) const { return instant_near(model.breakpoints, t); }
 
   bool storm_detected() {
     const std::vector<double>& recent = data.recent_events;

@@ -511,7 +511,8 @@ class TimeSteppingRun {
     return StepStatus::reached_time;
   }
 
-  void sample(double ts, Result& r) {
+  void sample(double grid_time, Result& r) {
+    const double ts = reported_time(model_.breakpoints, grid_time);  // as the event-driven solver reports it
     const int nb = model_.num_bodies();
     const double h = mj_.t() - t0_;
     const double a = h > 0.0 ? (ts - t0_) / h : 1.0;

@@ -322,6 +322,31 @@ TEST(TimeStepping, ReachedTimeOnlyAtTEndWithEverySample) {
   }
 }
 
+// A grid point at a signal's breakpoint is reported at the breakpoint by
+// both solvers (README, "Same instant"): 700 * 0.001 is 0.7000000000000001,
+// the ramp's corner is 0.7, and the time stepper wrote the former, so
+// `luztar compare` found the two solvers' grids different.
+TEST(TimeStepping, ReportsAGridPointAtABreakpointAtTheBreakpoint) {
+  const Model m = io::parse_model(R"(
+bodies:
+  b: {inertia: 1.0}
+elements:
+  t: {type: torque, body: b, torque: {ramp: {start: 0.0, end: 0.7, initial: 0.0, final: 1.0}}}
+simulation: {t_end: 1.0, output_step: 0.001}
+)", "ramp.yaml", ".");
+  ASSERT_NE(700 * 0.001, 0.7);
+  SimulationSettings s = m.simulation;
+  const Result event_driven = simulate(m, s);
+  s.solver = "time_stepping";
+  s.step = 1e-4;
+  const Result stepped = simulate(m, s);
+  ASSERT_EQ(stepped.status, StepStatus::reached_time) << stepped.message;
+  ASSERT_EQ(event_driven.time.size(), stepped.time.size());
+  EXPECT_EQ(event_driven.time[700], 0.7);
+  EXPECT_EQ(stepped.time[700], 0.7);
+  EXPECT_EQ(event_driven.time, stepped.time);
+}
+
 // The stepping API is event-driven; it says so instead of ignoring the setting.
 TEST(TimeStepping, SimulatorRefusesTheTimeSteppingSetting) {
   const Model m = io::load_model(LUZTAR_MODELS_DIR "/block.yaml");
