@@ -122,6 +122,13 @@ TEST_F(ResultCommands, CompareRefusesDifferentGridsUnlessInterpolating) {
   const Outcome i = run_cli("compare " + a + " " + b + " --interpolate --tolerance 1e-3");
   EXPECT_NE(i.out.find(", B interpolated at 501 times of A\n"), std::string::npos) << i.out;
   EXPECT_EQ(run_cli("compare " + a + " " + path("none.h5")).code, 2);
+  // as many samples, on another grid: the first sample that differs is named
+  // (the message gave two equal descriptions)
+  run_pair("--t-end 0.5", "--t-end 0.5 --set simulation.t_start=0.0005");
+  const Outcome shifted = run_cli("compare " + a + " " + b);
+  EXPECT_EQ(shifted.code, 2) << shifted.out;
+  EXPECT_NE(shifted.out.find("luztar: the time grids differ (sample 0 is at 0 s against 5e-4 s): "), std::string::npos)
+      << shifted.out;
 }
 
 // A sweep file given to info or compare (a new user's guess) is named for what

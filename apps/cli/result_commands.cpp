@@ -9,6 +9,7 @@
 
 #include "apps/cli/summary.hpp"
 #include "core/number_text.hpp"
+#include "core/times.hpp"
 #include "core/signal.hpp"
 #include "core/units.hpp"
 #include "io/hdf5_reader.hpp"
@@ -109,13 +110,19 @@ void print_info(std::ostream& out, const std::string& path, std::optional<double
 int compare_results(std::ostream& out, const std::string& a_path, const std::string& b_path,
                     const CompareOptions& o) {
   const Result a = io::read_hdf5(a_path).result, b = io::read_hdf5(b_path).result;
-  const bool same_grid = a.time.size() == b.time.size() && std::equal(a.time.begin(), a.time.end(), b.time.begin());
-  if (!same_grid && !o.interpolate)
-    throw std::runtime_error("the time grids differ (" + std::to_string(a.num_samples()) + " samples over [" +
-                             (a.time.empty() ? "" : shortest(a.time.front()) + ", " + shortest(a.time.back())) +
-                             "] s against " + std::to_string(b.num_samples()) + " over [" +
-                             (b.time.empty() ? "" : shortest(b.time.front()) + ", " + shortest(b.time.back())) +
-                             "] s): compare on A's grid with --interpolate");
+  // one grid: the same instants (core/times.hpp), sample by sample
+  const auto differ = std::mismatch(a.time.begin(), a.time.end(), b.time.begin(), b.time.end(), same_time);
+  const bool same_grid = a.time.size() == b.time.size() && differ.first == a.time.end();
+  if (!same_grid && !o.interpolate) {
+    std::string how = std::to_string(a.num_samples()) + " samples over [" +
+                      (a.time.empty() ? "" : shortest(a.time.front()) + ", " + shortest(a.time.back())) + "] s against " +
+                      std::to_string(b.num_samples()) + " over [" +
+                      (b.time.empty() ? "" : shortest(b.time.front()) + ", " + shortest(b.time.back())) + "] s";
+    if (a.time.size() == b.time.size())
+      how = "sample " + std::to_string(differ.first - a.time.begin()) + " is at " + shortest(*differ.first) +
+            " s against " + shortest(*differ.second) + " s";
+    throw std::runtime_error("the time grids differ (" + how + "): compare on A's grid with --interpolate");
+  }
   if (!same_grid && (a.time.empty() || b.time.empty())) throw std::runtime_error("a result without samples");
   // The samples of A compared: all, or (interpolating) those within B's span.
   std::vector<std::size_t> at;
