@@ -114,7 +114,8 @@ bool holds_a_sample(const SimulationSettings& s, double a, double b) {
   if (!(s.output_step > 0.0)) return true;  // (no grid to test: validate() refuses it)
   if (at_or_before(a, s.t_end) && at_or_before(s.t_end, b)) return true;
   const double k = std::ceil((a - s.t_start) / s.output_step);
-  for (const double j : {k - 1.0, k}) {  // (the division's roundoff: the instant just before a may be a's own)
+  // (the division's roundoff: the grid point k - 1 may be a's own instant, or k below a and k + 1 the first in)
+  for (const double j : {k - 1.0, k, k + 1.0}) {
     const double g = s.t_start + j * s.output_step;
     if (j >= 0.0 && at_or_before(a, g) && at_or_before(g, b)) return true;
   }

@@ -89,9 +89,21 @@ class Simulator::Impl {
     // advance_to reports it (a bad model was refused before, by validate()).
     try {
       pipeline.start();
+      record_start_energies();
     } catch (const std::exception& e) {
       stop_on_error(e);
     }
+  }
+
+  // The balance's base, as a run's sample 0 gives it (core/energy.hpp,
+  // kinetic_at_start): the state after t_start's stop (an algebraic body
+  // placed at its balance, teeth struck) with what that stop dissipated added back.
+  void record_start_energies() {
+    const State& st = data.state;
+    kinetic0 = kinetic_energy(model, st.w) + st.dissipated - st.input_work;
+    elastic0 = elastic_energy(model, st.q);
+    const OutputSample& o = refresh_outputs();
+    roundoff0 = energy_roundoff(o.torque.data(), o.relative.data(), model.num_elements());
   }
 
   // The table of contents of a step: stops until the target.
@@ -279,10 +291,10 @@ class Simulator::Impl {
     if (broken) return;
     const State& st = data.state;
     const OutputSample& o = refresh_outputs();
-    const double kinetic0 = kinetic_energy(model, model.velocity0), elastic0 = elastic_energy(model, model.angle0);
-    const EnergyBalance b = energy_balance(
-        st.input_work, kinetic_energy(model, st.w) - kinetic0, elastic_energy(model, st.q) - elastic0, st.dissipated,
-        kinetic0 + elastic0, energy_roundoff(o.torque.data(), o.relative.data(), model.num_elements()));
+    const double roundoff = energy_roundoff(o.torque.data(), o.relative.data(), model.num_elements());
+    const EnergyBalance b =
+        energy_balance(st.input_work, kinetic_energy(model, st.w) - kinetic0, elastic_energy(model, st.q) - elastic0,
+                       st.dissipated, kinetic0 + elastic0, std::max(roundoff0, roundoff));
     s.energy_residual = b.relative;
     s.energy_residual_exceeded = !(b.relative <= energy_residual_limit(integrator->name()));  // NaN is flagged too
   }
@@ -302,6 +314,7 @@ class Simulator::Impl {
   bool input_fast_path = true;  // EventPipeline::restart_for_inputs after an input change (set_input_fast_path)
   bool cannot_serve = false;  // the stop was the integrator's IntegratorCannotServe
   bool broken = false;  // an exception stopped advance_to mid-step: the state is not trusted until restore()
+  double kinetic0 = 0.0, elastic0 = 0.0, roundoff0 = 0.0;  // [J] the energy balance's base (record_start_energies)
   bool outputs_valid = false;
   OutputSample out;                     // cache of the outputs at state.t
   EnergyQuadratures energies{model};  // the integrator's quadratures, read at each sync

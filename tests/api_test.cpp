@@ -130,6 +130,9 @@ TEST(Api, SteppingFollowsTheClosedFormAndRestoresBitForBit) {
   EXPECT_EQ(events[0].before, 0);
   EXPECT_EQ(events[0].after, 1);
   EXPECT_GT(sim.stats().steps, 0);
+  EXPECT_LT(sim.stats().energy_residual, 1e-6);  // the balance so far, booked (it was 0 always)
+  EXPECT_GT(sim.stats().energy_residual, 0.0);
+  EXPECT_FALSE(sim.stats().energy_residual_exceeded);
   EXPECT_NEAR(snap.time(), 0.999, 1e-15);
   sim.restore(snap);
   EXPECT_EQ(sim.events().size(), 1u);

@@ -451,6 +451,26 @@ TEST(Metrics, HysteresisReadsAPassAtASampleOnTheLevel) {
   EXPECT_NEAR(hysteresis_width(xd, yd, 0.0, 0, xd.size()), 0.5, 1e-15);
 }
 
+// A metric that reads samples needs an output sample in its window: on the
+// grid -3.7 + k 0.01, [0.07, 0.08] holds 0.0799999999999996 (k = 378; the
+// quotient rounds to 377 exactly, whose point lies below 0.07: refused
+// before) and [1.0001, 1.0009] none.
+TEST(Metrics, AWindowMustHoldAGridPoint) {
+  const Model m = io::parse_model(R"(
+bodies:
+  b: {inertia: 1.0}
+elements:
+  t: {type: torque, body: b, torque: 1.0}
+simulation: {t_start: -3.7, t_end: 2.0, output_step: 0.01}
+)", "grid.yaml", ".");
+  MetricSpec spec = metric(MetricSpec::Kind::max, "bodies.b.angle", 0.07, 0.08);
+  EXPECT_NO_THROW(check_metric(spec, m));
+  spec = metric(MetricSpec::Kind::max, "bodies.b.angle", 1.0001, 1.0009);
+  EXPECT_THROW(check_metric(spec, m), ModelError);
+  spec = metric(MetricSpec::Kind::energy, "dissipated", 1.0001, 1.0009);  // interpolates: any window
+  EXPECT_NO_THROW(check_metric(spec, m));
+}
+
 // --- metrics of drivetrain events on simulated runs, against closed forms ----
 
 // Reads a metric from sweep YAML text (the reader's grammar) and checks it on the model.

@@ -90,7 +90,7 @@ Status status_of(luztar::StepStatus s) {
 Stats stats_of(const luztar::RunStats& s) {
   return {s.steps,          s.rhs_evals,           s.jac_evals,          s.root_evals,       s.events,
           s.reinits,        s.impacts,             s.selection_fallbacks, s.selection_unsolved, s.impact_fallbacks,
-          s.impacts_unsolved, s.energy_residual,   s.wall_time};
+          s.impacts_unsolved, s.energy_residual,   s.wall_time,           s.energy_residual_exceeded};
 }
 
 std::vector<Event> events_of(const luztar::Model& m, const std::vector<luztar::EventRecord>& log) {

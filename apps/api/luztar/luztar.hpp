@@ -104,6 +104,7 @@ struct Stats {
   long impact_fallbacks = 0, impacts_unsolved = 0;       // impacts re-solved / missing tolerance
   double energy_residual = 0.0;  // relative energy residual at the last sample (a Simulator: from the start to now; README "Energy balance")
   double wall_time = 0.0;        // [s] (runs only)
+  bool energy_residual_exceeded = false;  // energy_residual above the integrator's limit: the results are suspect
 };
 
 class Result;
@@ -233,7 +234,7 @@ class LUZTAR_PUBLIC Simulator {
   Status advance_to(double t);
   double time() const;                     // [s]
   const std::string& message() const;      // why the last advance_to stopped early
-  Stats stats() const;                     // counters so far
+  Stats stats() const;                     // counters and the energy balance so far
   std::vector<Event> events() const;       // every event so far, in time order
   std::size_t event_count() const;         // events().size(), without copying the log
 
