@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 namespace luztar {
 
@@ -70,6 +71,14 @@ inline double row_scale(const CoordinateRow& r) {
   double s = 0.0;
   for (int k = 0; k < r.n; ++k) s = std::max(s, std::abs(r.c[k]));
   return s;
+}
+
+// True when the row's rate at velocities w is at rest: within `tolerance`
+// [rad/s of the bodies] (row_scale times it on the rate) or within the
+// rate's roundoff, 64 eps row_magnitude (a tolerance of 0: exact arrivals).
+inline bool row_at_rest(const CoordinateRow& r, const double* w, double tolerance) {
+  const double roundoff = 64 * std::numeric_limits<double>::epsilon() * row_magnitude(r, w);
+  return std::abs(row_value(r, w)) <= std::max(tolerance * row_scale(r), roundoff);
 }
 
 // True when the row joins at most two bodies: as a locked link it is a ratio

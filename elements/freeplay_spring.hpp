@@ -76,15 +76,14 @@ std::int8_t table_segment(const SpringTable& t, double x, double rate);
 // The spring's state at (x, x'): a gap's side (0 for a linear or rigid
 // spring without a gap), a table's segment; ties as freeplay_side.
 std::int8_t spring_state_at(const Spring& s, double x, double rate);
-// Whether a table spring is at rest at a knot's root: |x'| within `atol` (of
-// the bodies' velocities: row_scale times it on x') or the roundoff of its
-// bodies' speeds. Leaving a knot from rest (x' = 0 and
+// Whether a table spring is at rest at a knot's root: |x'| within
+// `tolerance` (the integrator's rest tolerance, Integrator::rest_tolerance)
+// or the roundoff of its bodies' speeds (core/coordinate.hpp, row_at_rest). Leaving a knot from rest (x' = 0 and
 // x'' = 0 there, x ~ t^3), the integrator's x may creep an error tolerance
 // across the knot against the motion; such a root is decided by x'' (the
 // pipeline's probe), not by the crossing's direction.
-inline bool at_rest_at_knot(const Spring& s, const double* w, double atol) {
-  const double speeds = row_magnitude(s.row, w);
-  return std::abs(spring_rate(s, w)) <= std::max(atol * row_scale(s.row), 64 * std::numeric_limits<double>::epsilon() * speeds);
+inline bool at_rest_at_knot(const Spring& s, const double* w, double tolerance) {
+  return row_at_rest(s.row, w, tolerance);
 }
 // The state a result stores (Result::element_state): the side, or the segment's index in the model's table.
 inline std::int8_t spring_state_code(const Spring& s, std::int8_t state) {

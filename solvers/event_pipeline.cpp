@@ -240,7 +240,7 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
       case Crossing::own_mode:  // the element's row below
         break;
       case Crossing::segment:
-        if (at_rest_at_knot(model.springs[spec.index], state.w.data(), settings.atol)) resting_knots.push_back(spec);
+        if (at_rest_at_knot(model.springs[spec.index], state.w.data(), rest_velocity())) resting_knots.push_back(spec);
         else state.spring_side[spec.index] = static_cast<std::int8_t>(state.spring_side[spec.index] + info.sign);
         break;
       case Crossing::contact_unloads:
@@ -350,14 +350,18 @@ void EventPipeline::strike() {
   ws.q = state.q;
   ws.w = state.w;
   applied_forces(model, state, state.t, ws);  // the acceleration that presses a rebound back
-  // A flight rising less than 1000 angle tolerances off the flank is below
-  // what the integrator resolves: that impact is plastic (solvers/impacts.hpp).
-  double gap = 0.0;
+  // A flight rising less than the integrator resolves off the flank (CVODE:
+  // 1000 angle tolerances; any integrator: 1000 times the roundoff of the
+  // angles) is not seen: that impact is plastic (solvers/impacts.hpp).
+  double gap = 0.0, angles = 0.0;
   for (int s : struck) {  // (in the bodies' units, as RestThreshold)
     const Spring& sp = model.springs[s];
     gap = std::max(gap, (std::abs(sp.center) + sp.freeplay) / row_scale(sp.row));
+    angles = std::max(angles, row_magnitude(sp.row, state.q.data()) / row_scale(sp.row));
   }
-  const RestThreshold rest{settings.rest_velocity, 1e3 * (settings.atol + settings.rtol * gap)};
+  const double depth = integrator.resolution(settings.atol, settings.rtol, gap).depth;
+  const double roundoff = 16 * std::numeric_limits<double>::epsilon() * (gap + angles);
+  const RestThreshold rest{settings.rest_velocity, std::max(depth, 1e3 * roundoff)};
   const ImpactOutcome out = resolve_impacts(model, state.spring_side, rest, ws.force, state.q, state.w, impact);
   if (!out.struck) return;  // touching but not approaching (at t_start): nothing jumped
   ++data.stats.impacts;
@@ -377,8 +381,8 @@ void EventPipeline::strike() {
     }
   for (int l = 0; l < model.num_links(); ++l) {
     if (model.is_contact_link(l)) continue;
-    const double v = friction_link_rate(model.links[l], state.w.data());
-    if (std::abs(v) > settings.atol * row_scale(model.links[l].row)) set_moving(l, v);
+    if (!row_at_rest(model.links[l].row, state.w.data(), rest_velocity()))
+      set_moving(l, friction_link_rate(model.links[l], state.w.data()));
     else if (can_lock(l)) arrived.push_back(l);
   }
 }
@@ -427,14 +431,15 @@ bool EventPipeline::past_flank(std::size_t s) const {
 
 // The friction elements and one-way clutches that can lock and are at rest:
 // locked already, arrived at rest (`arrived`), or with |v| <= tolerance
-// (a tolerance of the bodies' velocities: row_scale times it on the link's).
+// (a tolerance of the bodies' velocities, beside the rate's roundoff:
+// core/coordinate.hpp, row_at_rest).
 void EventPipeline::add_lock_candidates(double tolerance) {
   for (int l = 0; l < model.num_links(); ++l) {
     if (!can_lock(l)) continue;
     const ModelLink& link = model.links[l];
     const bool is_candidate = link_locked(model, state, l) ||
                               std::find(arrived.begin(), arrived.end(), l) != arrived.end() ||
-                              std::abs(friction_link_rate(link, state.w.data())) <= tolerance * row_scale(link.row);
+                              row_at_rest(link.row, state.w.data(), tolerance);
     if (!is_candidate) continue;
     candidates.push_back(l);
     links.push_back(model.links[l].row);
@@ -493,7 +498,7 @@ void EventPipeline::book_projection_shares(double lost) {
 void EventPipeline::select_at_event() {
   candidates.clear();
   links.clear();
-  add_lock_candidates(settings.atol);
+  add_lock_candidates(rest_velocity());
   add_contact_candidates();
   if (candidates.empty()) return;
   lock_clusters(model.inertia, links, locked);

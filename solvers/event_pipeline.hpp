@@ -112,6 +112,10 @@ class EventPipeline {
   bool decide_by_curvature(double dt);
   void record_event_time();
   bool can_lock(int link) const;
+  // The integrator's rest tolerance on the bodies' velocities [rad/s]
+  // (Integrator::resolution: atol for CVODE, 0 for exact, whose rest is the
+  // rates' roundoff alone).
+  double rest_velocity() const { return integrator.resolution(settings.atol, settings.rtol, 0.0).velocity; }
   void projection_weights();
   void book_projection_shares(double lost);
 

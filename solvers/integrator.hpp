@@ -84,6 +84,22 @@ class Integrator {
   // function leaves 0 with, so it watches 0 itself (its arrivals do not
   // depend on atol, which it does not use).
   virtual double slip_margin(double atol) const { return 1e-3 * atol; }
+  // What the pipeline takes as rest at an event, in the bodies' units: a
+  // relative velocity within `velocity` [rad/s] of 0, and a rebound whose
+  // flight would rise less than `depth` [rad] off its flank (the impact is
+  // then plastic: solvers/impacts.hpp); `gap` [rad] is the size of the
+  // struck freeplays' angles. The roundoff of the rates and angles always
+  // counts beside these (core/coordinate.hpp, row_at_rest). CVODE cannot
+  // tell velocities within atol from 0 nor see a flight below 1000 angle
+  // tolerances; the exact integrator resolves both to roundoff, so its rest
+  // does not depend on atol and rtol, which it does not use.
+  struct Resolution {
+    double velocity = 0.0;  // [rad/s]
+    double depth = 0.0;     // [rad]
+  };
+  virtual Resolution resolution(double atol, double rtol, double gap) const {
+    return {atol, 1e3 * (atol + rtol * gap)};
+  }
   virtual void quadratures(double t, double* q) = 0;   // at the last returned time
   virtual IntegratorCounters counters() const = 0;     // summed over resets
   virtual const std::string& last_error() const = 0;

@@ -213,6 +213,65 @@ simulation: {t_end: 3.0, output_step: 0.5, integrator: exact}
   }
 }
 
+// ... nor whether a body at rest at another element's event is taken as at
+// rest: with body a at 3 rad/s (it sticks at 3 s), at the freewheel's lock
+// at 2.5 s its 0.5 rad/s was within atol 1, and the bearing stuck there
+// (the pipeline's lock candidates were the links within atol of rest).
+TEST(ExactArrivals, AnotherElementsEventDoesNotStopABodyWithinAtol) {
+  const std::string yaml = R"(
+bodies:
+  a: {inertia: 1.0, velocity: 3.0}
+  o: {inertia: 1.0, velocity: 5.0}
+  i: {inertia: 1.0}
+elements:
+  bearing: {type: friction, body: a, coulomb: 1.0}
+  freewheel: {type: one_way_clutch, bodies: [o, i], coulomb: 1.0}
+simulation: {t_end: 3.5, output_step: 0.5, integrator: exact}
+)";
+  for (const double atol : {1e-12, 1e-4, 1.0}) {
+    SCOPED_TRACE(atol);
+    Model m = parse(yaml);
+    m.simulation.atol = atol;
+    const Result r = simulate(m);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.events.size(), 2u);
+    EXPECT_EQ(r.events[0].kind, EventKind::lock);
+    EXPECT_NEAR(r.events[0].t, 2.5, 1e-13);
+    EXPECT_EQ(r.events[1].kind, EventKind::stick);
+    EXPECT_NEAR(r.events[1].t, 3.0, 1e-13);
+  }
+}
+
+// ... nor whether a rebound is seen: a flight lower than 1000 (atol + rtol
+// gap) was taken as plastic for every integrator, so with atol 1 rigid teeth
+// with restitution 0.5 stuck to their flank. Teeth closing at x' = 1 + t
+// (a pushed by 1 N m, I 1 each) reach the flank 0.5 at t0 = sqrt(2) - 1 at
+// u = sqrt(2), leave at -u/2 and fly until t0 + u: at 1 s x' = 1 - u/2 - t0
+// ... + (1 - t0) = 2 - 1.5 sqrt(2), with w_a + w_b = 1 + t (momentum).
+TEST(ExactArrivals, ARiseAboveRoundoffRebounds) {
+  const std::string yaml = R"(
+bodies:
+  a: {inertia: 1.0, velocity: 1.0}
+  b: {inertia: 1.0}
+elements:
+  teeth: {type: spring, bodies: [a, b], stiffness: .inf, freeplay: 0.5, restitution: 0.5}
+  push: {type: torque, body: a, torque: 1.0}
+simulation: {t_end: 1.0, output_step: 0.5, integrator: exact}
+)";
+  for (const double atol : {1e-12, 1e-4, 1.0}) {
+    SCOPED_TRACE(atol);
+    Model m = parse(yaml);
+    m.simulation.atol = atol;
+    const Result r = simulate(m);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    EXPECT_EQ(r.stats.impacts, 1);
+    const std::size_t last = static_cast<std::size_t>(r.num_samples() - 1) * 2;
+    const double rate = 2.0 - 1.5 * std::sqrt(2.0);
+    EXPECT_NEAR(r.velocity[last] - r.velocity[last + 1], rate, 1e-13);
+    EXPECT_NEAR(r.velocity[last] + r.velocity[last + 1], 2.0, 1e-13);
+  }
+}
+
 // A body held stuck far from 0 (1e6 rad) by a load at its limit but for
 // roundoff: every energy of the run is roundoff (a kinetic energy of 1e-70 J
 // from the projected velocity), and the balance is not a residual of 100 %

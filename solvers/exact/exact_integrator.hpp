@@ -127,6 +127,7 @@ class ExactIntegrator : public Integrator {
   // beyond roundoff; 0 for the others, whose sign says nothing of leaving)
   int leaving_sign(int r) const override { return leaving_[static_cast<std::size_t>(r)]; }
   double slip_margin(double) const override { return 0.0; }
+  Resolution resolution(double, double, double) const override { return {}; }  // roundoff alone
   void quadratures(double t, double* q) override;
   // steps: sub-steps; rhs_evals: probes; jac_evals: identifications (each
   // with its sub-step's exponential: what allocates in a warm run);
