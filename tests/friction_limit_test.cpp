@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/result.hpp"
 #include "io/yaml_model.hpp"
@@ -179,38 +181,57 @@ TEST_P(FrictionAtLimit, ABreakAwayAtABreakpointCountsAsAnInstant) {
   EXPECT_EQ(r.stats.events, 1);
 }
 
-// The exact integrator does not use atol (README), so where it finds a
-// return to rest must not depend on it: a slipping element's velocity root
-// was watched 1e-3 atol past 0 for every integrator, and with atol 1 a body
-// coasting against its bearing (I 1, w 1, MT0 1: w = 1 - t) stuck at 1.001 s,
-// a freewheel overrunning at 5 - 2 t locked at 2.5005 s, turning the locked
-// way meanwhile, and the stray velocity was booked as a projection loss.
-// Both must arrive at their closed-form instants, 1 s and 2.5 s, to roundoff,
-// at any atol.
-TEST(ExactArrivals, DoNotDependOnAtol) {
-  const std::string yaml = R"(
+// The ExactArrivals model: a body a coasting at w_a against its bearing
+// (I 1, MT0 1: w = w_a - t, at rest at t = w_a), and a freewheel whose outer
+// ring overruns at 5 - 2 t (locking at 2.5 s).
+std::string arrivals_model(double w_a, double t_end) {
+  return R"(
 bodies:
-  a: {inertia: 1.0, velocity: 1.0}
+  a: {inertia: 1.0, velocity: )" + std::to_string(w_a) + R"(}
   o: {inertia: 1.0, velocity: 5.0}
   i: {inertia: 1.0}
 elements:
   bearing: {type: friction, body: a, coulomb: 1.0}
   freewheel: {type: one_way_clutch, bodies: [o, i], coulomb: 1.0}
-simulation: {t_end: 3.0, output_step: 0.5, integrator: exact}
+simulation: {t_end: )" + std::to_string(t_end) + R"(, output_step: 0.5, integrator: exact}
 )";
+}
+
+// The model run with atol 1e-12, 1e-4 and 1 (which the exact integrator does
+// not use), each result checked by `check`.
+template <class Check>
+void at_every_atol(const std::string& yaml, Check check) {
   for (const double atol : {1e-12, 1e-4, 1.0}) {
     SCOPED_TRACE(atol);
     Model m = parse(yaml);
     m.simulation.atol = atol;
     const Result r = simulate(m);
     ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
-    ASSERT_EQ(r.events.size(), 2u);
-    EXPECT_EQ(r.events[0].kind, EventKind::stick);
-    EXPECT_NEAR(r.events[0].t, 1.0, 1e-13);
-    EXPECT_EQ(r.events[1].kind, EventKind::lock);
-    EXPECT_NEAR(r.events[1].t, 2.5, 1e-13);
-    EXPECT_LE(r.stats.velocity_projection_loss, 1e-24);  // (1e-12 rad/s)^2: roundoff only
+    check(r);
   }
+}
+
+void expect_events(const Result& r, const std::vector<std::pair<EventKind, double>>& expected) {
+  ASSERT_EQ(r.events.size(), expected.size());
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    EXPECT_EQ(r.events[k].kind, expected[k].first) << "event " << k;
+    EXPECT_NEAR(r.events[k].t, expected[k].second, 1e-13) << "event " << k;
+  }
+}
+
+// The exact integrator does not use atol (README), so where it finds a
+// return to rest must not depend on it: a slipping element's velocity root
+// was watched 1e-3 atol past 0 for every integrator, and with atol 1 a body
+// coasting against its bearing (w = 1 - t) stuck at 1.001 s, a freewheel
+// overrunning at 5 - 2 t locked at 2.5005 s, turning the locked way
+// meanwhile, and the stray velocity was booked as a projection loss. Both
+// must arrive at their closed-form instants, 1 s and 2.5 s, to roundoff, at
+// any atol.
+TEST(ExactArrivals, DoNotDependOnAtol) {
+  at_every_atol(arrivals_model(1.0, 3.0), [](const Result& r) {
+    expect_events(r, {{EventKind::stick, 1.0}, {EventKind::lock, 2.5}});
+    EXPECT_LE(r.stats.velocity_projection_loss, 1e-24);  // (1e-12 rad/s)^2: roundoff only
+  });
 }
 
 // ... nor whether a body at rest at another element's event is taken as at
@@ -218,28 +239,9 @@ simulation: {t_end: 3.0, output_step: 0.5, integrator: exact}
 // at 2.5 s its 0.5 rad/s was within atol 1, and the bearing stuck there
 // (the pipeline's lock candidates were the links within atol of rest).
 TEST(ExactArrivals, AnotherElementsEventDoesNotStopABodyWithinAtol) {
-  const std::string yaml = R"(
-bodies:
-  a: {inertia: 1.0, velocity: 3.0}
-  o: {inertia: 1.0, velocity: 5.0}
-  i: {inertia: 1.0}
-elements:
-  bearing: {type: friction, body: a, coulomb: 1.0}
-  freewheel: {type: one_way_clutch, bodies: [o, i], coulomb: 1.0}
-simulation: {t_end: 3.5, output_step: 0.5, integrator: exact}
-)";
-  for (const double atol : {1e-12, 1e-4, 1.0}) {
-    SCOPED_TRACE(atol);
-    Model m = parse(yaml);
-    m.simulation.atol = atol;
-    const Result r = simulate(m);
-    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
-    ASSERT_EQ(r.events.size(), 2u);
-    EXPECT_EQ(r.events[0].kind, EventKind::lock);
-    EXPECT_NEAR(r.events[0].t, 2.5, 1e-13);
-    EXPECT_EQ(r.events[1].kind, EventKind::stick);
-    EXPECT_NEAR(r.events[1].t, 3.0, 1e-13);
-  }
+  at_every_atol(arrivals_model(3.0, 3.5), [](const Result& r) {
+    expect_events(r, {{EventKind::lock, 2.5}, {EventKind::stick, 3.0}});
+  });
 }
 
 // ... nor whether a rebound is seen: a flight lower than 1000 (atol + rtol
@@ -258,18 +260,13 @@ elements:
   push: {type: torque, body: a, torque: 1.0}
 simulation: {t_end: 1.0, output_step: 0.5, integrator: exact}
 )";
-  for (const double atol : {1e-12, 1e-4, 1.0}) {
-    SCOPED_TRACE(atol);
-    Model m = parse(yaml);
-    m.simulation.atol = atol;
-    const Result r = simulate(m);
-    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  at_every_atol(yaml, [](const Result& r) {
     EXPECT_EQ(r.stats.impacts, 1);
     const std::size_t last = static_cast<std::size_t>(r.num_samples() - 1) * 2;
     const double rate = 2.0 - 1.5 * std::sqrt(2.0);
     EXPECT_NEAR(r.velocity[last] - r.velocity[last + 1], rate, 1e-13);
     EXPECT_NEAR(r.velocity[last] + r.velocity[last + 1], 2.0, 1e-13);
-  }
+  });
 }
 
 // A body held stuck far from 0 (1e6 rad) by a load at its limit but for
