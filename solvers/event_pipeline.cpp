@@ -637,9 +637,17 @@ bool EventPipeline::break_away_at_limits(bool own_log) {
 }
 
 // The scale of reserve witness w at the state in ws: [N m] of a link's
-// reserve, 1 for a group's 1 - u.
+// reserve, 1 for a group's 1 - u; a contact's torque and the applied torques
+// on its bodies carried to its coordinate (applied_scale without a limit,
+// which a contact has not), 0 where nothing acts on it yet.
 double EventPipeline::reserve_scale(const Witness& w) const {
-  return w.kind == WitnessKind::group_reserve ? 1.0 : ws.limit[w.index] + std::abs(ws.lambda[w.index]);
+  if (w.kind == WitnessKind::group_reserve) return 1.0;
+  if (w.kind != WitnessKind::contact_force) return ws.limit[w.index] + std::abs(ws.lambda[w.index]);
+  const int l = model.spring_link[w.index];
+  const CoordinateRow& row = model.links[l].row;
+  double scale = std::abs(ws.lambda[l]);
+  for (int k = 0; k < row.n; ++k) scale = std::max(scale, std::abs(ws.force[row.body[k]] / row.c[k]));
+  return scale;
 }
 
 // The roundoff of reserve witness r, from its scale read by find_leaving_reserves.
@@ -647,19 +655,23 @@ double EventPipeline::reserve_roundoff(std::size_t r) const {
   return 64 * std::numeric_limits<double>::epsilon() * g_scale[r];
 }
 
-// The reserve witnesses (stick_upper, stick_lower, group_reserve) of the
-// current structure that leave 0 downwards at state.t, marked -1 in `leaving`.
-// The probe is taken only when some reserve is within 1e-9 of its scale of 0.
+// The reserve witnesses (stick_upper, stick_lower, group_reserve) and the
+// contact torques (contact_force) of the current structure that leave 0
+// downwards at state.t, marked -1 in `leaving`: a contact carrying no torque
+// when another element's event starts pulling its teeth apart (a stop
+// touched at zero deflection) parts there, not at the next output point
+// where stuck_consistent caught it. The probe is taken only when some
+// watched witness is within 1e-9 of its scale of 0 (unwatched: scale -1).
 bool EventPipeline::find_leaving_reserves() {
-  auto is_reserve = [](const Witness& w) {
+  auto is_watched = [](const Witness& w) {
     const Crossing c = witness_kind_info(w.kind).crossing;
-    return c == Crossing::reserve_exhausted || c == Crossing::group_exhausted;
+    return c == Crossing::reserve_exhausted || c == Crossing::group_exhausted || c == Crossing::contact_unloads;
   };
   root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);
   bool near = false;  // (the scales at the state, before a probe moves ws)
   for (std::size_t r = 0; r < ms.roots.size(); ++r) {
-    g_scale[r] = is_reserve(ms.roots[r]) ? reserve_scale(ms.roots[r]) : 0.0;
-    near = near || (g_scale[r] > 0.0 && g_now[r] <= 1e-9 * g_scale[r]);
+    g_scale[r] = is_watched(ms.roots[r]) ? reserve_scale(ms.roots[r]) : -1.0;
+    near = near || (g_scale[r] >= 0.0 && g_now[r] <= 1e-9 * g_scale[r]);
   }
   if (!near) return false;
   const double dt = probe_state();
@@ -668,7 +680,7 @@ bool EventPipeline::find_leaving_reserves() {
   std::fill(leaving.begin(), leaving.end(), 0);
   std::fill(flat.begin(), flat.end(), 0);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) {
-    if (g_scale[r] <= 0.0) continue;
+    if (g_scale[r] < 0.0) continue;
     const double noise = reserve_roundoff(r);
     const double at_zero =
         std::min(std::max(0.5 * (g_now[r] - g_probe[r]), 1e-12 * g_scale[r]), 1e-9 * g_scale[r]);

@@ -80,6 +80,40 @@ double energy_residual(const Model& m, const State& s) {
   return s.input_work - (kinetic_energy(m, s.w) + elastic_energy(m, s.q) - stored0) - s.dissipated;
 }
 
+// A contact carrying no torque when another element's event pulls its teeth
+// apart parts at that instant, whatever the output grid. Body a (I 1, 1
+// rad/s) strikes b (I 1, at rest) plastically through rigid teeth (gap 0.1)
+// at 0.1 s: both at 0.5 rad/s, the contact carrying 0. At 0.5 s (q_a 0.3,
+// q_b 0.2) a touches a stop to the base (k 100, gap 0.3) at zero
+// deflection: its torque rises from 0 and the teeth must part there (they
+// parted at the next output point: 0.6 s on a 0.1 s grid, 0.56 s on 0.07).
+// a leaves the stop at 0.5 + pi/10 at -0.5 rad/s, x = 0.1 - 0.05 pi closes
+// at 1 rad/s to -0.1, and the plastic strike there stops both: q_b =
+// 0.3 + 0.025 pi, q_a = q_b - 0.1, w = 0.
+TEST(RigidFreeplayEvents, AContactCarryingNothingPartsAtAnotherElementsEvent) {
+  for (const char* integrator : {"exact", "cvode_bdf"})
+    for (const double step : {0.1, 0.07}) {
+      SCOPED_TRACE(std::string(integrator) + " " + std::to_string(step));
+      ModelSpec spec;
+      spec.bodies = {body("a", 1.0, 0.0, 1.0), body("b", 1.0)};
+      spec.elements = {rigid_freeplay("teeth", "a", "b", 0.1, 0.0), test::spring("stop", "a", "", 100.0, 0.3)};
+      spec.simulation = test::settings(1.0, step, 1e-11);
+      spec.simulation.integrator = integrator;
+      const Result r = simulate(assemble(spec));
+      ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+      const std::vector<EventRecord> parts = of_kind(r.events, EventKind::separation);
+      ASSERT_EQ(parts.size(), 2u);  // the teeth at 0.5 s, a off the stop at 0.5 + pi/10
+      EXPECT_NEAR(parts[0].t, 0.5, 1e-9);
+      EXPECT_EQ(r.element_names[parts[0].element], "teeth");
+      const double tol = integrator == std::string("exact") ? 1e-12 : 1e-8;
+      const std::size_t last = static_cast<std::size_t>(r.num_samples() - 1) * 2;
+      EXPECT_NEAR(r.angle[last + 1], 0.3 + 0.025 * M_PI, tol);
+      EXPECT_NEAR(r.angle[last], 0.2 + 0.025 * M_PI, tol);
+      EXPECT_NEAR(r.velocity[last], 0.0, tol);
+      EXPECT_NEAR(r.velocity[last + 1], 0.0, tol);
+    }
+}
+
 // How the impact LCP was solved is counted, not dropped. A free body (no
 // torque) at q = 0 moving at -1 rad/s strikes a stop |q| <= 0.01 at t = 0.01
 // and leaves at +e = +0.5 rad/s. Lemke solves the 1x1 LCP (A = 1/I,
