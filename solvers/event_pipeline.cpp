@@ -370,6 +370,10 @@ void EventPipeline::strike() {
   data.stats.impact_loss += out.energy_lost;
   state.dissipated += out.energy_lost;
   book_impact_shares(impact, state.w, out.energy_lost, state.element_dissipated);
+  for (std::size_t k = 0; k < impact.joined.size(); ++k) {  // teeth that touched a flank struck too
+    struck.push_back(impact.joined[k]);
+    struck_side[impact.joined[k]] = impact.joined_side[k];
+  }
   for (int s : struck)
     if (impact.approach[s] > 0.0) {
       const ElementKindInfo& row = element_kind_info(ElementKind::spring);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/energy.hpp"
 #include "solvers/numerics/lcp.hpp"
@@ -15,16 +16,41 @@ int local_index(const ImpactWorkspace& ws, int body) {
   return static_cast<int>(std::lower_bound(ws.bodies.begin(), ws.bodies.end(), body) - ws.bodies.begin());
 }
 
+// The flank (+-1) that rigid freeplay s in its gap touches at angles q: its
+// teeth within rest.depth of it (a flight the integrator cannot resolve; in
+// the bodies' units, row_scale times it on x) or within the roundoff of x;
+// 0 when they touch neither.
+std::int8_t touching_flank(const Spring& sp, const std::vector<double>& q, const RestThreshold& rest) {
+  const double dev = row_value(sp.row, q.data()) - sp.center;
+  const double roundoff = 16 * std::numeric_limits<double>::epsilon() *
+                          (row_magnitude(sp.row, q.data()) + std::abs(sp.center) + sp.freeplay);
+  const double near = std::max(rest.depth * row_scale(sp.row), roundoff);
+  if (sp.freeplay - dev <= near) return 1;
+  if (sp.freeplay + dev <= near) return -1;
+  return 0;
+}
+
 // The rows of the impact (ws.rows): the rigid freeplays in contact (ws.contacts),
-// then every one-way clutch; and the bodies they touch (ws.bodies).
-void gather_rows(const Model& m, const std::vector<std::int8_t>& side, ImpactWorkspace& ws) {
+// then every one-way clutch; and the bodies they touch (ws.bodies). Teeth in
+// their gap but touching a flank (touching_flank) take part as contacts on
+// it (ws.joined): a body wedged between two rigid stops strikes both at once
+// (struck one at a time, the impacts accumulated in ever shorter flights).
+void gather_rows(const Model& m, std::vector<std::int8_t>& side, const std::vector<double>& q,
+                 const RestThreshold& rest, ImpactWorkspace& ws) {
   ws.approach.assign(m.springs.size(), 0.0);
   ws.contacts.clear();
+  ws.joined.clear();
+  ws.joined_side.clear();
   ws.rows.clear();
   ws.bodies.clear();
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
     const Spring& sp = m.springs[s];
-    if (!sp.rigid() || side[s] == 0) continue;
+    if (!sp.rigid()) continue;
+    if (side[s] == 0 && (side[s] = touching_flank(sp, q, rest)) != 0) {
+      ws.joined.push_back(static_cast<int>(s));
+      ws.joined_side.push_back(side[s]);
+    }
+    if (side[s] == 0) continue;
     ws.contacts.push_back(static_cast<int>(s));
     ws.rows.push_back({sp.row, static_cast<double>(-side[s]), sp.restitution, static_cast<int>(s), m.spring_element[s]});
   }
@@ -41,6 +67,20 @@ void gather_rows(const Model& m, const std::vector<std::int8_t>& side, ImpactWor
 
 // u = dir sum c_k w_k, the row's separating velocity.
 double separating(const ImpactRow& r, const std::vector<double>& w) { return r.dir * row_value(r.row, w.data()); }
+
+// Whether a flight off a flank at separating velocity u [the row's units]
+// would rise less than the integrator resolves (rest.depth, in the bodies'
+// units: row_scale times it on the row): depth u^2 / (2 back), back the
+// acceleration of the applied torques onto the flank (none: it never comes
+// back, and the flight is not shallow).
+bool shallow_flight(const Model& m, const ImpactRow& r, double u, const RestThreshold& rest,
+                    const std::vector<double>& force) {
+  const CoordinateRow& row = r.row;
+  double accel = row.c[0] * force[row.body[0]] / m.inertia[row.body[0]];  // x'' from the applied torques
+  for (int t = 1; t < row.n; ++t) accel += row.c[t] * force[row.body[t]] / m.inertia[row.body[t]];
+  const double back = -r.dir * accel;
+  return back > 0.0 && u * u < 2.0 * back * rest.depth * row_scale(row);
+}
 
 // Separating velocities before (ws.before), the rows of N M^-1 (ws.n_minv) and
 // the LCP's right-hand side (ws.q) by Newton's law. Returns the largest
@@ -70,11 +110,8 @@ double approach_rows(const Model& m, const RestThreshold& rest, const std::vecto
     // Newton's law, plastic when the rebound would be too slow or too shallow
     // (depth v^2 / (2 |acceleration back onto the flank|)) to resolve.
     const double rebound = r.restitution * -ws.before[c];
-    double accel = row.c[0] * force[row.body[0]] / m.inertia[row.body[0]];  // x'' from the applied torques
-    for (int t = 1; t < row.n; ++t) accel += row.c[t] * force[row.body[t]] / m.inertia[row.body[t]];
-    const double back = -r.dir * accel, scale = row_scale(row);  // (rest: the bodies' units)
-    const bool shallow = back > 0.0 && rebound * rebound < 2.0 * back * rest.depth * scale;
-    const double e = rebound < rest.velocity * scale || shallow ? 0.0 : r.restitution;
+    const bool slow = rebound < rest.velocity * row_scale(row);  // (rest: the bodies' units)
+    const double e = slow || shallow_flight(m, r, rebound, rest, force) ? 0.0 : r.restitution;
     ws.q[c] = (1.0 + e) * ws.before[c];
   }
   return speed;
@@ -139,9 +176,13 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
                               const std::vector<double>& force, std::vector<double>& q, std::vector<double>& w,
                               ImpactWorkspace& ws) {
   ImpactOutcome out;
-  gather_rows(m, side, ws);
+  gather_rows(m, side, q, rest, ws);
   const double speed = approach_rows(m, rest, force, w, ws, out);
-  if (!out.struck) return out;
+  if (!out.struck) {
+    for (const int s : ws.joined) side[s] = 0;
+    ws.joined.clear();
+    return out;
+  }
   solve_impulses(speed, ws, out);
   apply_impulses(m, ws, w, out);
   settle_on_flanks(m, side, ws, q);

@@ -7,7 +7,10 @@
 //   Pi >= 0,  A Pi + (1 + e) u- >= 0,  Pi^T (A Pi + (1 + e) u-) = 0,
 // A = N M^-1 N^T, solved by Lemke's pivoting (PGS if Lemke fails). Every
 // rigid freeplay whose teeth touch takes part: a contact that is already
-// closed passes the impulse on (e irrelevant there, u- = 0).
+// closed passes the impulse on (e irrelevant there, u- = 0), and teeth in
+// their gap within `rest_depth` of a flank (or the roundoff of x) take part
+// as contacts on it, so that a body wedged between two stops strikes both
+// at once instead of in an endless sequence of ever shorter flights.
 //
 // Dry friction carries no impulse (its torque is bounded), so M is the
 // bodies' own inertia: a stuck clutch between bodies that the impulse sets
@@ -43,6 +46,8 @@ struct ImpactRow {
 };
 struct ImpactWorkspace {
   std::vector<int> contacts;     // springs taking part (rigid, side != 0)
+  std::vector<int> joined;       // of those, the ones in their gap that touched a flank (side set here)
+  std::vector<std::int8_t> joined_side;  // (joined) the flank each touched
   std::vector<ImpactRow> rows;   // the contacts' rows, then every one-way clutch's
   std::vector<int> bodies;       // their bodies, ascending
   Eigen::MatrixXd n_minv;        // N M^-1 (rows x bodies)
