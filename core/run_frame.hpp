@@ -15,6 +15,7 @@ namespace luztar {
 // Limits on the size of a run, checked by validate() before anything is
 // allocated (README, "Limits").
 inline constexpr double kMaxTimeSteps = 1e9;  // time_stepping: (t_end - t_start) / step
+inline constexpr double kMaxSampleInstants = 1e9;  // each sampled block: (t_end - t_start) / period
 // Stored output values: samples on the output grid x values per sample
 // (stored_values_per_sample); 1e8 doubles are 0.8 GB.
 inline constexpr double kMaxStoredValues = 1e8;

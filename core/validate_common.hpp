@@ -63,9 +63,10 @@ Range signal_range(const Signal& s, const std::map<std::string, Signal>& named, 
 
 // The rules of a signal at path (its kind's fields, its terms, its references
 // into `named`, the bodies it measures) read in continuous time (a torque, a
-// friction limit).
+// friction limit); `span` [s] is the run's t_end - t_start (a sampled block
+// samples at most kMaxSampleInstants times over it).
 void validate_signal(const Signal& s, const std::string& path, const std::map<std::string, Signal>& named,
-                     const std::set<std::string>& bodies);
+                     const std::set<std::string>& bodies, double span);
 // The names and rules of every named signal (spec.signals), each checked once.
 void validate_named_signals(const ModelSpec& spec, const std::set<std::string>& bodies);
 // The signals of the elements, inlined, stay within the limits together (the

@@ -137,7 +137,8 @@ void field_rules(const ModelSpec& spec, const S& s, const std::string& p, const 
     if (f.type == FieldType::text && f.choices && !one_of(s.*f.text, f.choices))
       throw ModelError(p + "." + f.key, std::string("must be one of ") + f.choices + " (got '" + s.*f.text + "')");
   for (const auto& f : spec_fields(s))
-    if (f.type == FieldType::signal) validate_signal(s.*f.signal, p + "." + f.key, spec.signals, bodies);
+    if (f.type == FieldType::signal) validate_signal(s.*f.signal, p + "." + f.key, spec.signals, bodies,
+                                                         spec.simulation.t_end - spec.simulation.t_start);
 }
 
 // A kind's rules beyond its table (none unless it has an overload: below, or a

@@ -85,6 +85,7 @@ enum class Reading { continuous, sampled, unknown };
 struct SignalRules {
   const std::map<std::string, Signal>& named;
   const std::set<std::string>& bodies;
+  double span;                     // [s] t_end - t_start
   std::vector<std::string> chain;  // references being followed (cycle check)
   // Named signals found valid, with where they are read: each is checked once
   // per reading, however many references lead to it (a shared DAG stays linear).
@@ -102,6 +103,11 @@ void validate_signal(const Signal& s, const std::string& path, SignalRules& rule
   auto sampled_block = [&](const char* kind) {
     const std::string f = path + "." + kind;
     require_positive(s.period, f + ".period");
+    // (an instant costs about a microsecond: 1e9 of them are a quarter of an hour)
+    if (!(rules.span / s.period <= kMaxSampleInstants))
+      throw ModelError(f + ".period", "(t_end - t_start) / period gives " + show(rules.span / s.period) +
+                                          " sample instants, more than the limit " + show(kMaxSampleInstants) +
+                                          " (got period " + show(s.period) + " s)");
     block_input(kind, Reading::sampled);
   };
   switch (s.kind) {
@@ -290,8 +296,8 @@ class InlinedSize {
 }  // namespace
 
 void validate_signal(const Signal& s, const std::string& path, const std::map<std::string, Signal>& named,
-                     const std::set<std::string>& bodies) {
-  SignalRules rules{named, bodies, {}, {}};
+                     const std::set<std::string>& bodies, double span) {
+  SignalRules rules{named, bodies, span, {}, {}};
   validate_signal(s, path, rules, Reading::continuous);
 }
 
@@ -300,7 +306,7 @@ void validate_named_signals(const ModelSpec& spec, const std::set<std::string>& 
     if (const std::string problem = name_problem(name, true); !problem.empty())
       throw ModelError("signals." + name, problem);
   }
-  SignalRules rules{spec.signals, bodies, {}, {}};  // one for all: each named signal is checked once
+  SignalRules rules{spec.signals, bodies, spec.simulation.t_end - spec.simulation.t_start, {}, {}};  // one for all: each named signal is checked once
   for (const auto& [name, s] : spec.signals) validate_signal(s, "signals." + name, rules, Reading::unknown);
 }
 
