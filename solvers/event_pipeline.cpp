@@ -150,6 +150,14 @@ void EventPipeline::restart_integrator(bool inputs_only) {
   for (int s = 0; s < ms.num_splits(); ++s) data.stats.redundant_splits += ms.split(s).nullity > 0 ? 1 : 0;
   pack(ms, state.q, state.w, y.data());
   unpack(ms, y.data(), ws);
+  // Massless bodies carry no velocity in y: theirs follows from the forces in
+  // the new modes (as the Simulator's sync does between stops), so that the
+  // state at a restart (t_start, a breakpoint's jump) reports it, not the
+  // velocity written in the model or left from before the stop.
+  if (has_massless()) {
+    applied_forces(model, state, state.t, ws);
+    algebraic_velocities(model, ws);
+  }
   state.w = ws.w;
   const double* quad = energies.load(state);
   if (inputs_only) integrator.reset_inputs(state.t, y.data(), quad, directions);
