@@ -192,7 +192,10 @@ struct Model {
   };
   std::vector<MergedBody> merged_bodies;
   std::vector<std::string> reported_body_names;  // body_names, then the merged bodies' names
-  std::vector<double> inertia;    // [kg m^2]; 0 = massless on viscous bearings
+  std::vector<double> inertia;    // [kg m^2], or a translational body's mass [kg]; 0 = massless on viscous bearings
+  // (reported bodies: body_names, then the merged ones) true for a translational
+  // body (BodySpec::kind): its angle is a position [m], its velocity [m/s]
+  std::vector<bool> translational;
   std::vector<double> angle0;     // [rad]
   std::vector<double> velocity0;  // [rad/s]
   std::vector<double> massless_viscous;  // sum of bearing mu on each massless body [N m s/rad], 0 otherwise
@@ -233,6 +236,9 @@ struct Model {
   // (core/reduce.hpp, Reduction::output_scale; 1 for the others). Outputs are
   // reported as written (elements/kinds.hpp, as_written).
   std::vector<double> element_output_scale;
+  // (ne x 1) true for an element on translational bodies: its torque is a
+  // force [N], its relative angle a distance [m]
+  std::vector<bool> element_translational;
 
   std::vector<double> breakpoints;  // sorted signal discontinuities in (t_start, t_end]
   std::vector<std::string> reductions;  // what assemble() reduced (core/reduce.hpp), in the paper's terms

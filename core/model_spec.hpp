@@ -104,13 +104,22 @@ struct SpecField {
   const char* instead_of = nullptr;
 };
 
-// A rotational rigid body. Angles in rad, velocities in rad/s.
+// A rigid body: rotational (angles in rad, velocities in rad/s) or
+// translational (YAML `kind: translational`, `mass` [kg], `position` [m],
+// `velocity` [m/s]). Both are one generalised coordinate q: a translational
+// body's mass is its `inertia`, its position its `angle`. The elements on it
+// read their fields in the translational units (units.hpp translational()):
+// a spring between translational bodies in N/m, m and N s/m, a friction in N
+// and N s/m, a load is `type: force` [N].
 struct BodySpec {
   std::string name;
-  double inertia = 0.0;   // I [kg m^2], > 0
-  double angle = 0.0;     // initial angle q(0) [rad]
-  double velocity = 0.0;  // initial velocity q'(0) [rad/s]
+  double inertia = 0.0;   // I [kg m^2], or the mass m [kg] of a translational body; >= 0
+  double angle = 0.0;     // initial angle q(0) [rad], or position [m]
+  double velocity = 0.0;  // initial velocity q'(0) [rad/s], or [m/s]
+  std::string kind = "rotational";  // rotational | translational
 };
+// True for a translational body.
+inline bool is_translational(const BodySpec& b) { return b.kind == "translational"; }
 
 // Freeplay spring (shaft, gear mesh) on the relative angle x = q_a - ratio * q_b
 // (Part 2, sections 2.2-2.3). Torque T = T_el(x - x0) + damping*x' acts as
@@ -238,6 +247,22 @@ inline constexpr SpecField<TorqueSpec> kTorqueFields[] = {
 };
 inline std::span<const SpecField<TorqueSpec>> spec_fields(const TorqueSpec&) { return kTorqueFields; }
 
+// External force on a translational body [N] (the translational twin of
+// TorqueSpec: assembled into the same load, reported as a `force` element).
+struct ForceSpec {
+  static constexpr const char* kType = "force";
+  static constexpr const char* kNoun = "a force";
+  std::string name;
+  std::string body;
+  Signal force;
+};
+inline constexpr SpecField<ForceSpec> kForceFields[] = {
+    {.key = "body", .type = FieldType::body, .text = &ForceSpec::body},
+    {.key = "force", .type = FieldType::signal, .signal = &ForceSpec::force, .dimension = Dimension::force,
+     .required = true},
+};
+inline std::span<const SpecField<ForceSpec>> spec_fields(const ForceSpec&) { return kForceFields; }
+
 // One-way clutch (freewheel, sprag or roller clutch; to the base: a backstop)
 // on the relative velocity v = q_a' - q_b' (elements/one_way_clutch.hpp). It
 // never turns in its locked direction: o v >= 0 always, o = +1 for overrun
@@ -271,7 +296,7 @@ inline std::span<const SpecField<OneWayClutchSpec>> spec_fields(const OneWayClut
 
 // A new kind: its struct (with kType, kNoun), its field table and
 // spec_fields overload above, and its alternative here.
-using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec, OneWayClutchSpec>;
+using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec, OneWayClutchSpec, ForceSpec>;
 
 // The kinds' `type` names, "spring, friction, torque, one_way_clutch".
 std::string element_types();

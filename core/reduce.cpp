@@ -264,13 +264,18 @@ class Reducer {
         if (v == 0.0) drop.push_back(i);  // a rigid connection already holds it (v identically 0)
         else rescale(c->name, v);
         if (v < 0.0) c->overrun = c->overrun == "negative" ? "positive" : "negative";
-      } else if (auto* l = std::get_if<TorqueSpec>(&e)) {
-        if (kept.empty()) drop.push_back(i);  // taken by the base
-        else {
-          l->body = kept;
-          l->torque = scaled(l->torque, factor);
-          rescale(l->name, factor);
-        }
+      } else {  // a load (torque or force): its signal field is its only one
+        for_each_element_signal(e, [&](Signal& load, const std::string&) {
+          if (kept.empty()) {
+            drop.push_back(i);  // taken by the base
+            return;
+          }
+          std::visit([&](auto& l) {
+            if constexpr (requires { l.body; }) l.body = kept;
+          }, e);
+          load = scaled(load, factor);
+          rescale(element_name(e), factor);
+        });
       }
     }
     erase_elements(drop);

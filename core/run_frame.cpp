@@ -42,7 +42,12 @@ Result labelled_result(const Model& m) {
   r.element_names = m.element_names;
   r.block_names = m.sampled_names;
   r.block_units = block_units(m);
-  for (ElementKind k : m.element_kind) r.element_kinds.push_back(to_string(k));
+  for (int e = 0; e < m.num_elements(); ++e) {  // a load on a translational body is a force
+    const bool moves = e < static_cast<int>(m.element_translational.size()) && m.element_translational[e];
+    r.element_kinds.push_back(m.element_kind[e] == ElementKind::torque && moves ? "force" : to_string(m.element_kind[e]));
+  }
+  for (bool t : m.translational) r.body_translational.push_back(t ? 1 : 0);
+  for (bool t : m.element_translational) r.element_translational.push_back(t ? 1 : 0);
   return r;
 }
 

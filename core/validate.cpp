@@ -20,11 +20,15 @@ void validate(const ModelSpec& spec) {
     if (b.name.empty()) throw ModelError("bodies", "a body has an empty name");
     if (const std::string problem = name_problem(b.name, false); !problem.empty()) throw ModelError(p, problem);
     if (!names.insert(b.name).second) throw ModelError(p, "the name '" + b.name + "' is used twice");
-    require_nonnegative(b.inertia, p + ".inertia");  // 0: massless (reduced, see core/reduce.hpp)
-    require_finite(b.angle, p + ".angle");
+    if (b.kind != "rotational" && b.kind != "translational")
+      throw ModelError(p + ".kind", "unknown body kind '" + b.kind + "' (expected one of: rotational, translational)");
+    const bool moves = is_translational(b);
+    const std::string inertia = p + (moves ? ".mass" : ".inertia"), angle = p + (moves ? ".position" : ".angle");
+    require_nonnegative(b.inertia, inertia);  // 0: massless (reduced, see core/reduce.hpp)
+    require_finite(b.angle, angle);
     require_finite(b.velocity, p + ".velocity");
-    for (const auto& [v, key] : {std::pair{b.inertia, ".inertia"}, {b.angle, ".angle"}, {b.velocity, ".velocity"}})
-      require_in_range(v, p + key);
+    for (const auto& [v, key] : {std::pair{b.inertia, inertia}, {b.angle, angle}, {b.velocity, p + ".velocity"}})
+      require_in_range(v, key);
   }
   const std::set<std::string> body_names = names;
   require_inlined_within_limits(spec);
