@@ -143,7 +143,7 @@ Reduction unlocated_validate_and_reduce(const ModelSpec& full) {
   if (reduction.spec.bodies.empty())  // validate() would say "no bodies" of a model that has some
     throw ModelError("bodies", "the reduction leaves no body: every body is fixed to the base by a rigid "
                                "connection (stiffness .inf) or eliminated as massless, so nothing can move");
-  validate(reduction.spec);
+  validate(reduction.spec, false);  // the kinds were checked as written
   const SimulationSettings& sim = reduction.spec.simulation;
   if (sim.integrator == "exact" && sim.solver == "event_driven")
     if (const std::string why = exact_integrator_refusal(build(reduction, full)); !why.empty())
@@ -244,6 +244,8 @@ Model build(const Reduction& reduction, const ModelSpec& full) {
     const auto as_written = written.find(element_name(e));
     const std::vector<std::string> on = element_bodies(as_written == written.end() ? e : as_written->second);
     m.element_translational.push_back(!on.empty() && translational.count(on.front()) > 0);
+    m.element_type.push_back(std::visit([](const auto& s) { return std::string(s.kType); },
+                                        as_written == written.end() ? e : as_written->second));
     const auto scale = reduction.output_scale.find(element_name(e));
     m.element_output_scale.push_back(scale == reduction.output_scale.end() ? 1.0 : scale->second);
     if (const auto* s = std::get_if<SpringSpec>(&e)) {

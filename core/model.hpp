@@ -226,6 +226,9 @@ struct Model {
   // Elements in the order of the model file (ne = ns + nf + nl)
   std::vector<std::string> element_names;   // (ne x 1)
   std::vector<ElementKind> element_kind;    // (ne x 1)
+  // (ne x 1) its `type` as written (a force is a torque load, a rack_pinion a
+  // spring to the solvers): the results' element kinds
+  std::vector<std::string> element_type;
   std::vector<int> element_index;           // (ne x 1) index in springs/frictions/loads/one_way_clutches
   std::vector<int> spring_element;          // (ns x 1) element id of each spring
   std::vector<int> friction_element;        // (nf x 1)
@@ -328,6 +331,10 @@ Reduction validate_and_reduce(const ModelSpec& spec);
 
 // Throws ModelError at the first rule the description breaks.
 void validate(const ModelSpec& spec);
+// body_kinds false: without the rules on the kinds of an element's bodies, for
+// the reduction's output (a rigid rack and pinion merged carries the loads and
+// springs of one body onto a body of the other kind, core/reduce.hpp).
+void validate(const ModelSpec& spec, bool body_kinds);
 
 // assemble() inlines signal references (each use of a named signal is a copy
 // of it), so validate() caps the inlined size, over each named signal and over

@@ -582,7 +582,13 @@ void require_measured_bodies_kept(const Reduction& reduction) {
 }  // namespace
 
 Reduction reduce(const ModelSpec& spec) {
-  Reduction r = Reducer(spec).run();
+  // A rack and pinion is its spring here (x = s - r q: bodies [rack, pinion],
+  // ratio r): rigid, its bodies merge like a rigid gear mesh's (the rack
+  // reported as r q or the pinion as s / r); compliant, it stays that spring.
+  ModelSpec springs = spec;
+  for (ElementSpec& e : springs.elements)
+    if (const auto* g = std::get_if<RackPinionSpec>(&e)) e = spring_of(*g);
+  Reduction r = Reducer(springs).run();
   require_measured_bodies_kept(r);
   return r;
 }

@@ -9,7 +9,9 @@
 
 namespace luztar {
 
-void validate(const ModelSpec& spec) {
+void validate(const ModelSpec& spec) { validate(spec, true); }
+
+void validate(const ModelSpec& spec, bool body_kinds) {
   using namespace validation;
   validate_simulation(spec);
 
@@ -38,7 +40,7 @@ void validate(const ModelSpec& spec) {
     if (name.empty()) throw ModelError("elements", "an element has an empty name");
     if (const std::string problem = name_problem(name, false); !problem.empty()) throw ModelError(p, problem);
     if (!names.insert(name).second) throw ModelError(p, "the name '" + name + "' is used twice");
-    validate_element(spec, e, p, body_names);
+    validate_element(spec, e, p, body_names, body_kinds);
   }
   validate_named_signals(spec, body_names);
 }

@@ -233,7 +233,12 @@ namespace {
 template <class S>
 void body_kind_rules(const ModelSpec& spec, const S& s, const std::string& p) {
   const auto kind_of = [&](const std::string& b) { return is_translational(*find_body(spec, b)); };
-  if constexpr (std::is_same_v<S, TorqueSpec> || std::is_same_v<S, ForceSpec>) {
+  if constexpr (std::is_same_v<S, RackPinionSpec>) {
+    if (s.rack == s.pinion) throw ModelError(p, "rack and pinion must be two different bodies");
+    if (!kind_of(s.rack))
+      throw ModelError(p + ".rack", "body '" + s.rack + "' is rotational; a rack is a translational body (kind: translational)");
+    if (kind_of(s.pinion)) throw ModelError(p + ".pinion", "body '" + s.pinion + "' is translational; a pinion turns");
+  } else if constexpr (std::is_same_v<S, TorqueSpec> || std::is_same_v<S, ForceSpec>) {
     const bool force = std::is_same_v<S, ForceSpec>;
     if (kind_of(s.body) != force)
       throw ModelError(p + ".body", "body '" + s.body + "' is " + (force ? "rotational" : "translational") +
@@ -250,13 +255,20 @@ void body_kind_rules(const ModelSpec& spec, const S& s, const std::string& p) {
   }
 }
 
+// A rack and pinion: a radius > 0; the rest is its spring's
+// (core/validate_springs.cpp: a rigid lash needs inertial bodies, ...).
+void kind_rules(const ModelSpec& spec, const RackPinionSpec& g, const std::string& p) {
+  if (!(g.radius > 0.0)) throw ModelError(p + ".radius", "must be > 0 (got " + show(g.radius) + ")");
+  kind_rules(spec, spring_of(g), p);
+}
+
 }  // namespace
 
 void validate_element(const ModelSpec& spec, const ElementSpec& e, const std::string& p,
-                      const std::set<std::string>& bodies) {
+                      const std::set<std::string>& bodies, bool body_kinds) {
   std::visit([&](const auto& s) {
     field_rules(spec, s, p, bodies);
-    body_kind_rules(spec, s, p);
+    if (body_kinds) body_kind_rules(spec, s, p);
     kind_rules(spec, s, p);
   }, e);
 }

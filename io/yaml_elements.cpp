@@ -206,7 +206,7 @@ ElementSpec Reader::element(const std::string& name, const YAML::Node& e, const 
   if (!element_spec_of_type(type, spec))
     fail(e["type"], field + ".type",
          "unknown element type '" + type + "' (expected one of: " + element_types() + ")");
-  std::visit([&](auto& s) {
+  std::visit([&]<class S>(S& s) {
     s.name = name;
     std::vector<const char*> keys = {"type"};
     for (const auto& f : spec_fields(s)) {
@@ -220,7 +220,8 @@ ElementSpec Reader::element(const std::string& name, const YAML::Node& e, const 
     // (a load's field names its own quantity: a torque on a translational body is validate()'s error)
     bool attached = false;
     for (const auto& f : spec_fields(s)) attached = attached || f.type == FieldType::attachment;
-    if (attached && on_translational_bodies(e)) translational_owner_ = "element '" + name + "' acts on a translational coordinate";
+    if constexpr (requires { S::kTranslational; }) attached = true;  // its coordinate is in m, whatever its bodies
+    if (attached && (on_translational_bodies(e) || requires { S::kTranslational; })) translational_owner_ = "element '" + name + "' acts on a translational coordinate";
     for (const auto& f : spec_fields(s)) read_field(e, field, f, s);
     translational_owner_.clear();
   }, spec);

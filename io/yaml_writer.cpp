@@ -171,6 +171,8 @@ template <>
 void as_bodies(TorqueSpec&) {}
 template <>
 void as_bodies(ForceSpec&) {}
+template <>
+void as_bodies(RackPinionSpec&) {}
 
 // True when the element is between two bodies (its attachment has a second).
 template <class S>

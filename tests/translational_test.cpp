@@ -12,26 +12,17 @@
 #include <string>
 
 #include "core/energy.hpp"
-#include "io/yaml_model.hpp"
-#include "solvers/simulator.hpp"
+#include "tests/yaml_runs.hpp"
 
 namespace luztar {
 namespace {
 
-// How a model runs: the event-driven solver with one integrator, or time stepping.
-struct Way {
-  const char* name;
-  const char* settings;  // the `simulation` keys besides t_end and output_step
-};
+using test::run_yaml;
+using test::Way;
+
 const Way kRuns[] = {{"exact", "integrator: exact"},
                      {"cvode_bdf", "integrator: cvode_bdf"},
                      {"time_stepping", "solver: time_stepping, step: 1.0e-5"}};
-
-Result run(const std::string& body, const Way& how, double t_end, double output_step) {
-  const std::string text = "simulation: {t_end: " + std::to_string(t_end) +
-                           ", output_step: " + std::to_string(output_step) + ", " + how.settings + "}\n" + body;
-  return simulate(io::parse_model(text, "translational_test.yaml", ".", {}));
-}
 
 // A block of m = 2 kg on a spring to the wall of k = 8 N/mm (8000 N/m) with a
 // gap of +-0.5 mm (freeplay a), undamped, released at the gap's centre moving
@@ -65,7 +56,7 @@ const char* const kRattle =
 // of at most v0 h = 1e-6 m per crossing, which the elastic flank returns).
 TEST(Translational, MassOnASpringWithFreeplayFollowsItsClosedForm) {
   for (const Way& how : kRuns) {
-    const Result r = run(kRattle, how, 0.5, 1e-3);
+    const Result r = run_yaml(kRattle, how, 0.5, 1e-3);
     const double tol = std::string(how.name) == "exact" ? 1e-9 : std::string(how.name) == "cvode_bdf" ? 1e-7 : 2e-6;
     double worst = 0.0;
     for (int k = 0; k < r.num_samples(); ++k) worst = std::max(worst, std::abs(r.angle[k] - rattle_position(r.time[k])));
@@ -95,7 +86,7 @@ TEST(Translational, BlockOnCoulombFrictionStopsAtItsClosedFormTimeAndDistance) {
       "elements:\n"
       "  slide: {type: friction, body: block, coulomb: 6 N}\n";
   for (const Way& how : kRuns) {
-    const Result r = run(block, how, 1.5, 1e-2);
+    const Result r = run_yaml(block, how, 1.5, 1e-2);
     const bool stepping = std::string(how.name) == "time_stepping";
     if (!stepping) {  // the stop is an event at 1 s, located to the integrator's accuracy
       ASSERT_EQ(r.events.size(), 1u) << how.name;
@@ -134,7 +125,7 @@ TEST(Translational, EnergyBalanceClosesWithAForceLoad) {
       "  bearing: {type: friction, body: block, coulomb: 2 N, viscous: 1.5 N s/m}\n"
       "  push: {type: force, body: block, force: {step: {time: 0.1, final: 12 N}}}\n";
   for (const Way& how : kRuns) {
-    Result r = run(pushed, how, 10.0, 1e-2);
+    Result r = run_yaml(pushed, how, 10.0, 1e-2);
     const EnergyBalance e = energy_balance(r, r.num_samples() - 1);
     EXPECT_LT(e.relative, std::string(how.name) == "exact" ? 1e-12 : 1e-6) << how.name;
     EXPECT_GT(e.input, 0.05) << how.name;  // the push did work: 12 N over ~10 mm
