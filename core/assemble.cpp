@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "core/errors.hpp"
 #include "core/model.hpp"
@@ -87,7 +89,7 @@ auto located(const ModelSpec& spec, F&& f) {
   }
 }
 
-Model build(const Reduction& reduction);
+Model build(const Reduction& reduction, const ModelSpec& full);
 
 // The table tau(|v|) of a speed table: its knots, values and the slopes of its segments.
 FrictionTable friction_table(const SpeedTable& t) {
@@ -141,10 +143,10 @@ Reduction unlocated_validate_and_reduce(const ModelSpec& full) {
   if (reduction.spec.bodies.empty())  // validate() would say "no bodies" of a model that has some
     throw ModelError("bodies", "the reduction leaves no body: every body is fixed to the base by a rigid "
                                "connection (stiffness .inf) or eliminated as massless, so nothing can move");
-  validate(reduction.spec);
+  validate(reduction.spec, false);  // the kinds were checked as written
   const SimulationSettings& sim = reduction.spec.simulation;
   if (sim.integrator == "exact" && sim.solver == "event_driven")
-    if (const std::string why = exact_integrator_refusal(build(reduction)); !why.empty())
+    if (const std::string why = exact_integrator_refusal(build(reduction, full)); !why.empty())
       throw ModelError("simulation.integrator", "exact cannot serve this model: " + why + " (use auto or cvode_bdf)");
   return reduction;
 }
@@ -181,9 +183,15 @@ void number_slots_and_links(Model& m) {
   }
 }
 
-Model build(const Reduction& reduction) {
+Model build(const Reduction& reduction, const ModelSpec& full) {
   const ModelSpec& spec = reduction.spec;
   Model m;
+  // The kinds of the bodies and elements as written (merged bodies included).
+  std::set<std::string> translational;
+  for (const BodySpec& b : full.bodies)
+    if (is_translational(b)) translational.insert(b.name);
+  std::map<std::string, ElementSpec> written;
+  for (const ElementSpec& e : full.elements) written.emplace(element_name(e), e);
   m.reductions = reduction.steps;
   m.name = spec.name;
   m.description = spec.description;
@@ -201,6 +209,7 @@ Model build(const Reduction& reduction) {
     m.merged_bodies.push_back({g.kept.empty() ? kGround : m.body_index(g.kept), g.factor});
     m.reported_body_names.push_back(g.name);
   }
+  for (const std::string& name : m.reported_body_names) m.translational.push_back(translational.count(name) > 0);
   auto body = [&](const std::string& name) { return name.empty() ? kGround : m.body_index(name); };
   // An element's row: its coordinate's terms in the order of the file, or
   // x = q_a - ratio q_b (core/coordinate.hpp).
@@ -231,6 +240,12 @@ Model build(const Reduction& reduction) {
   for (const ElementSpec& e : spec.elements) {
     const int id = static_cast<int>(m.element_names.size());
     m.element_names.push_back(element_name(e));
+    // on translational bodies (one kind: validate()), as written before the reduction
+    const auto as_written = written.find(element_name(e));
+    const std::vector<std::string> on = element_bodies(as_written == written.end() ? e : as_written->second);
+    m.element_translational.push_back(!on.empty() && translational.count(on.front()) > 0);
+    m.element_type.push_back(std::visit([](const auto& s) { return std::string(s.kType); },
+                                        as_written == written.end() ? e : as_written->second));
     const auto scale = reduction.output_scale.find(element_name(e));
     m.element_output_scale.push_back(scale == reduction.output_scale.end() ? 1.0 : scale->second);
     if (const auto* s = std::get_if<SpringSpec>(&e)) {
@@ -246,11 +261,13 @@ Model build(const Reduction& reduction) {
         return resolver.resolve(sig, "elements." + f->name + "." + key);
       }));
       m.frictions.back().row = row_of(f->body_a, f->body_b, 1.0, f->coordinate);
-    } else if (const auto* t = std::get_if<TorqueSpec>(&e)) {
-      m.element_kind.push_back(ElementKind::torque);
+    } else if (std::holds_alternative<TorqueSpec>(e) || std::holds_alternative<ForceSpec>(e)) {
+      m.element_kind.push_back(ElementKind::torque);  // a force is the load of a translational body
       m.element_index.push_back(static_cast<int>(m.loads.size()));
       m.load_element.push_back(id);
-      m.loads.push_back({body(t->body), add_signal(t->torque, "elements." + t->name + ".torque")});
+      for_each_element_signal(e, [&](const Signal& load, const std::string& key) {
+        m.loads.push_back({body(element_bodies(e).front()), add_signal(load, "elements." + element_name(e) + "." + key)});
+      });
     } else if (const auto* c = std::get_if<OneWayClutchSpec>(&e)) {
       m.element_kind.push_back(ElementKind::one_way_clutch);
       m.element_index.push_back(static_cast<int>(m.one_way_clutches.size()));
@@ -401,7 +418,7 @@ Reduction validate_and_reduce(const ModelSpec& spec) {
 }
 
 Model assemble(const ModelSpec& spec) {
-  return located(spec, [&] { return build(unlocated_validate_and_reduce(spec)); });
+  return located(spec, [&] { return build(unlocated_validate_and_reduce(spec), spec); });
 }
 
 }  // namespace luztar

@@ -192,7 +192,10 @@ struct Model {
   };
   std::vector<MergedBody> merged_bodies;
   std::vector<std::string> reported_body_names;  // body_names, then the merged bodies' names
-  std::vector<double> inertia;    // [kg m^2]; 0 = massless on viscous bearings
+  std::vector<double> inertia;    // [kg m^2], or a translational body's mass [kg]; 0 = massless on viscous bearings
+  // (reported bodies: body_names, then the merged ones) true for a translational
+  // body (BodySpec::kind): its angle is a position [m], its velocity [m/s]
+  std::vector<bool> translational;
   std::vector<double> angle0;     // [rad]
   std::vector<double> velocity0;  // [rad/s]
   std::vector<double> massless_viscous;  // sum of bearing mu on each massless body [N m s/rad], 0 otherwise
@@ -223,6 +226,9 @@ struct Model {
   // Elements in the order of the model file (ne = ns + nf + nl)
   std::vector<std::string> element_names;   // (ne x 1)
   std::vector<ElementKind> element_kind;    // (ne x 1)
+  // (ne x 1) its `type` as written (a force is a torque load, a rack_pinion a
+  // spring to the solvers): the results' element kinds
+  std::vector<std::string> element_type;
   std::vector<int> element_index;           // (ne x 1) index in springs/frictions/loads/one_way_clutches
   std::vector<int> spring_element;          // (ns x 1) element id of each spring
   std::vector<int> friction_element;        // (nf x 1)
@@ -233,6 +239,9 @@ struct Model {
   // (core/reduce.hpp, Reduction::output_scale; 1 for the others). Outputs are
   // reported as written (elements/kinds.hpp, as_written).
   std::vector<double> element_output_scale;
+  // (ne x 1) true for an element on translational bodies: its torque is a
+  // force [N], its relative angle a distance [m]
+  std::vector<bool> element_translational;
 
   std::vector<double> breakpoints;  // sorted signal discontinuities in (t_start, t_end]
   std::vector<std::string> reductions;  // what assemble() reduced (core/reduce.hpp), in the paper's terms
@@ -322,6 +331,10 @@ Reduction validate_and_reduce(const ModelSpec& spec);
 
 // Throws ModelError at the first rule the description breaks.
 void validate(const ModelSpec& spec);
+// body_kinds false: without the rules on the kinds of an element's bodies, for
+// the reduction's output (a rigid rack and pinion merged carries the loads and
+// springs of one body onto a body of the other kind, core/reduce.hpp).
+void validate(const ModelSpec& spec, bool body_kinds);
 
 // assemble() inlines signal references (each use of a named signal is a copy
 // of it), so validate() caps the inlined size, over each named signal and over

@@ -107,6 +107,23 @@ bool element_field(const std::string& key, FieldType& type, Dimension& dimension
   return false;
 }
 
+SpringSpec spring_of(const RackPinionSpec& g) {
+  SpringSpec s;
+  s.name = g.name;
+  s.body_a = g.rack;
+  s.body_b = g.pinion;
+  s.ratio = g.radius;
+  s.stiffness = g.stiffness;
+  s.freeplay = g.freeplay;
+  s.freeplay_lower = g.freeplay_lower;
+  s.freeplay_upper = g.freeplay_upper;
+  s.freeplay_bounds = g.freeplay_bounds;
+  s.damping = g.damping;
+  s.restitution = g.restitution;
+  s.damping_law = g.damping_law;
+  return s;
+}
+
 std::vector<std::string> element_bodies(const ElementSpec& e) {
   return std::visit([](const auto& s) {
     std::vector<std::string> bodies;

@@ -2,6 +2,7 @@
 // ModelSpec: the model as the user describes it (names, not indices). It is
 // what io::load_model produces from YAML and what a program may build in code;
 // assemble() validates it and turns it into a Model.
+#include <limits>
 #include <map>
 #include <span>
 #include <string>
@@ -104,13 +105,22 @@ struct SpecField {
   const char* instead_of = nullptr;
 };
 
-// A rotational rigid body. Angles in rad, velocities in rad/s.
+// A rigid body: rotational (angles in rad, velocities in rad/s) or
+// translational (YAML `kind: translational`, `mass` [kg], `position` [m],
+// `velocity` [m/s]). Both are one generalised coordinate q: a translational
+// body's mass is its `inertia`, its position its `angle`. The elements on it
+// read their fields in the translational units (units.hpp translational()):
+// a spring between translational bodies in N/m, m and N s/m, a friction in N
+// and N s/m, a load is `type: force` [N].
 struct BodySpec {
   std::string name;
-  double inertia = 0.0;   // I [kg m^2], > 0
-  double angle = 0.0;     // initial angle q(0) [rad]
-  double velocity = 0.0;  // initial velocity q'(0) [rad/s]
+  double inertia = 0.0;   // I [kg m^2], or the mass m [kg] of a translational body; >= 0
+  double angle = 0.0;     // initial angle q(0) [rad], or position [m]
+  double velocity = 0.0;  // initial velocity q'(0) [rad/s], or [m/s]
+  std::string kind = "rotational";  // rotational | translational
 };
+// True for a translational body.
+inline bool is_translational(const BodySpec& b) { return b.kind == "translational"; }
 
 // Freeplay spring (shaft, gear mesh) on the relative angle x = q_a - ratio * q_b
 // (Part 2, sections 2.2-2.3). Torque T = T_el(x - x0) + damping*x' acts as
@@ -238,6 +248,22 @@ inline constexpr SpecField<TorqueSpec> kTorqueFields[] = {
 };
 inline std::span<const SpecField<TorqueSpec>> spec_fields(const TorqueSpec&) { return kTorqueFields; }
 
+// External force on a translational body [N] (the translational twin of
+// TorqueSpec: assembled into the same load, reported as a `force` element).
+struct ForceSpec {
+  static constexpr const char* kType = "force";
+  static constexpr const char* kNoun = "a force";
+  std::string name;
+  std::string body;
+  Signal force;
+};
+inline constexpr SpecField<ForceSpec> kForceFields[] = {
+    {.key = "body", .type = FieldType::body, .text = &ForceSpec::body},
+    {.key = "force", .type = FieldType::signal, .signal = &ForceSpec::force, .dimension = Dimension::force,
+     .required = true},
+};
+inline std::span<const SpecField<ForceSpec>> spec_fields(const ForceSpec&) { return kForceFields; }
+
 // One-way clutch (freewheel, sprag or roller clutch; to the base: a backstop)
 // on the relative velocity v = q_a' - q_b' (elements/one_way_clutch.hpp). It
 // never turns in its locked direction: o v >= 0 always, o = +1 for overrun
@@ -269,9 +295,54 @@ inline constexpr SpecField<OneWayClutchSpec> kOneWayClutchFields[] = {
 };
 inline std::span<const SpecField<OneWayClutchSpec>> spec_fields(const OneWayClutchSpec&) { return kOneWayClutchFields; }
 
+// Rack and pinion (issue 19 item 8): a translational rack on a rotational
+// pinion of pitch radius r, on the coordinate x = s_rack - r q_pinion [m]. Its
+// force F [N], the spring law of x (SpringSpec: stiffness [N/m], freeplay [m],
+// damping [N s/m], restitution, damping_law), acts as -F on the rack and +r F
+// [N m] on the pinion. Rigid (stiffness .inf, the default, without freeplay):
+// the rack moves with s = r q, merged by the reduction into the pinion or the
+// pinion into it (core/reduce.hpp) and reported in m. To the reduction and
+// the solvers it is that spring (spring_of: bodies [rack, pinion], ratio r).
+struct RackPinionSpec {
+  static constexpr const char* kType = "rack_pinion";
+  static constexpr const char* kNoun = "a rack and pinion";
+  // Its coordinate is a rack's travel: its fields read in the translational
+  // units (io/yaml_elements.cpp), their dimensions below being the rotational
+  // twins (a key means one quantity in every kind).
+  static constexpr bool kTranslational = true;
+  std::string name;
+  std::string rack, pinion;  // a translational and a rotational body
+  double radius = 0.0;       // r [m] > 0: the rack travels r per radian of the pinion
+  double stiffness = std::numeric_limits<double>::infinity();  // mesh stiffness [N/m], >= 0 or .inf (rigid)
+  double freeplay = 0.0;     // half the lash [m], >= 0 (or {lower, upper})
+  double freeplay_lower = 0.0, freeplay_upper = 0.0;
+  bool freeplay_bounds = false;
+  double damping = 0.0;      // [N s/m], >= 0, on x'
+  double restitution = 0.0;  // rigid with lash only
+  std::string damping_law = "everywhere";
+};
+inline constexpr SpecField<RackPinionSpec> kRackPinionFields[] = {
+    {.key = "rack", .type = FieldType::body, .text = &RackPinionSpec::rack},
+    {.key = "pinion", .type = FieldType::body, .text = &RackPinionSpec::pinion},
+    {.key = "radius", .number = &RackPinionSpec::radius, .dimension = Dimension::length, .required = true},
+    {.key = "stiffness", .number = &RackPinionSpec::stiffness, .dimension = Dimension::stiffness,
+     .rule = NumberRule::nonnegative_or_inf},
+    {.key = "freeplay", .type = FieldType::bounds, .number = &RackPinionSpec::freeplay, .dimension = Dimension::angle,
+     .rule = NumberRule::nonnegative, .lower = &RackPinionSpec::freeplay_lower, .upper = &RackPinionSpec::freeplay_upper,
+     .bounds = &RackPinionSpec::freeplay_bounds},
+    {.key = "damping", .number = &RackPinionSpec::damping, .dimension = Dimension::damping,
+     .rule = NumberRule::nonnegative},
+    {.key = "restitution", .number = &RackPinionSpec::restitution, .dimension = Dimension::dimensionless},
+    {.key = "damping_law", .type = FieldType::text, .text = &RackPinionSpec::damping_law,
+     .choices = "everywhere, contact"},
+};
+inline std::span<const SpecField<RackPinionSpec>> spec_fields(const RackPinionSpec&) { return kRackPinionFields; }
+// The spring a rack and pinion is: bodies [rack, pinion], ratio radius, its law's fields.
+SpringSpec spring_of(const RackPinionSpec& g);
+
 // A new kind: its struct (with kType, kNoun), its field table and
 // spec_fields overload above, and its alternative here.
-using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec, OneWayClutchSpec>;
+using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec, OneWayClutchSpec, ForceSpec, RackPinionSpec>;
 
 // The kinds' `type` names, "spring, friction, torque, one_way_clutch".
 std::string element_types();

@@ -264,13 +264,18 @@ class Reducer {
         if (v == 0.0) drop.push_back(i);  // a rigid connection already holds it (v identically 0)
         else rescale(c->name, v);
         if (v < 0.0) c->overrun = c->overrun == "negative" ? "positive" : "negative";
-      } else if (auto* l = std::get_if<TorqueSpec>(&e)) {
-        if (kept.empty()) drop.push_back(i);  // taken by the base
-        else {
-          l->body = kept;
-          l->torque = scaled(l->torque, factor);
-          rescale(l->name, factor);
-        }
+      } else {  // a load (torque or force): its signal field is its only one
+        for_each_element_signal(e, [&](Signal& load, const std::string&) {
+          if (kept.empty()) {
+            drop.push_back(i);  // taken by the base
+            return;
+          }
+          std::visit([&](auto& l) {
+            if constexpr (requires { l.body; }) l.body = kept;
+          }, e);
+          load = scaled(load, factor);
+          rescale(element_name(e), factor);
+        });
       }
     }
     erase_elements(drop);
@@ -577,7 +582,13 @@ void require_measured_bodies_kept(const Reduction& reduction) {
 }  // namespace
 
 Reduction reduce(const ModelSpec& spec) {
-  Reduction r = Reducer(spec).run();
+  // A rack and pinion is its spring here (x = s - r q: bodies [rack, pinion],
+  // ratio r): rigid, its bodies merge like a rigid gear mesh's (the rack
+  // reported as r q or the pinion as s / r); compliant, it stays that spring.
+  ModelSpec springs = spec;
+  for (ElementSpec& e : springs.elements)
+    if (const auto* g = std::get_if<RackPinionSpec>(&e)) e = spring_of(*g);
+  Reduction r = Reducer(springs).run();
   require_measured_bodies_kept(r);
   return r;
 }

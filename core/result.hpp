@@ -83,7 +83,12 @@ struct RunStats {
 struct Result {
   std::vector<std::string> body_names;     // (nb)
   std::vector<std::string> element_names;  // (ne)
-  std::vector<std::string> element_kinds;  // (ne) "spring" | "friction" | "torque" | "one_way_clutch"
+  std::vector<std::string> element_kinds;  // (ne) "spring" | "friction" | "torque" | "force" | "one_way_clutch"
+  // (nb) 1 for a translational body: its angle, velocity and acceleration are
+  // in m, m/s and m/s^2; (ne) 1 for an element on translational bodies: its
+  // torque is a force [N], its relative angle and velocity in m and m/s.
+  // Empty (a Result made by hand, or read from a file that has none): rotational.
+  std::vector<std::uint8_t> body_translational, element_translational;
 
   std::vector<double> time;            // (nt) output grid [s]
   std::vector<double> angle;           // (nt x nb) [rad]
@@ -144,6 +149,13 @@ struct Result {
   int num_bodies() const { return static_cast<int>(body_names.size()); }
   int num_elements() const { return static_cast<int>(element_names.size()); }
   int num_blocks() const { return static_cast<int>(block_names.size()); }
+  // The unit of body j's (element e's) quantity whose rotational unit is `si`
+  // (kBodyQuantities, kElementQuantities): translational_unit(si) on a translational one.
+  const char* body_unit(int j, const char* si) const { return of_kind(body_translational, j, si); }
+  const char* element_unit(int e, const char* si) const { return of_kind(element_translational, e, si); }
+  static const char* of_kind(const std::vector<std::uint8_t>& translational, int i, const char* si) {
+    return i < static_cast<int>(translational.size()) && translational[i] ? translational_unit(si) : si;
+  }
   // The unit of block b's output; unit::of_signal when not known (a Result made by hand).
   const char* block_unit(int b) const {
     return b < static_cast<int>(block_units.size()) ? block_units[b].c_str() : unit::of_signal;

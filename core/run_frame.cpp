@@ -42,7 +42,14 @@ Result labelled_result(const Model& m) {
   r.element_names = m.element_names;
   r.block_names = m.sampled_names;
   r.block_units = block_units(m);
-  for (ElementKind k : m.element_kind) r.element_kinds.push_back(to_string(k));
+  for (int e = 0; e < m.num_elements(); ++e) {  // a load on a translational body is a force
+    const bool moves = e < static_cast<int>(m.element_translational.size()) && m.element_translational[e];
+    // its type as written (force, rack_pinion); a Model built by hand has none
+    r.element_kinds.push_back(e < static_cast<int>(m.element_type.size()) ? m.element_type[e]
+                              : moves ? "force" : to_string(m.element_kind[e]));
+  }
+  for (bool t : m.translational) r.body_translational.push_back(t ? 1 : 0);
+  for (bool t : m.element_translational) r.element_translational.push_back(t ? 1 : 0);
   return r;
 }
 

@@ -66,6 +66,21 @@ constexpr UnitDef kUnits[] = {
     {"N", Dimension::force, 1.0},
     {"kN", Dimension::force, 1e3},
     {"mN", Dimension::force, 1e-3},
+    {"um", Dimension::length, 1e-6},
+    {"km", Dimension::length, 1e3},
+    {"kg", Dimension::mass, 1.0},
+    {"g", Dimension::mass, 1e-3},
+    {"t", Dimension::mass, 1e3},
+    {"m/s", Dimension::velocity, 1.0},
+    {"mm/s", Dimension::velocity, 1e-3},
+    {"km/h", Dimension::velocity, 1.0 / 3.6},
+    {"N/m", Dimension::linear_stiffness, 1.0},
+    {"N/mm", Dimension::linear_stiffness, 1e3},
+    {"kN/m", Dimension::linear_stiffness, 1e3},
+    {"kN/mm", Dimension::linear_stiffness, 1e6},
+    {"N s/m", Dimension::linear_damping, 1.0},
+    {"N s/mm", Dimension::linear_damping, 1e3},
+    {"kN s/m", Dimension::linear_damping, 1e3},
 };
 
 // A signal kind's YAML name (core/signal.hpp); a reference or a measurement
@@ -184,8 +199,32 @@ const char* dimension_name(Dimension d) {
     case Dimension::inertia: return "inertia";
     case Dimension::length: return "length";
     case Dimension::force: return "force";
+    case Dimension::mass: return "mass";
+    case Dimension::velocity: return "velocity";
+    case Dimension::linear_stiffness: return "linear stiffness";
+    case Dimension::linear_damping: return "linear damping";
   }
   return "?";
+}
+
+Dimension translational(Dimension d) {
+  switch (d) {
+    case Dimension::angle: return Dimension::length;
+    case Dimension::angular_velocity: return Dimension::velocity;
+    case Dimension::torque: return Dimension::force;
+    case Dimension::stiffness: return Dimension::linear_stiffness;
+    case Dimension::damping: return Dimension::linear_damping;
+    default: return d;
+  }
+}
+
+const char* translational_unit(const char* u) {
+  const std::string s = u;
+  if (s == unit::angle) return unit::position;
+  if (s == unit::velocity) return unit::linear_velocity;
+  if (s == unit::acceleration) return unit::linear_acceleration;
+  if (s == unit::torque) return unit::force;
+  return u;
 }
 
 const char* si_unit(Dimension d) {
@@ -212,6 +251,8 @@ Dimension field_dimension(const std::string& path) {
   }
   if (p[0] == "bodies" && p.size() == 3) {
     if (last == "inertia") return Dimension::inertia;
+    if (last == "mass") return Dimension::mass;
+    if (last == "position") return Dimension::length;
     if (last == "angle") return Dimension::angle;
     if (last == "velocity") return Dimension::angular_velocity;
   }

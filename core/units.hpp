@@ -24,6 +24,11 @@ inline constexpr const char* torque = "N m";
 inline constexpr const char* energy = "J";
 inline constexpr const char* power = "W";
 inline constexpr const char* one = "1";  // states, counts, ratios
+// A translational body's and coordinate's (issue 19 item 8).
+inline constexpr const char* position = "m";
+inline constexpr const char* linear_velocity = "m/s";
+inline constexpr const char* linear_acceleration = "m/s^2";
+inline constexpr const char* force = "N";
 // A sampled block's held output has the unit of the signal it holds, which the
 // model does not declare.
 inline constexpr const char* of_signal = "unit of the signal";
@@ -33,6 +38,10 @@ inline constexpr const char* of_signal = "unit of the signal";
 // elements.<e>.<quantity> (core/signal_paths.hpp), energy.<kind>, time; ""
 // for any other path.
 const char* signal_unit(const std::string& path);
+// The unit a stored rotational quantity's unit `u` becomes on a translational
+// body or coordinate: rad -> m, rad/s -> m/s, rad/s^2 -> m/s^2, N m -> N; any
+// other (W, J, 1) is `u` itself.
+const char* translational_unit(const char* u);
 
 struct Model;
 // The unit of each sampled block's held output (Model::sampled order). A block
@@ -56,9 +65,19 @@ enum class Dimension {
   stiffness,         // torsional stiffness [N m/rad]
   damping,           // torsional damping [N m s/rad]
   inertia,           // [kg m^2]
-  length,            // [m] (a friction radius)
-  force,             // [N] (a clutch's normal force)
+  length,            // [m] (a friction radius, a translational body's position)
+  force,             // [N] (a clutch's normal force, a force on a translational body)
+  mass,              // [kg] (a translational body)
+  velocity,          // [m/s] (a translational body)
+  linear_stiffness,  // [N/m]
+  linear_damping,    // [N s/m]
 };
+
+// The dimension a rotational field's dimension `d` takes on a translational
+// body or an element on translational bodies (core/model_spec.hpp BodySpec::kind):
+// angle -> length, angular velocity -> velocity, torque -> force, torsional
+// stiffness -> linear stiffness, torsional damping -> linear damping; any other is d.
+Dimension translational(Dimension d);
 
 // "torsional stiffness", "angle", ...
 const char* dimension_name(Dimension d);
@@ -74,6 +93,8 @@ std::string accepted_units(Dimension d);
 // signals (`signals:`) and the input of a product, a relay or a saturated
 // integrator have no declared unit (plain). Table points ("...table.points[i]")
 // give the dimension of the values; their times are in [s].
+// The path's dimension is that of a rotational body or element: a reader
+// that knows the element's bodies are translational converts it (translational()).
 Dimension field_dimension(const std::string& path);
 
 // A number with an optional unit -> SI. Returns false for text that does not

@@ -9,7 +9,9 @@
 
 namespace luztar {
 
-void validate(const ModelSpec& spec) {
+void validate(const ModelSpec& spec) { validate(spec, true); }
+
+void validate(const ModelSpec& spec, bool body_kinds) {
   using namespace validation;
   validate_simulation(spec);
 
@@ -20,11 +22,15 @@ void validate(const ModelSpec& spec) {
     if (b.name.empty()) throw ModelError("bodies", "a body has an empty name");
     if (const std::string problem = name_problem(b.name, false); !problem.empty()) throw ModelError(p, problem);
     if (!names.insert(b.name).second) throw ModelError(p, "the name '" + b.name + "' is used twice");
-    require_nonnegative(b.inertia, p + ".inertia");  // 0: massless (reduced, see core/reduce.hpp)
-    require_finite(b.angle, p + ".angle");
+    if (b.kind != "rotational" && b.kind != "translational")
+      throw ModelError(p + ".kind", "unknown body kind '" + b.kind + "' (expected one of: rotational, translational)");
+    const bool moves = is_translational(b);
+    const std::string inertia = p + (moves ? ".mass" : ".inertia"), angle = p + (moves ? ".position" : ".angle");
+    require_nonnegative(b.inertia, inertia);  // 0: massless (reduced, see core/reduce.hpp)
+    require_finite(b.angle, angle);
     require_finite(b.velocity, p + ".velocity");
-    for (const auto& [v, key] : {std::pair{b.inertia, ".inertia"}, {b.angle, ".angle"}, {b.velocity, ".velocity"}})
-      require_in_range(v, p + key);
+    for (const auto& [v, key] : {std::pair{b.inertia, inertia}, {b.angle, angle}, {b.velocity, p + ".velocity"}})
+      require_in_range(v, key);
   }
   const std::set<std::string> body_names = names;
   require_inlined_within_limits(spec);
@@ -34,7 +40,7 @@ void validate(const ModelSpec& spec) {
     if (name.empty()) throw ModelError("elements", "an element has an empty name");
     if (const std::string problem = name_problem(name, false); !problem.empty()) throw ModelError(p, problem);
     if (!names.insert(name).second) throw ModelError(p, "the name '" + name + "' is used twice");
-    validate_element(spec, e, p, body_names);
+    validate_element(spec, e, p, body_names, body_kinds);
   }
   validate_named_signals(spec, body_names);
 }

@@ -80,8 +80,9 @@ void require_nonnegative_signal(const ModelSpec& spec, const Signal& s, const st
 
 // The rules of element e at p (elements.<name>): its field table's, then its
 // kind's own (kind_rules); bodies: the names of the model's bodies.
+// body_kinds: whether the kinds of its bodies are checked (validate()).
 void validate_element(const ModelSpec& spec, const ElementSpec& e, const std::string& p,
-                      const std::set<std::string>& bodies);
+                      const std::set<std::string>& bodies, bool body_kinds);
 
 // The body named `name` in spec, nullptr if there is none.
 const BodySpec* find_body(const ModelSpec& spec, const std::string& name);

@@ -2,6 +2,7 @@
 // coordinate, numbers, words, signals), then its kind's own (kind_rules; a
 // spring's are in core/validate_springs.cpp).
 #include <algorithm>
+#include <type_traits>
 
 #include "core/model.hpp"
 #include "core/run_frame.hpp"
@@ -225,10 +226,50 @@ void kind_rules(const ModelSpec& spec, const OneWayClutchSpec& c, const std::str
 
 }  // namespace
 
+namespace {
+
+// The kinds of an element's bodies (core/model_spec.hpp BodySpec::kind): a
+// load names its own quantity (a torque turns a rotational body, a force
+// pushes a translational one); any other element acts on bodies of one kind.
+template <class S>
+void body_kind_rules(const ModelSpec& spec, const S& s, const std::string& p) {
+  const auto kind_of = [&](const std::string& b) { return is_translational(*find_body(spec, b)); };
+  if constexpr (std::is_same_v<S, RackPinionSpec>) {
+    if (s.rack == s.pinion) throw ModelError(p, "rack and pinion must be two different bodies");
+    if (!kind_of(s.rack))
+      throw ModelError(p + ".rack", "body '" + s.rack + "' is rotational; a rack is a translational body (kind: translational)");
+    if (kind_of(s.pinion)) throw ModelError(p + ".pinion", "body '" + s.pinion + "' is translational; a pinion turns");
+  } else if constexpr (std::is_same_v<S, TorqueSpec> || std::is_same_v<S, ForceSpec>) {
+    const bool force = std::is_same_v<S, ForceSpec>;
+    if (kind_of(s.body) != force)
+      throw ModelError(p + ".body", "body '" + s.body + "' is " + (force ? "rotational" : "translational") +
+                                        ": a load on it is " +
+                                        (force ? "'type: torque' with 'torque' [N m]" : "'type: force' with 'force' [N]"));
+  } else {
+    const std::vector<std::string> on = element_bodies(ElementSpec(s));
+    for (const std::string& b : on)
+      if (kind_of(b) != kind_of(on.front()))
+        throw ModelError(p + (s.coordinate.empty() ? ".bodies" : ".coordinate"),
+                         "body '" + on.front() + "' is " + (kind_of(on.front()) ? "translational" : "rotational") +
+                             " and body '" + b + "' " + (kind_of(b) ? "translational" : "rotational") + ": " +
+                             S::kNoun + " acts on bodies of one kind");
+  }
+}
+
+// A rack and pinion: a radius > 0; the rest is its spring's
+// (core/validate_springs.cpp: a rigid lash needs inertial bodies, ...).
+void kind_rules(const ModelSpec& spec, const RackPinionSpec& g, const std::string& p) {
+  if (!(g.radius > 0.0)) throw ModelError(p + ".radius", "must be > 0 (got " + show(g.radius) + ")");
+  kind_rules(spec, spring_of(g), p);
+}
+
+}  // namespace
+
 void validate_element(const ModelSpec& spec, const ElementSpec& e, const std::string& p,
-                      const std::set<std::string>& bodies) {
+                      const std::set<std::string>& bodies, bool body_kinds) {
   std::visit([&](const auto& s) {
     field_rules(spec, s, p, bodies);
+    if (body_kinds) body_kind_rules(spec, s, p);
     kind_rules(spec, s, p);
   }, e);
 }

@@ -64,12 +64,12 @@ void write_csv(AtomicOutput& out, const Result& r) {
   const auto held = [&](const OwnerQuantity& q, int n) {
     return !q.values || (r.*(q.values)).size() == r.time.size() * static_cast<std::size_t>(n);
   };
-  for (const auto& b : r.body_names)
+  for (int j = 0; j < nb; ++j)
     for (const OwnerQuantity& q : kBodyQuantities)
-      if (held(q, nb)) row.column(b + "." + q.name, q.unit);
-  for (const auto& e : r.element_names)
+      if (held(q, nb)) row.column(r.body_names[j] + "." + q.name, r.body_unit(j, q.unit));
+  for (int e = 0; e < ne; ++e)
     for (const OwnerQuantity& q : kElementQuantities)
-      if (held(q, ne)) row.column(e + "." + q.name, q.unit);
+      if (held(q, ne)) row.column(r.element_names[e] + "." + q.name, r.element_unit(e, q.unit));
   for (int b = 0; b < r.num_blocks(); ++b) row.column(r.block_names[b], r.block_unit(b));
   for (const char* e : {"input_work", "kinetic", "elastic", "dissipated"}) row.column(e, unit::energy);
   row.end();

@@ -61,6 +61,14 @@ Result read_result_data(const h5::File& f, const std::string& prefix) {
     for (std::size_t k = 0; k < nt; ++k) r.element_state[k * ne + e] = S[k];
   }
   read_owner_quantities(f, p + "elements/", r.element_names, kElementQuantities, nt, r);
+  // the owners' kinds from their units (a translational body's angle is in m, its element's torque in N)
+  const auto translational = [&](const std::string& d) {
+    return static_cast<std::uint8_t>(f.has_attribute(d, "units") && f.string_attribute(d, "units") == unit::position);
+  };
+  for (const std::string& b : r.body_names) r.body_translational.push_back(translational(p + "bodies/" + b + "/angle"));
+  for (const std::string& e : r.element_names)
+    r.element_translational.push_back(f.has_attribute(p + "elements/" + e + "/torque", "units") &&
+                                      f.string_attribute(p + "elements/" + e + "/torque", "units") == unit::force);
   if (f.has(p + "blocks")) {  // files before sampled blocks have none
     r.block_names = f.children(p + "blocks");
     const int nsb = r.num_blocks();

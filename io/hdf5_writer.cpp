@@ -32,12 +32,14 @@ std::vector<std::int8_t> column(const std::vector<std::int8_t>& m, int ncols, in
 
 // Owner j's quantities of `table` as datasets of `g` (n owners); a quantity the
 // Result lacks (read from an older file) is left out, as in that file.
+// `translational`: Result::body_translational or element_translational (the units of the owner's kind).
 template <std::size_t N>
-void write_quantities(hid_t g, const Result& r, const OwnerQuantity (&table)[N], int n, int j, hid_t samples) {
+void write_quantities(hid_t g, const Result& r, const OwnerQuantity (&table)[N], int n, int j, hid_t samples,
+                      const std::vector<std::uint8_t>& translational) {
   for (const OwnerQuantity& q : table) {
     if (!q.values || (r.*(q.values)).size() != r.time.size() * static_cast<std::size_t>(n)) continue;
     const auto values = column(r.*(q.values), n, j);
-    dataset(g, q.name, values.data(), values.size(), q.unit, samples);
+    dataset(g, q.name, values.data(), values.size(), Result::of_kind(translational, j, q.unit), samples);
   }
 }
 
@@ -53,7 +55,7 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
     Handle bodies = group(file, "bodies");
     for (int j = 0; j < r.num_bodies(); ++j) {
       Handle b = group(bodies, r.body_names[j]);
-      write_quantities(b, r, kBodyQuantities, r.num_bodies(), j, samples);
+      write_quantities(b, r, kBodyQuantities, r.num_bodies(), j, samples, r.body_translational);
     }
   }
   {
@@ -63,7 +65,7 @@ void write_result_data(hid_t file, const Result& r, bool compress) {
       attribute(g, "kind", r.element_kinds[e]);
       attribute(g, "time_stuck", r.time_stuck.empty() ? 0.0 : r.time_stuck[e]);
       const auto state = column(r.element_state, r.num_elements(), e);
-      write_quantities(g, r, kElementQuantities, r.num_elements(), e, samples);
+      write_quantities(g, r, kElementQuantities, r.num_elements(), e, samples, r.element_translational);
       dataset(g, "state", state.data(), state.size(), unit::one, samples);
     }
   }

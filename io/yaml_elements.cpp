@@ -206,7 +206,7 @@ ElementSpec Reader::element(const std::string& name, const YAML::Node& e, const 
   if (!element_spec_of_type(type, spec))
     fail(e["type"], field + ".type",
          "unknown element type '" + type + "' (expected one of: " + element_types() + ")");
-  std::visit([&](auto& s) {
+  std::visit([&]<class S>(S& s) {
     s.name = name;
     std::vector<const char*> keys = {"type"};
     for (const auto& f : spec_fields(s)) {
@@ -216,9 +216,32 @@ ElementSpec Reader::element(const std::string& name, const YAML::Node& e, const 
     }
     check_keys(e, field, keys);
     written_together(e, field, spec_fields(s));
+    // an element on translational bodies reads its fields in their units (N/m, m, N s/m, N)
+    // (a load's field names its own quantity: a torque on a translational body is validate()'s error)
+    bool attached = false;
+    for (const auto& f : spec_fields(s)) attached = attached || f.type == FieldType::attachment;
+    if constexpr (requires { S::kTranslational; }) attached = true;  // its coordinate is in m, whatever its bodies
+    if (attached && (on_translational_bodies(e) || requires { S::kTranslational; })) translational_owner_ = "element '" + name + "' acts on a translational coordinate";
     for (const auto& f : spec_fields(s)) read_field(e, field, f, s);
+    translational_owner_.clear();
   }, spec);
   return spec;
+}
+
+bool Reader::on_translational_bodies(const YAML::Node& e) const {
+  std::vector<std::string> names;
+  auto add = [&](const YAML::Node& n) {
+    if (n && n.IsScalar()) names.push_back(n.Scalar());
+  };
+  add(e["body"]);
+  if (const YAML::Node two = e["bodies"]; two && two.IsSequence())
+    for (const auto& b : two) add(b);
+  if (const YAML::Node c = e["coordinate"]; c && c.IsMap())
+    for (const auto& kv : c) add(kv.first);
+  if (names.empty()) return false;
+  for (const std::string& b : names)
+    if (!translational_bodies_.count(b)) return false;  // rotational, unknown (validate names it) or mixed
+  return true;
 }
 
 }  // namespace luztar::io::model_file

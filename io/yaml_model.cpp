@@ -63,6 +63,33 @@ void Reader::named_entries(const YAML::Node& map, const std::string& field, bool
   });
 }
 
+// A body: rotational {inertia, angle, velocity} or translational {kind:
+// translational, mass, position, velocity} (core/model_spec.hpp BodySpec).
+void Reader::body(const std::string& name, const YAML::Node& n, const std::string& f, BodySpec& b) {
+  require_map(n, f);
+  check_keys(n, f, {"kind", "inertia", "mass", "angle", "position", "velocity"});
+  b.name = name;
+  if (n["kind"]) b.kind = text(n["kind"], f + ".kind");
+  const bool moves = b.kind == "translational";
+  if (!moves && b.kind != "rotational")
+    fail(n["kind"], f + ".kind", "unknown body kind '" + b.kind + "' (expected one of: rotational, translational)");
+  // the other kind's keys
+  for (const auto& [key, own] : moves ? std::vector<std::pair<const char*, const char*>>{{"inertia", "mass' [kg]"},
+                                                                                         {"angle", "position' [m]"}}
+                                      : std::vector<std::pair<const char*, const char*>>{{"mass", "inertia' [kg m^2]"},
+                                                                                         {"position", "angle' [rad]"}})
+    if (n[key])
+      fail(n[key], f + "." + key,
+           std::string("a ") + (moves ? "translational" : "rotational") + " body has '" + own + ", not '" + key +
+               "'" + (moves ? "" : " (a translational body says 'kind: translational')"));
+  if (moves) translational_owner_ = "body '" + name + "' is translational";
+  b.inertia = number(required(n, moves ? "mass" : "inertia", f), f + (moves ? ".mass" : ".inertia"));
+  b.angle = number_or(n, moves ? "position" : "angle", f, 0.0);
+  b.velocity = number_or(n, "velocity", f, 0.0);
+  translational_owner_.clear();
+  if (moves) translational_bodies_.insert(name);
+}
+
 ModelSpec Reader::model(const YAML::Node& root) {
   require_map(root, "");
   remember("", root);
@@ -80,13 +107,8 @@ ModelSpec Reader::model(const YAML::Node& root) {
   std::set<std::string> body_names;
   named_entries(required(root, "bodies", "bodies"), "bodies", false,
                 [&](const std::string& name, const YAML::Node& n, const std::string& f) {
-                  require_map(n, f);
-                  check_keys(n, f, {"inertia", "angle", "velocity"});
                   BodySpec b;
-                  b.name = name;
-                  b.inertia = number(required(n, "inertia", f), f + ".inertia");
-                  b.angle = number_or(n, "angle", f, 0.0);
-                  b.velocity = number_or(n, "velocity", f, 0.0);
+                  body(name, n, f, b);
                   spec.bodies.push_back(b);
                   body_names.insert(name);
                 });

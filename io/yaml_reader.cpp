@@ -49,9 +49,21 @@ double Reader::number(const YAML::Node& n, const std::string& field, Dimension d
   double v = 0.0;
   if (YAML::convert<double>::decode(n, v)) return v;
   std::string error;
-  if (!to_si(n.Scalar(), dim, v, error)) fail(n, field, "expected a number, got '" + n.Scalar() + "'");
-  if (!error.empty()) fail(n, field, error);
+  if (!to_si(n.Scalar(), in_context(dim), v, error)) fail(n, field, "expected a number, got '" + n.Scalar() + "'");
+  if (!error.empty()) fail(n, field, unit_error(n.Scalar(), dim, error));
   return v;
+}
+
+std::string Reader::unit_error(const std::string& text, Dimension dim, const std::string& error) const {
+  const Dimension own = in_context(dim);
+  double v = 0.0;
+  std::string rotational;
+  if (own == dim || !to_si(text, dim, v, rotational) || !rotational.empty()) return error;
+  // a unit of the rotational dimension (N m/rad on a translational spring)
+  const std::size_t close = text.find_first_not_of(" \t+-.0123456789eE");
+  const std::string u = close == std::string::npos ? text : text.substr(close);
+  return "'" + u + "' is a unit of " + dimension_name(dim) + ", but " + translational_owner_ + " (" +
+         dimension_name(own) + " units: " + accepted_units(own) + ")";
 }
 
 double Reader::number_or(const YAML::Node& map, const char* key, const std::string& parent, double fallback) {

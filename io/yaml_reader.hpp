@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -97,7 +98,23 @@ class Reader {
   ModelSpec model(const YAML::Node& root);
 
  private:
+  // A body's or element's own dimension in the current context: translational()
+  // of it while a translational body or an element on translational bodies is read.
+  Dimension in_context(Dimension d) const { return translational_owner_.empty() ? d : translational(d); }
+  // A unit error in the current context: a rotational unit given on a
+  // translational owner says so ("..., but element 'stop' acts on a translational coordinate (...)").
+  std::string unit_error(const std::string& text, Dimension dim, const std::string& error) const;
+  // Whether the element `e` is on translational bodies only (its `body`,
+  // `bodies`, `coordinate` or `rack`), as read so far.
+  bool on_translational_bodies(const YAML::Node& e) const;
+  void body(const std::string& name, const YAML::Node& n, const std::string& f, BodySpec& b);
+
   std::string origin_, base_dir_;
+  std::set<std::string> translational_bodies_;  // the translational bodies read so far
+  // While a translational body or an element on translational bodies is read:
+  // what it is ("body 'rack' is translational", "element 'stop' acts on a
+  // translational coordinate"); "" otherwise.
+  std::string translational_owner_;
   std::map<std::string, std::string> locations_;
   InputFiles* files_;  // null: tables are read from disk
 };

@@ -25,9 +25,10 @@ Signal Reader::signal(const YAML::Node& n, const std::string& field) {
     // A number with a unit ("5 N m", "5Nm"), else a signal's name ("2nd_drive":
     // a name may begin with a digit; a space after the number says it is a quantity).
     std::string error;
-    if (to_si(n.Scalar(), field_dimension(field), v, error)) {
+    if (to_si(n.Scalar(), in_context(field_dimension(field)), v, error)) {
       if (error.empty()) return Signal::make_constant(v);
-      if (n.Scalar().find_first_of(" \t") != std::string::npos) fail(n, field, error);
+      if (n.Scalar().find_first_of(" \t") != std::string::npos)
+        fail(n, field, unit_error(n.Scalar(), field_dimension(field), error));
     }
     Signal s;
     s.kind = Signal::Kind::reference;

@@ -169,6 +169,10 @@ void as_bodies(S& s) {
 }
 template <>
 void as_bodies(TorqueSpec&) {}
+template <>
+void as_bodies(ForceSpec&) {}
+template <>
+void as_bodies(RackPinionSpec&) {}
 
 // True when the element is between two bodies (its attachment has a second).
 template <class S>
@@ -318,8 +322,10 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
   out << YAML::Key << "bodies" << YAML::Value << YAML::BeginMap;
   for (const BodySpec& b : spec.bodies) {
     out << YAML::Key << b.name << YAML::Value << YAML::Flow << YAML::BeginMap;
-    put(out, "inertia", b.inertia);
-    put(out, "angle", b.angle, 0.0);
+    const bool moves = is_translational(b);  // in SI, as every value written
+    if (moves) out << YAML::Key << "kind" << YAML::Value << b.kind;
+    put(out, moves ? "mass" : "inertia", b.inertia);
+    put(out, moves ? "position" : "angle", b.angle, 0.0);
     put(out, "velocity", b.velocity, 0.0);
     out << YAML::EndMap;
   }

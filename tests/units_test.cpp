@@ -104,7 +104,7 @@ TEST(Units, EveryNumericFieldHasItsDimension) {
 // kind that has it, and every number and signal field must take its units.
 TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
   std::string types = element_types() + ", ";
-  EXPECT_EQ(types, "spring, friction, torque, one_way_clutch, ");
+  EXPECT_EQ(types, "spring, friction, torque, one_way_clutch, force, rack_pinion, ");
   int fields = 0;
   for (std::size_t start = 0, comma; (comma = types.find(", ", start)) != std::string::npos; start = comma + 2) {
     ElementSpec kind;
@@ -127,10 +127,49 @@ TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
       }
     }, kind);
   }
-  EXPECT_EQ(fields, 25);  // 10 of a spring, 8 of a friction element, 2 of a torque, 5 of a one-way clutch
+  EXPECT_EQ(fields, 35);  // 10 of a spring, 8 of a friction element, 2 of a torque, 5 of a one-way clutch, 2 of a
+                          // force, 8 of a rack and pinion
   EXPECT_EQ(field_dimension("elements.clutch.radius"), Dimension::length);
   EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.final"), Dimension::force);
   EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.end"), Dimension::time);
+}
+
+// Translational bodies (issue 19 item 8): their fields and the fields of the
+// elements on them take the translational twin of each rotational dimension;
+// the stored units follow (translational_unit).
+TEST(Units, TranslationalDimensionsAndUnits) {
+  auto si = [](const char* text, Dimension d) {
+    double v = 0.0;
+    std::string error;
+    EXPECT_TRUE(to_si(text, d, v, error)) << text;
+    EXPECT_EQ(error, "") << text;
+    return v;
+  };
+  EXPECT_EQ(si("8 N/mm", Dimension::linear_stiffness), 8000.0);
+  EXPECT_EQ(si("2 kN/mm", Dimension::linear_stiffness), 2.0e6);
+  EXPECT_EQ(si("6 N s/mm", Dimension::linear_damping), 6000.0);
+  EXPECT_EQ(si("3000 g", Dimension::mass), 3.0);
+  EXPECT_EQ(si("1.2 t", Dimension::mass), 1200.0);
+  EXPECT_NEAR(si("36 km/h", Dimension::velocity), 10.0, 1e-15 * 10.0);
+  EXPECT_EQ(si("250 mm/s", Dimension::velocity), 0.25);
+  EXPECT_EQ(si("7.5 mm", Dimension::length), 7.5e-3);
+  EXPECT_EQ(translational(Dimension::stiffness), Dimension::linear_stiffness);
+  EXPECT_EQ(translational(Dimension::damping), Dimension::linear_damping);
+  EXPECT_EQ(translational(Dimension::angle), Dimension::length);
+  EXPECT_EQ(translational(Dimension::angular_velocity), Dimension::velocity);
+  EXPECT_EQ(translational(Dimension::torque), Dimension::force);
+  EXPECT_EQ(translational(Dimension::time), Dimension::time);
+  EXPECT_EQ(field_dimension("bodies.rack.mass"), Dimension::mass);
+  EXPECT_EQ(field_dimension("bodies.rack.position"), Dimension::length);
+  EXPECT_STREQ(translational_unit(unit::angle), "m");
+  EXPECT_STREQ(translational_unit(unit::velocity), "m/s");
+  EXPECT_STREQ(translational_unit(unit::acceleration), "m/s^2");
+  EXPECT_STREQ(translational_unit(unit::torque), "N");
+  EXPECT_STREQ(translational_unit(unit::power), "W");
+  double v = 0.0;
+  std::string error;
+  EXPECT_TRUE(to_si("60 N m/rad", Dimension::linear_stiffness, v, error));
+  EXPECT_NE(error.find("linear stiffness units: N/m, N/mm, kN/m, kN/mm"), std::string::npos) << error;
 }
 
 TEST(Units, StoredSignalsHaveOneUnitEach) {

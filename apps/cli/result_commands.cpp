@@ -36,16 +36,18 @@ std::vector<double> column(const std::vector<T>& m, int n, int j) {
 
 // Owner j's quantities of `table` that the run holds (a file written before
 // luztar stored some lacks them: compare then goes over the common ones).
+// `translational`: Result::body_translational or element_translational (the units of the owner's kind).
 template <std::size_t N>
 void owner_signals(const Result& r, const std::string& path, const OwnerQuantity (&table)[N], int n, int j,
-                   std::vector<NamedSignal>& out) {
+                   const std::vector<std::uint8_t>& translational, std::vector<NamedSignal>& out) {
   for (const OwnerQuantity& q : table) {
+    const char* unit = Result::of_kind(translational, j, q.unit);
     if (!q.values) {
-      out.push_back({path + q.name, q.unit, column(r.element_state, n, j)});
+      out.push_back({path + q.name, unit, column(r.element_state, n, j)});
       continue;
     }
     const std::vector<double>& values = r.*(q.values);
-    if (values.size() == r.time.size() * static_cast<std::size_t>(n)) out.push_back({path + q.name, q.unit, column(values, n, j)});
+    if (values.size() == r.time.size() * static_cast<std::size_t>(n)) out.push_back({path + q.name, unit, column(values, n, j)});
   }
 }
 
@@ -53,9 +55,9 @@ void owner_signals(const Result& r, const std::string& path, const OwnerQuantity
 std::vector<NamedSignal> signals(const Result& r) {
   std::vector<NamedSignal> out;
   for (int j = 0; j < r.num_bodies(); ++j)
-    owner_signals(r, "bodies." + r.body_names[j] + ".", kBodyQuantities, r.num_bodies(), j, out);
+    owner_signals(r, "bodies." + r.body_names[j] + ".", kBodyQuantities, r.num_bodies(), j, r.body_translational, out);
   for (int e = 0; e < r.num_elements(); ++e)
-    owner_signals(r, "elements." + r.element_names[e] + ".", kElementQuantities, r.num_elements(), e, out);
+    owner_signals(r, "elements." + r.element_names[e] + ".", kElementQuantities, r.num_elements(), e, r.element_translational, out);
   for (int b = 0; b < r.num_blocks(); ++b)
     out.push_back({"blocks." + r.block_names[b], r.block_unit(b), column(r.block_output, r.num_blocks(), b)});
   out.push_back({"energy.input_work", unit::energy, r.input_work});

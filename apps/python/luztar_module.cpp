@@ -112,12 +112,19 @@ py::dict result_dict(const Result& r) {
   const auto held = [&](const OwnerQuantity& q, std::size_t n) {
     return q.values && (r.*(q.values)).size() == r.time.size() * n;
   };
+  py::dict units;  // of the owners' quantities, by their kind (a translational body's in m, m/s)
   for (std::size_t b = 0; b < nb; ++b)
-    for (const OwnerQuantity& q : kBodyQuantities)
-      if (held(q, nb)) signals[py::str("bodies." + r.body_names[b] + "." + q.name)] = column(r.*(q.values), nb, b);
+    for (const OwnerQuantity& q : kBodyQuantities) {
+      const std::string path = "bodies." + r.body_names[b] + "." + q.name;
+      if (!held(q, nb)) continue;
+      signals[py::str(path)] = column(r.*(q.values), nb, b);
+      units[py::str(path)] = r.body_unit(static_cast<int>(b), q.unit);
+    }
   for (std::size_t e = 0; e < ne; ++e)
     for (const OwnerQuantity& q : kElementQuantities) {
       const std::string path = "elements." + r.element_names[e] + "." + q.name;
+      if (q.values && !held(q, ne)) continue;
+      units[py::str(path)] = r.element_unit(static_cast<int>(e), q.unit);
       if (!q.values) signals[py::str(path)] = column(r.element_state, ne, e);
       else if (held(q, ne)) signals[py::str(path)] = column(r.*(q.values), ne, e);
     }
@@ -137,6 +144,7 @@ py::dict result_dict(const Result& r) {
   std::vector<std::string> block_units;
   for (int b = 0; b < r.num_blocks(); ++b) block_units.push_back(r.block_unit(b));
   d["block_units"] = block_units;
+  d["units"] = units;
   d["events"] = events_tuple(r.events, r.element_names);
   d["time_stuck"] = array(r.time_stuck);
   d["status"] = to_string(r.status);

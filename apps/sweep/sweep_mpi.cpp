@@ -92,6 +92,8 @@ std::vector<char> encode(const SweepRunResult& r) {
     w.put(t.body_names);
     w.put(t.element_names);
     w.put(t.element_kinds);
+    w.put(t.body_translational);
+    w.put(t.element_translational);
     w.put(t.time);
     w.put(t.angle);
     w.put(t.velocity);
@@ -133,6 +135,8 @@ SweepRunResult decode(const std::vector<char>& bytes) {
     rd.get(t.body_names);
     rd.get(t.element_names);
     rd.get(t.element_kinds);
+    rd.get(t.body_translational);
+    rd.get(t.element_translational);
     rd.get(t.time);
     rd.get(t.angle);
     rd.get(t.velocity);

@@ -458,3 +458,23 @@ def test_a_block_that_drives_a_torque_is_in_n_m(models_dir, cli, tmp_path):
     subprocess.run([cli, "run", str(models_dir / "servo_gear_train.yaml"), "--t-end", "0.1", "-o", str(out)],
                    check=True, capture_output=True)
     assert luztar.read(out).units == mem.units
+
+
+def test_translational_units_in_memory_and_from_a_file(models_dir, tmp_path):
+    # a translational body's quantities and a rack_pinion's are in m, m/s and N,
+    # in a run and in its file alike (issue 19 item 8; the rigid mesh is merged)
+    r = luztar.load(models_dir / "rack_and_pinion.yaml").run(t_end=0.2)
+    assert r.units["bodies.rack.angle"] == "m" and r.units["bodies.rack.velocity"] == "m/s"
+    assert r.units["bodies.rack.acceleration"] == "m/s^2" and r.units["bodies.pinion.angle"] == "rad"
+    assert r.units["elements.tie_rods.torque"] == "N" and r.units["elements.tie_rods.relative_angle"] == "m"
+    assert r.units["elements.rack_friction.torque"] == "N" and r.units["elements.driver.torque"] == "N m"
+    assert r.element_kinds["tie_rods"] == "rack_pinion"
+    np.testing.assert_allclose(r["bodies.rack.angle"], 7.5e-3 * r["bodies.pinion.angle"], rtol=1e-15, atol=1e-18)
+    cli = os.environ.get("LUZTAR_CLI")
+    if cli:
+        out = tmp_path / "rp.h5"
+        subprocess.run([cli, "run", str(models_dir / "rack_and_pinion.yaml"), "-o", str(out)], check=True,
+                       capture_output=True)
+        stored = luztar.read(out)
+        for name in ("bodies.rack.angle", "bodies.rack.velocity", "elements.tie_rods.torque", "elements.driver.torque"):
+            assert stored.units[name] == r.units[name]

@@ -161,7 +161,7 @@ class Result:
         self.stats: dict = dict(d["stats"])
         self.model_text = d.get("model_text", model_text)
         self.summary: str = d["summary"]
-        self.units: dict[str, str] = {"time": "s", **{k: units_of(k) for k in self.signals},
+        self.units: dict[str, str] = {"time": "s", **{k: units_of(k) for k in self.signals}, **d.get("units", {}),
                                       **{"blocks." + b: u for b, u in zip(self.block_names, d["block_units"])}}
 
     def _matrix(self, names, quantity, dtype=float) -> np.ndarray:

@@ -1,0 +1,135 @@
+// Rack and pinion (issue 19 item 8, core/model_spec.hpp RackPinionSpec): the
+// coordinate x = s_rack - r q_pinion [m], force F on it, -F on the rack and
+// +r F on the pinion. Against closed forms with both integrators of the
+// event-driven solver and with Moreau-Jean time stepping.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/energy.hpp"
+#include "tests/yaml_runs.hpp"
+
+namespace luztar {
+namespace {
+
+using test::run_yaml;
+using test::Way;
+
+const Way kWays[] = {{"exact", "integrator: exact"},
+                     {"cvode_bdf", "integrator: cvode_bdf"},
+                     {"time_stepping", "solver: time_stepping, step: 1.0e-6"}};
+
+int body_of(const Result& r, const std::string& name) {
+  return static_cast<int>(std::find(r.body_names.begin(), r.body_names.end(), name) - r.body_names.begin());
+}
+
+// Rigid, from rest: pinion I = 2.3e-4 kg m^2 driven by 1 N m, rack m = 3 kg,
+// r = 7.5 mm. The rack moves with s = r q, so the pinion sees the reduced
+// inertia I + m r^2 = 2.3e-4 + 3 x 5.625e-5 = 3.9875e-4 kg m^2: it accelerates
+// at 1 / 3.9875e-4 = 2507.837 rad/s^2 and the rack at r times that,
+// 18.80878 m/s^2 (the mesh force m a = 56.42633 N). From rest q = alpha t^2 / 2.
+const char* const kRigid =
+    "bodies:\n"
+    "  pinion: {inertia: 2.3e-4}\n"
+    "  rack: {kind: translational, mass: 3 kg}\n"
+    "elements:\n"
+    "  mesh: {type: rack_pinion, rack: rack, pinion: pinion, radius: 7.5 mm}\n"
+    "  drive: {type: torque, body: pinion, torque: 1 N m}\n";
+
+TEST(RackPinion, RigidFromRestMovesTheRackInMetresWithTheReducedInertia) {
+  const double alpha = 1.0 / (2.3e-4 + 3.0 * 7.5e-3 * 7.5e-3);
+  EXPECT_NEAR(alpha, 2507.837, 1e-3);
+  for (const Way& how : kWays) {
+    const Result r = run_yaml(kRigid, how, 1.0, 1e-2);
+    const int nb = r.num_bodies(), p = body_of(r, "pinion"), s = body_of(r, "rack");
+    ASSERT_LT(p, nb);
+    ASSERT_LT(s, nb);
+    EXPECT_EQ(r.body_translational[s], 1);
+    EXPECT_EQ(r.body_translational[p], 0);
+    double worst_ratio = 0.0, worst_closed = 0.0;
+    for (int k = 0; k < r.num_samples(); ++k) {
+      const double t = r.time[k], q = r.angle[k * nb + p], x = r.angle[k * nb + s];
+      // the rack's position is r q to roundoff: one is reported as the other times a factor
+      worst_ratio = std::max(worst_ratio, std::abs(x - 7.5e-3 * q) / std::max(1e-300, std::abs(x)));
+      worst_closed = std::max(worst_closed, std::abs(q - 0.5 * alpha * t * t) / std::max(1.0, 0.5 * alpha * t * t));
+      if (k > 0) {
+        EXPECT_NEAR(r.acceleration[k * nb + p], alpha, 1e-9 * alpha) << how.name;
+        EXPECT_NEAR(r.acceleration[k * nb + s], 7.5e-3 * alpha, 1e-9 * 7.5e-3 * alpha) << how.name;
+      }
+    }
+    EXPECT_LT(worst_ratio, 4e-16) << how.name;
+    // exact: closed form; cvode_bdf: a quadratic is integrated exactly by BDF
+    // of order >= 2 up to its error control (rtol 1e-8); time stepping: theta
+    // 0.5 is exact on a constant acceleration (the trapezoid rule) but sums
+    // 1e6 steps of h = 1e-6 s: roundoff up to 1e6 eps = 2.2e-10
+    const double closed_tol = std::string(how.name) == "cvode_bdf" ? 1e-8
+                              : std::string(how.name) == "exact" ? 1e-12 : 1e6 * 2.2e-16;
+    EXPECT_LT(worst_closed, closed_tol) << how.name;
+    EXPECT_NEAR(r.acceleration[(r.num_samples() - 1) * nb + s], 18.80878, 1e-5) << how.name;
+  }
+}
+
+// Compliant mesh, undamped: the rack (m = 3 kg) struck at v0 = 0.1 m/s with
+// the pinion (I = 2.3e-4 kg m^2, r = 7.5 mm) at rest, stiffness k = 1e6 N/m.
+// The mesh coordinate x = s - r q obeys x'' = s'' - r q'' = -F/m - r (r F)/I
+// = -k (1/m + r^2/I) x: it rings at w^2 = k (1/m + r^2/I) = 577898.55 rad^2/s^2
+// (w = 760.196 rad/s), x = (v0 / w) sin(w t); the force F = k x is in N.
+TEST(RackPinion, CompliantMeshRingsAtItsClosedFormFrequency) {
+  const char* const ringing =
+      "bodies:\n"
+      "  pinion: {inertia: 2.3e-4}\n"
+      "  rack: {kind: translational, mass: 3 kg, velocity: 0.1 m/s}\n"
+      "elements:\n"
+      "  mesh: {type: rack_pinion, rack: rack, pinion: pinion, radius: 7.5 mm, stiffness: 1000 N/mm}\n";
+  const double w = std::sqrt(1e6 * (1.0 / 3.0 + 7.5e-3 * 7.5e-3 / 2.3e-4)), amplitude = 0.1 / w;
+  for (const Way& how : kWays) {
+    // x is in metres here, amplitude 1.3e-4 m: cvode_bdf's atol (default 1e-10,
+    // 7.6e-7 of it) is set 1e4 below it, so that rtol 1e-8 governs
+    const Result r = run_yaml(ringing, how, 0.05, 1e-4, "atol: 1.0e-14, ");
+    ASSERT_EQ(r.num_elements(), 1);
+    EXPECT_EQ(r.element_kinds[0], "rack_pinion");
+    EXPECT_STREQ(r.element_unit(0, unit::torque), "N");
+    EXPECT_STREQ(r.element_unit(0, unit::angle), "m");
+    // exact: to roundoff of the amplitude; cvode_bdf: its local errors of rtol
+    // 1e-8 add up over the steps of 6 periods (at most ~1000: 1e-5);
+    // time stepping (h = 1e-6 s, theta 0.5): the trapezoid rule's phase error
+    // (w h)^2 / 12 = 4.8e-8 of w t <= 38 rad: 1.9e-6 of the amplitude
+    const double tol = std::string(how.name) == "exact" ? 1e-12 : std::string(how.name) == "cvode_bdf" ? 1e-5 : 5e-6;
+    double worst = 0.0;
+    for (int k = 0; k < r.num_samples(); ++k)
+      worst = std::max(worst, std::abs(r.element_relative[k] - amplitude * std::sin(w * r.time[k])));
+    EXPECT_LT(worst / amplitude, tol) << how.name;
+    const double peak = *std::max_element(r.element_torque.begin(), r.element_torque.end());
+    EXPECT_NEAR(peak, 1e6 * amplitude, 1e-3 * 1e6 * amplitude) << how.name;  // a sample within 0.1 ms of the crest
+  }
+}
+
+// With lash (0.1 mm each way), mesh damping and a force on the rack: input =
+// kinetic + elastic + dissipated closes (the summary's residual).
+TEST(RackPinion, EnergyBalanceClosesWithLashDampingAndAForce) {
+  const char* const lash =
+      "bodies:\n"
+      "  pinion: {inertia: 2.3e-4}\n"
+      "  rack: {kind: translational, mass: 3 kg}\n"
+      "elements:\n"
+      "  mesh: {type: rack_pinion, rack: rack, pinion: pinion, radius: 7.5 mm, stiffness: 1.0e6 N/m,\n"
+      "         freeplay: 0.1 mm, damping: 200 N s/m}\n"
+      "  centring: {type: spring, body: pinion, stiffness: 5, damping: 0.01}\n"
+      "  push: {type: force, body: rack, force: {sine: {amplitude: 40 N, frequency: 20 Hz}}}\n";
+  for (const Way& how : kWays) {
+    const Result r = run_yaml(lash, how, 0.3, 1e-4);
+    const EnergyBalance e = energy_balance(r, r.num_samples() - 1);
+    EXPECT_LT(e.relative, std::string(how.name) == "exact" ? 1e-10 : 1e-5) << how.name;
+    EXPECT_GT(e.dissipated, 0.0) << how.name;
+    std::size_t contacts = 0;
+    for (const EventRecord& ev : r.events) contacts += ev.kind == EventKind::contact;
+    if (std::string(how.name) != "time_stepping") {
+      EXPECT_GT(contacts, 4u) << how.name;  // the lash is crossed
+    }
+  }
+}
+
+}  // namespace
+}  // namespace luztar
