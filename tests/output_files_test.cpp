@@ -281,6 +281,37 @@ TEST_F(OutputFiles, HdfOutputPathThatSaysAnotherFormatIsRefused) {
   EXPECT_TRUE(temporaries(dir_).empty());
 }
 
+// No output may replace a file the run reads: --csv naming the model, -o of
+// run or sweep naming a table file the model reads, reduce -o naming the
+// model (each replaced its input with exit 0). Refused, nothing written.
+TEST_F(OutputFiles, NoOutputReplacesAFileTheRunReads) {
+  const std::string model = path("t.yaml"), table = path("tab.dat");
+  {
+    std::ofstream(table) << "0, 0\n1, 2\n2, 0\n";
+    std::ofstream(model) << "simulation: {t_end: 2, output_step: 0.5}\n"
+                            "bodies: {a: {inertia: 1}}\n"
+                            "elements:\n"
+                            "  f: {type: friction, body: a, coulomb: 0.5}\n"
+                            "  d: {type: torque, body: a, torque: {table: {file: tab.dat}}}\n";
+  }
+  const std::string model_text = read_text(model), table_text = read_text(table);
+  auto refused = [&](const std::vector<std::string>& args, const std::string& text) {
+    SCOPED_TRACE(args[0] + " " + args[args.size() - 2]);
+    const Outcome o = run_limited(args, path("log"));
+    EXPECT_EQ(o.code, 1) << o.out;
+    EXPECT_NE(o.out.find(text), std::string::npos) << o.out;
+    EXPECT_EQ(read_text(model), model_text);
+    EXPECT_EQ(read_text(table), table_text);
+  };
+  refused({"run", model, "-o", path("x.h5"), "--csv", model}, model + ": --csv names the model file");
+  refused({"run", model, "-o", table}, table + ": -o/--output names the table file " + table + " that the model reads");
+  refused({"run", model, "-o", path("x.h5"), "--csv", dir_.string() + "/./tab.dat"}, ": --csv names the table file");
+  refused({"sweep", model, "--set", "elements.f.coulomb=0.5", "-o", table}, ": -o/--output names the table file");
+  refused({"reduce", model, "-o", model}, model + ": -o/--output names the model file");
+  EXPECT_FALSE(fs::exists(path("x.h5")));
+  EXPECT_TRUE(temporaries(dir_).empty());
+}
+
 // SIGINT or SIGTERM during a long run: the process dies of the signal and its
 // temporary file (present from the start of the run) goes with it.
 TEST_F(OutputFiles, KilledRunLeavesNoTemporary) {

@@ -99,6 +99,27 @@ TEST_F(ResultCommands, CompareFindsTheLargestDifferences) {
   EXPECT_NE(loose.out.find("  events: "), std::string::npos);
 }
 
+// NaN is compared, not dropped: a first-order body's acceleration (NaN) equals
+// itself, and against numbers (the same body with a small inertia) it
+// differs (std::max dropped the NaN and read 0, "within the tolerance").
+TEST_F(ResultCommands, CompareTellsNaNFromNumbers) {
+  const std::string model = path("m.yaml"), a = path("a.h5"), b = path("b.h5");
+  std::ofstream(model) << "simulation: {t_end: 0.5, output_step: 0.1}\n"
+                          "bodies: {a: {inertia: 1, velocity: 1}, m: {inertia: 0}}\n"
+                          "elements:\n"
+                          "  k1: {type: spring, bodies: [a, m], stiffness: 1}\n"
+                          "  k2: {type: friction, body: m, viscous: 1, coulomb: 0}\n";
+  ASSERT_EQ(run_cli("run -q " + model + " -o " + a).code, 0);
+  ASSERT_EQ(run_cli("run -q " + model + " --set bodies.m.inertia=1e-6 -o " + b).code, 0);
+  const Outcome same = run_cli("compare " + a + " " + a);
+  EXPECT_EQ(same.code, 0) << same.out;
+  const Outcome o = run_cli("compare " + a + " " + b + " --tolerance 1e-3");
+  EXPECT_EQ(o.code, 1) << o.out;
+  const std::string rest = from_line(o.out, "  bodies.m.acceleration"), line = rest.substr(0, rest.find('\n'));
+  EXPECT_NE(line.find("nan"), std::string::npos) << o.out;
+  EXPECT_NE(line.find("rad/s^2  DIFFERS"), std::string::npos) << o.out;
+}
+
 // An event log that differs: a larger freeplay changes when the teeth meet.
 TEST_F(ResultCommands, CompareNamesTheFirstDifferentEvent) {
   const std::string a = path("a.h5"), b = path("b.h5");

@@ -28,6 +28,7 @@
 #include "io/atomic_file.hpp"
 #include "io/csv_writer.hpp"
 #include "io/hdf5_writer.hpp"
+#include "io/output_paths.hpp"
 #include "io/yaml_model.hpp"
 #include "io/yaml_sweep.hpp"
 #include "io/yaml_writer.hpp"
@@ -119,12 +120,21 @@ luztar::Model load(const std::string& path, const RunOptions* overrides) {
   }
 }
 
-// Whether two output paths name one file (the second rename would replace the first).
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ea, eb;
-  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a), ea);
-  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b), eb);
-  return ea || eb ? a == b : ca == cb;
+using luztar::io::same_file;
+
+// The table files a model's signals read (an output must not replace them).
+std::vector<std::string> tables_of(const luztar::Model& m) {
+  std::vector<std::string> t = luztar::io::table_files(m.signals);
+  const std::vector<std::string> sampled = luztar::io::table_files(m.sampled);
+  t.insert(t.end(), sampled.begin(), sampled.end());
+  return t;
+}
+std::vector<std::string> tables_of(const luztar::ModelSpec& spec) {
+  std::vector<luztar::Signal> signals;
+  for (const auto& [name, s] : spec.signals) signals.push_back(s);
+  for (const luztar::ElementSpec& e : spec.elements)
+    luztar::for_each_element_signal(e, [&](const luztar::Signal& s, const std::string&) { signals.push_back(s); });
+  return luztar::io::table_files(signals);
 }
 
 // An HDF5 output path (-o of run and sweep) that names the input file or
@@ -152,6 +162,9 @@ int run(const RunOptions& o) {
   // are removed here).
   if (!o.csv.empty() && same_file(out, o.csv))
     throw std::runtime_error(o.csv + ": --csv names the HDF5 output file too; give them different paths");
+  const std::vector<std::string> tables = tables_of(model);
+  luztar::io::require_not_an_input(out, "-o/--output", o.model, tables);
+  luztar::io::require_not_an_input(o.csv, "--csv", o.model, tables);
   luztar::io::remove_temporaries_on_signal({SIGINT, SIGTERM, SIGHUP});
   luztar::io::remove_stale_temporaries(out);
   luztar::io::AtomicOutput h5_out(out);
@@ -184,6 +197,7 @@ int reduce(const std::string& path, std::string output) {
   const luztar::ModelSpec spec = luztar::io::read_model_spec(path);
   const luztar::Reduction r = luztar::validate_and_reduce(spec);  // every rule checked, located in the file
   if (output.empty()) output = std::filesystem::path(path).stem().string() + "_reduced.yaml";
+  luztar::io::require_not_an_input(output, "-o/--output", path, tables_of(spec));
   luztar::io::AtomicOutput out(output);
   std::cout << "luztar reduce: " << path << " (" << spec.bodies.size() << " bodies) -> " << output << " ("
             << r.spec.bodies.size() << " bodies)\n";

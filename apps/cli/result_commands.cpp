@@ -144,17 +144,21 @@ int compare_results(std::ostream& out, const std::string& a_path, const std::str
       failures += older ? 0 : 1;
       continue;
     }
+    // NaN against NaN is the same value (a massless body's acceleration);
+    // NaN against a number differs (std::max would drop it: NaN compares false)
     double diff = 0.0, scale = 0.0;
     for (const std::size_t k : at) {
-      const double bv = same_grid ? y->values[k] : interpolate(b.time, y->values, a.time[k]);
-      diff = std::max(diff, std::abs(x.values[k] - bv));
-      scale = std::max(scale, std::abs(x.values[k]));
+      const double av = x.values[k], bv = same_grid ? y->values[k] : interpolate(b.time, y->values, a.time[k]);
+      if (std::isnan(av) && std::isnan(bv)) continue;
+      const double d = std::abs(av - bv);
+      diff = std::isnan(d) || std::isnan(diff) ? NAN : std::max(diff, d);
+      if (!std::isnan(av)) scale = std::max(scale, std::abs(av));
     }
-    if (std::isnan(diff) || !(diff <= o.tolerance * std::max(1.0, scale))) ++failures;
-    const double rel = scale > 0.0 ? diff / scale : (diff > 0.0 ? INFINITY : 0.0);
-    char line[256];
-    const bool within = diff <= o.tolerance * std::max(1.0, scale);  // the verdict in a column of its own
-    std::snprintf(line, sizeof line, within ? "  %-38s %10s %10s   %s\n" : "  %-38s %10s %10s   %-7sDIFFERS\n",
+    const bool within = diff <= o.tolerance * std::max(1.0, scale);  // (false for NaN)
+    if (!within) ++failures;
+    const double rel = scale > 0.0 ? diff / scale : (diff > 0.0 ? INFINITY : diff);
+    char line[256];  // the verdict in a column of its own
+    std::snprintf(line, sizeof line, within ? "  %-38s %10s %10s   %s\n" : "  %-38s %10s %10s   %-8s DIFFERS\n",
                   x.path.c_str(), sci(diff).c_str(), sci(rel).c_str(), x.unit);
     out << line;
   }
