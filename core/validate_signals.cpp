@@ -306,7 +306,8 @@ void validate_named_signals(const ModelSpec& spec, const std::set<std::string>& 
     if (const std::string problem = name_problem(name, true); !problem.empty())
       throw ModelError("signals." + name, problem);
   }
-  SignalRules rules{spec.signals, bodies, spec.simulation.t_end - spec.simulation.t_start, {}, {}};  // one for all: each named signal is checked once
+  // one for all: each named signal is checked once
+  SignalRules rules{spec.signals, bodies, spec.simulation.t_end - spec.simulation.t_start, {}, {}};
   for (const auto& [name, s] : spec.signals) validate_signal(s, "signals." + name, rules, Reading::unknown);
 }
 

@@ -77,9 +77,10 @@ std::int8_t table_segment(const SpringTable& t, double x, double rate);
 // spring without a gap), a table's segment; ties as freeplay_side.
 std::int8_t spring_state_at(const Spring& s, double x, double rate);
 // Whether a table spring is at rest at a knot's root: |x'| within
-// `tolerance` (the integrator's rest tolerance, Integrator::rest_tolerance)
-// or the roundoff of its bodies' speeds (core/coordinate.hpp, row_at_rest). Leaving a knot from rest (x' = 0 and
-// x'' = 0 there, x ~ t^3), the integrator's x may creep an error tolerance
+// `tolerance` (the integrator's rest velocity, Integrator::resolution) or
+// the roundoff of its bodies' speeds (core/coordinate.hpp, row_at_rest).
+// Leaving a knot from rest (x' = 0 and x'' = 0 there, x ~ t^3), the
+// integrator's x may creep an error tolerance
 // across the knot against the motion; such a root is decided by x'' (the
 // pipeline's probe), not by the crossing's direction.
 inline bool at_rest_at_knot(const Spring& s, const double* w, double tolerance) {

@@ -13,27 +13,12 @@ bool same_file(const std::string& a, const std::string& b) {
   return ea || eb ? a == b : ca == cb;
 }
 
-namespace {
-
-void add_table_files(const Signal& s, std::vector<std::string>& out) {
-  if (!s.table_file.empty()) out.push_back(s.table_file);
-  for (const Signal& t : s.terms) add_table_files(t, out);
-}
-
-}  // namespace
-
-std::vector<std::string> table_files(const std::vector<Signal>& signals) {
-  std::vector<std::string> out;
-  for (const Signal& s : signals) add_table_files(s, out);
-  return out;
-}
-
 void require_not_an_input(const std::string& out, const std::string& option, const std::string& model_path,
-                          const std::vector<std::string>& tables) {
+                          const InputFiles& tables) {
   if (out.empty()) return;
   if (!model_path.empty() && same_file(out, model_path))
     throw std::runtime_error(out + ": " + option + " names the model file; the output would replace it");
-  for (const std::string& t : tables)
+  for (const auto& [t, text] : tables)
     if (same_file(out, t))
       throw std::runtime_error(out + ": " + option + " names the table file " + t +
                                " that the model reads; the output would replace it");

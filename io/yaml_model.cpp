@@ -237,6 +237,14 @@ ModelSpec load_model_spec(const std::string& path, const std::vector<FieldOverri
   return parse_model_spec(read_text_file(path, "model file"), path, base_dir_of(path), overrides);
 }
 
+ModelSpec read_model_spec(const std::string& path, InputFiles& files) {
+  return read_model(read_text_file(path, "model file"), path, base_dir_of(path), {}, &files).spec;
+}
+
+ModelSpec load_model_spec(const std::string& path, const std::vector<FieldOverride>& overrides, InputFiles& files) {
+  return parse_model_spec(read_text_file(path, "model file"), path, base_dir_of(path), overrides, files);
+}
+
 Model load_model(const std::string& path) { return assemble(read_model_spec(path)); }
 
 Model load_model(const std::string& path, const std::vector<FieldOverride>& overrides) {

@@ -61,6 +61,11 @@ std::string field_value(const std::string& text, const std::string& origin, cons
 // load_model_spec with fields replaced (`luztar run --set`): a rule the new
 // value breaks is reported at the override's `where`.
 ModelSpec load_model_spec(const std::string& path, const std::vector<FieldOverride>& overrides);
+// read_model_spec and load_model_spec reading the table files through
+// `files` (each file read is added to it: what the model reads, for the
+// outputs to keep off, io/output_paths.hpp).
+ModelSpec read_model_spec(const std::string& path, InputFiles& files);
+ModelSpec load_model_spec(const std::string& path, const std::vector<FieldOverride>& overrides, InputFiles& files);
 
 // read_model_spec + assemble (the rules checked once, by assemble()).
 Model load_model(const std::string& path);

@@ -651,13 +651,14 @@ bool EventPipeline::break_away_at_limits(bool own_log) {
 // The scale of reserve witness w at the state in ws: [N m] of a link's
 // reserve, 1 for a group's 1 - u; a contact's torque and the applied torques
 // on its bodies carried to its coordinate (applied_scale without a limit,
-// which a contact has not), 0 where nothing acts on it yet.
+// which a contact has not), at least its torque scale at the restart
+// (link_torque_scales); 0 where nothing acts on it at all.
 double EventPipeline::reserve_scale(const Witness& w) const {
   if (w.kind == WitnessKind::group_reserve) return 1.0;
   if (w.kind != WitnessKind::contact_force) return ws.limit[w.index] + std::abs(ws.lambda[w.index]);
   const int l = model.spring_link[w.index];
   const CoordinateRow& row = model.links[l].row;
-  double scale = std::abs(ws.lambda[l]);
+  double scale = std::max(std::abs(ws.lambda[l]), torque_scale[static_cast<std::size_t>(l)]);
   for (int k = 0; k < row.n; ++k) scale = std::max(scale, std::abs(ws.force[row.body[k]] / row.c[k]));
   return scale;
 }
@@ -688,6 +689,12 @@ bool EventPipeline::find_leaving_reserves() {
   if (!near) return false;
   const double dt = probe_state();
   root_functions(model, state, ms, state.t + dt, probe_y.data(), g_probe.data(), ws);
+  // A contact that carries nothing now gets its scale (its roundoff's) from
+  // the torques a moment later, which a real parting makes of the order of
+  // its drop: a drop of roundoff does not part it.
+  for (std::size_t r = 0; r < ms.roots.size(); ++r)
+    if (g_scale[r] >= 0.0 && ms.roots[r].kind == WitnessKind::contact_force)
+      g_scale[r] = std::max(g_scale[r], reserve_scale(ms.roots[r]));
   bool any = false, undecided = false;
   std::fill(leaving.begin(), leaving.end(), 0);
   std::fill(flat.begin(), flat.end(), 0);

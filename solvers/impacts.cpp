@@ -25,9 +25,9 @@ std::int8_t touching_flank(const Spring& sp, const std::vector<double>& q, const
   const double roundoff = 16 * std::numeric_limits<double>::epsilon() *
                           (row_magnitude(sp.row, q.data()) + std::abs(sp.center) + sp.freeplay);
   const double near = std::max(rest.depth * row_scale(sp.row), roundoff);
-  if (sp.freeplay - dev <= near) return 1;
-  if (sp.freeplay + dev <= near) return -1;
-  return 0;
+  const bool upper = sp.freeplay - dev <= near, lower = sp.freeplay + dev <= near;
+  if (upper && lower) return dev >= 0.0 ? 1 : -1;  // a gap below the resolution: the nearer flank
+  return upper ? 1 : lower ? -1 : 0;
 }
 
 // The rows of the impact (ws.rows): the rigid freeplays in contact (ws.contacts),
@@ -104,7 +104,8 @@ double approach_rows(const Model& m, const RestThreshold& rest, const std::vecto
       continue;
     }
     if (ws.before[c] < 0.0) {
-      out.struck = true;
+      // (teeth that only touched a flank take part; they strike nothing themselves)
+      out.struck = out.struck || std::find(ws.joined.begin(), ws.joined.end(), r.spring) == ws.joined.end();
       ws.approach[r.spring] = -ws.before[c];
     }
     // Newton's law, plastic when the rebound would be too slow or too shallow
@@ -154,12 +155,34 @@ void apply_impulses(const Model& m, const ImpactWorkspace& ws, std::vector<doubl
   out.energy_lost = std::max(0.0, before - after);
 }
 
+// The teeth that touched a flank and took no impulse leave the impact as
+// they came, in their gap (side 0), and out of ws.joined: only those the
+// impact pressed onto their flank are contacts now.
+void release_idle_joined(std::vector<std::int8_t>& side, ImpactWorkspace& ws) {
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < ws.joined.size(); ++k) {
+    const int s = ws.joined[k];
+    const auto c = std::find(ws.contacts.begin(), ws.contacts.end(), s) - ws.contacts.begin();
+    if (!(ws.impulse[c] > 0.0)) {
+      side[s] = 0;
+      continue;
+    }
+    ws.joined[kept] = s;
+    ws.joined_side[kept++] = ws.joined_side[k];
+  }
+  ws.joined.resize(kept);
+  ws.joined_side.resize(kept);
+}
+
 // Each contact onto its flank: a few mass-weighted sweeps (the offsets are
-// the event location's roundoff; chains of contacts settle in a sweep or two).
+// the event location's roundoff, or for teeth that joined the impact the
+// integrator's depth resolution at most; chains of contacts settle in a
+// sweep or two).
 void settle_on_flanks(const Model& m, const std::vector<std::int8_t>& side, const ImpactWorkspace& ws,
                       std::vector<double>& q) {
   for (int sweep = 0; sweep < 3; ++sweep)
     for (const int s : ws.contacts) {
+      if (side[s] == 0) continue;  // (released: in its gap)
       const Spring& sp = m.springs[s];
       const CoordinateRow& row = sp.row;
       const double gap = side[s] * sp.freeplay - (spring_deflection(sp, q) - sp.center);  // to the flank
@@ -185,10 +208,12 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
   }
   solve_impulses(speed, ws, out);
   apply_impulses(m, ws, w, out);
+  release_idle_joined(side, ws);
   settle_on_flanks(m, side, ws, q);
   // Teeth that fly apart leave the contact; a rebound is at least
   // rest_velocity fast, a contact that stays has u+ = 0 up to roundoff.
   for (const int s : ws.contacts) {
+    if (side[s] == 0) continue;
     const double apart = std::max(1e-9 * speed, 0.5 * rest.velocity * row_scale(m.springs[s].row));
     if (-side[s] * spring_deflection(m.springs[s], w) > apart) side[s] = 0;
   }

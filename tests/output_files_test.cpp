@@ -285,16 +285,17 @@ TEST_F(OutputFiles, HdfOutputPathThatSaysAnotherFormatIsRefused) {
 // run or sweep naming a table file the model reads, reduce -o naming the
 // model (each replaced its input with exit 0). Refused, nothing written.
 TEST_F(OutputFiles, NoOutputReplacesAFileTheRunReads) {
-  const std::string model = path("t.yaml"), table = path("tab.dat");
+  const std::string model = path("t.yaml"), table = path("tab.dat"), friction = path("fr.csv");
   {
     std::ofstream(table) << "0, 0\n1, 2\n2, 0\n";
+    std::ofstream(friction) << "0, 0.5\n1, 0.4\n2, 0.4\n";
     std::ofstream(model) << "simulation: {t_end: 2, output_step: 0.5}\n"
                             "bodies: {a: {inertia: 1}}\n"
                             "elements:\n"
-                            "  f: {type: friction, body: a, coulomb: 0.5}\n"
+                            "  f: {type: friction, body: a, coulomb_table: {file: fr.csv}}\n"
                             "  d: {type: torque, body: a, torque: {table: {file: tab.dat}}}\n";
   }
-  const std::string model_text = read_text(model), table_text = read_text(table);
+  const std::string model_text = read_text(model), table_text = read_text(table), friction_text = read_text(friction);
   auto refused = [&](const std::vector<std::string>& args, const std::string& text) {
     SCOPED_TRACE(args[0] + " " + args[args.size() - 2]);
     const Outcome o = run_limited(args, path("log"));
@@ -302,12 +303,16 @@ TEST_F(OutputFiles, NoOutputReplacesAFileTheRunReads) {
     EXPECT_NE(o.out.find(text), std::string::npos) << o.out;
     EXPECT_EQ(read_text(model), model_text);
     EXPECT_EQ(read_text(table), table_text);
+    EXPECT_EQ(read_text(friction), friction_text);
   };
   refused({"run", model, "-o", path("x.h5"), "--csv", model}, model + ": --csv names the model file");
   refused({"run", model, "-o", table}, table + ": -o/--output names the table file " + table + " that the model reads");
   refused({"run", model, "-o", path("x.h5"), "--csv", dir_.string() + "/./tab.dat"}, ": --csv names the table file");
-  refused({"sweep", model, "--set", "elements.f.coulomb=0.5", "-o", table}, ": -o/--output names the table file");
+  refused({"sweep", model, "--set", "simulation.t_end=2", "-o", table}, ": -o/--output names the table file");
   refused({"reduce", model, "-o", model}, model + ": -o/--output names the model file");
+  // a friction speed table is a table file too (its path is not kept in the model)
+  refused({"run", model, "-o", path("x.h5"), "--csv", friction}, ": --csv names the table file " + friction);
+  refused({"reduce", model, "-o", friction}, ": -o/--output names the table file " + friction);
   EXPECT_FALSE(fs::exists(path("x.h5")));
   EXPECT_TRUE(temporaries(dir_).empty());
 }

@@ -16,6 +16,7 @@
 #include "elements/kinds.hpp"
 #include "io/yaml_model.hpp"
 #include "model_builder.hpp"
+#include "solvers/impacts.hpp"
 #include "solvers/simulator.hpp"
 
 namespace luztar {
@@ -340,6 +341,29 @@ TEST(RigidFreeplayEvents, AWedgedBodyStrikesBothStopsAtOnce) {
       for (std::size_t i = 0; i < end.size(); ++i) EXPECT_NEAR(end[i], final_state[i], 1e-10) << "state " << i;
     }
   }
+}
+
+// Teeth in a gap narrower than the integrator resolves (half-width 1e-4 rad,
+// CVODE's depth at atol 1e-6 about 1e-3 rad) that touch their lower flank
+// join an impact on that flank, not the upper one (both are within the
+// depth): a at -1e-4 moving down at 1 rad/s into the base stop s0 while b
+// strikes it through s1 (plastic, approach 1 rad/s) stops both. Joined on
+// the upper flank, s0 took no impulse and a went through its stop.
+TEST(RigidFreeplayEvents, TeethInAGapBelowTheResolutionJoinTheFlankTheyTouch) {
+  ModelSpec spec;
+  spec.bodies = {body("a", 1.0), body("b", 1.0)};
+  spec.elements = {rigid_freeplay("s0", "a", "", 1e-4, 0.0), rigid_freeplay("s1", "a", "b", 0.1, 0.0)};
+  const Model m = assemble(spec);
+  std::vector<std::int8_t> side = {0, 1};  // s1 struck on its upper flank (x1 = q_a - q_b = 0.1)
+  std::vector<double> q = {-1e-4, -1e-4 - 0.1}, w = {-1.0, -2.0}, force = {0.0, 0.0};
+  const RestThreshold rest{1e-6, 1e3 * (1e-6 + 1e-6 * 0.1)};
+  ImpactWorkspace ws;
+  const ImpactOutcome out = resolve_impacts(m, side, rest, force, q, w, ws);
+  EXPECT_TRUE(out.struck);
+  EXPECT_EQ(side[0], -1);
+  EXPECT_NEAR(w[0], 0.0, 1e-12);
+  EXPECT_NEAR(w[1], 0.0, 1e-12);
+  EXPECT_NEAR(q[0], -1e-4, 1e-15);
 }
 
 // A motor drives a load through a rigid mesh of ratio p, teeth in contact

@@ -59,8 +59,8 @@ std::string option_name(std::string field) {
 // their option: the rules are checked once on the run the command line
 // describes (--set simulation.t_start=5 --t-end 8 is a valid run, although the
 // file with the --set alone is not).
-luztar::ModelSpec read_with_sets(const std::string& path, const RunOptions* o) {
-  if (!o || o->sets.empty()) return luztar::io::read_model_spec(path);  // read only: assemble() checks the rules
+luztar::ModelSpec read_with_sets(const std::string& path, const RunOptions* o, luztar::io::InputFiles& files) {
+  if (!o || o->sets.empty()) return luztar::io::read_model_spec(path, files);  // read only: assemble() checks the rules
   std::vector<luztar::io::FieldOverride> sets;
   for (const std::string& s : o->sets) sets.push_back(luztar::io::set_option(s));
   auto add = [&](const char* field, const char* option, const std::string& value) {
@@ -73,11 +73,12 @@ luztar::ModelSpec read_with_sets(const std::string& path, const RunOptions* o) {
     if (*option) add(field, ("--" + option_name(field)).c_str(), luztar::shortest(**option));
   if (o->solver) add("solver", "--solver", *o->solver);
   if (o->integrator) add("integrator", "--integrator", *o->integrator);
-  return luztar::io::load_model_spec(path, sets);  // a rule a value breaks is reported at its --set or option
+  return luztar::io::load_model_spec(path, sets, files);  // a rule a value breaks is reported at its --set or option
 }
 
-luztar::Model load(const std::string& path, const RunOptions* overrides) {
-  const luztar::ModelSpec file = read_with_sets(path, overrides);
+// (files: the table files the model read, by the path it opened them at)
+luztar::Model load(const std::string& path, const RunOptions* overrides, luztar::io::InputFiles& files) {
+  const luztar::ModelSpec file = read_with_sets(path, overrides, files);
   luztar::ModelSpec spec = file;
   std::vector<std::string> set;  // the fields the command line overrode
   if (overrides) {
@@ -122,21 +123,6 @@ luztar::Model load(const std::string& path, const RunOptions* overrides) {
 
 using luztar::io::same_file;
 
-// The table files a model's signals read (an output must not replace them).
-std::vector<std::string> tables_of(const luztar::Model& m) {
-  std::vector<std::string> t = luztar::io::table_files(m.signals);
-  const std::vector<std::string> sampled = luztar::io::table_files(m.sampled);
-  t.insert(t.end(), sampled.begin(), sampled.end());
-  return t;
-}
-std::vector<std::string> tables_of(const luztar::ModelSpec& spec) {
-  std::vector<luztar::Signal> signals;
-  for (const auto& [name, s] : spec.signals) signals.push_back(s);
-  for (const luztar::ElementSpec& e : spec.elements)
-    luztar::for_each_element_signal(e, [&](const luztar::Signal& s, const std::string&) { signals.push_back(s); });
-  return luztar::io::table_files(signals);
-}
-
 // An HDF5 output path (-o of run and sweep) that names the input file or
 // has a text format's extension is refused before anything runs: the run
 // would replace the model with HDF5, or write HDF5 under a name that says CSV.
@@ -154,7 +140,8 @@ void check_hdf5_output(const std::string& out, const std::string& input) {
 
 int run(const RunOptions& o) {
   check_hdf5_output(o.output, o.model);
-  const luztar::Model model = load(o.model, &o);
+  luztar::io::InputFiles tables;
+  const luztar::Model model = load(o.model, &o, tables);
   const std::string out = o.output.empty() ? std::filesystem::path(o.model).stem().string() + ".h5" : o.output;
   // Both outputs are checked and their temporary files created before the run,
   // so a bad path fails now, not after it; both are committed only once both are
@@ -162,7 +149,6 @@ int run(const RunOptions& o) {
   // are removed here).
   if (!o.csv.empty() && same_file(out, o.csv))
     throw std::runtime_error(o.csv + ": --csv names the HDF5 output file too; give them different paths");
-  const std::vector<std::string> tables = tables_of(model);
   luztar::io::require_not_an_input(out, "-o/--output", o.model, tables);
   luztar::io::require_not_an_input(o.csv, "--csv", o.model, tables);
   luztar::io::remove_temporaries_on_signal({SIGINT, SIGTERM, SIGHUP});
@@ -194,10 +180,11 @@ int run(const RunOptions& o) {
 }
 
 int reduce(const std::string& path, std::string output) {
-  const luztar::ModelSpec spec = luztar::io::read_model_spec(path);
+  luztar::io::InputFiles tables;
+  const luztar::ModelSpec spec = luztar::io::read_model_spec(path, tables);
   const luztar::Reduction r = luztar::validate_and_reduce(spec);  // every rule checked, located in the file
   if (output.empty()) output = std::filesystem::path(path).stem().string() + "_reduced.yaml";
-  luztar::io::require_not_an_input(output, "-o/--output", path, tables_of(spec));
+  luztar::io::require_not_an_input(output, "-o/--output", path, tables);
   luztar::io::AtomicOutput out(output);
   std::cout << "luztar reduce: " << path << " (" << spec.bodies.size() << " bodies) -> " << output << " ("
             << r.spec.bodies.size() << " bodies)\n";
@@ -213,7 +200,8 @@ int reduce(const std::string& path, std::string output) {
 }
 
 int validate(const std::string& path) {
-  const luztar::Model m = load(path, nullptr);
+  luztar::io::InputFiles tables;
+  const luztar::Model m = load(path, nullptr, tables);
   std::cout << path << ": valid model '" << m.name << "': " << m.num_bodies() << " bodies, " << m.springs.size()
             << " springs, " << m.frictions.size() << " friction elements, " << m.loads.size() << " torques\n";
   return 0;

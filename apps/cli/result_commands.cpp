@@ -150,7 +150,7 @@ int compare_results(std::ostream& out, const std::string& a_path, const std::str
     for (const std::size_t k : at) {
       const double av = x.values[k], bv = same_grid ? y->values[k] : interpolate(b.time, y->values, a.time[k]);
       if (std::isnan(av) && std::isnan(bv)) continue;
-      const double d = std::abs(av - bv);
+      const double d = av == bv ? 0.0 : std::abs(av - bv);  // (equal infinities: 0, not inf - inf)
       diff = std::isnan(d) || std::isnan(diff) ? NAN : std::max(diff, d);
       if (!std::isnan(av)) scale = std::max(scale, std::abs(av));
     }

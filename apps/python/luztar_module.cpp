@@ -313,10 +313,18 @@ py::dict sweep(const PyModel* model, const std::string& path, const std::vector<
                const std::vector<std::string>& metrics, long samples, long seed, int threads,
                const py::object& progress) {
   io::SweepInput input;
+  std::vector<io::FieldOverride> fixed;
   if (model) {
     input = io::parse_sweep(model->text, model->origin, model->base_dir);
-    // the model's own sets are single-valued parameters of the sweep
-    for (const io::FieldOverride& o : model->overrides) io::add_parameter_option(input.spec, o.path + "=[" + o.value + "]");
+    // The model's own sets: a number (with its unit) is a single-valued
+    // parameter of the sweep; anything else (a table, a signal) is a field
+    // every run takes as set (a sweep's parameters are numbers).
+    for (const io::FieldOverride& o : model->overrides) {
+      const std::size_t at = o.value.find_first_not_of(" \t");
+      const bool number = at != std::string::npos && std::string("0123456789+-.").find(o.value[at]) != std::string::npos;
+      if (number) io::add_parameter_option(input.spec, o.path + "=[" + o.value + "]");
+      else fixed.push_back({o.path, o.value, "the Model's set of " + o.path});
+    }
   } else {
     input = io::load_sweep(path);
   }
@@ -327,7 +335,7 @@ py::dict sweep(const PyModel* model, const std::string& path, const std::vector<
   std::optional<app::SweepPlan> plan;
   {
     py::gil_scoped_release release;
-    plan.emplace(app::make_plan(std::move(input)));
+    plan.emplace(app::make_plan(std::move(input), std::move(fixed)));
   }
   const std::size_t n = plan->table.size(), nm = plan->metrics.size();
   std::vector<std::vector<double>> values(nm, std::vector<double>(n, std::nan("")));

@@ -71,9 +71,7 @@ std::string what_changed(const io::SweepFileContents& c, const SweepPlan& plan) 
 
 // Decides what to run: every run for a new file, the pending ones on --resume.
 std::vector<std::size_t> prepare_file(const SweepOptions& o, const SweepPlan& plan, const std::string& out) {
-  std::vector<std::string> tables;
-  for (const auto& [path, text] : plan.files) tables.push_back(path);
-  io::require_not_an_input(out, "-o/--output", plan.input.model_path, tables);
+  io::require_not_an_input(out, "-o/--output", plan.input.model_path, plan.files);
   std::vector<std::size_t> todo;
   const bool exists = std::filesystem::exists(out);
   if (exists) {
