@@ -124,6 +124,26 @@ SpringSpec spring_of(const RackPinionSpec& g) {
   return s;
 }
 
+bool rack_pinion_of(const SpringSpec& s, RackPinionSpec& g) {
+  if (s.body_b.empty() || !s.coordinate.empty() || !(s.ratio > 0.0) || s.offset != 0.0 || s.preload != 0.0 ||
+      !s.stiffness_table.empty())
+    return false;
+  g = RackPinionSpec{};
+  g.name = s.name;
+  g.rack = s.body_a;
+  g.pinion = s.body_b;
+  g.radius = s.ratio;
+  g.stiffness = s.stiffness;
+  g.freeplay = s.freeplay;
+  g.freeplay_lower = s.freeplay_lower;
+  g.freeplay_upper = s.freeplay_upper;
+  g.freeplay_bounds = s.freeplay_bounds;
+  g.damping = s.damping;
+  g.restitution = s.restitution;
+  g.damping_law = s.damping_law;
+  return true;
+}
+
 std::vector<std::string> element_bodies(const ElementSpec& e) {
   return std::visit([](const auto& s) {
     std::vector<std::string> bodies;

@@ -339,6 +339,11 @@ inline constexpr SpecField<RackPinionSpec> kRackPinionFields[] = {
 inline std::span<const SpecField<RackPinionSpec>> spec_fields(const RackPinionSpec&) { return kRackPinionFields; }
 // The spring a rack and pinion is: bodies [rack, pinion], ratio radius, its law's fields.
 SpringSpec spring_of(const RackPinionSpec& g);
+// Its inverse: a spring from a translational body_a to a rotational body_b
+// with ratio r > 0 and only the fields a rack and pinion has is the rack and
+// pinion of radius r (what a reduction carried, written back as one); false
+// for any other spring.
+bool rack_pinion_of(const SpringSpec& s, RackPinionSpec& out);
 
 // A new kind: its struct (with kType, kNoun), its field table and
 // spec_fields overload above, and its alternative here.

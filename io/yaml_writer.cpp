@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -281,6 +282,23 @@ void emit_element(YAML::Emitter& out, const ElementSpec& e) {
   }, e);
 }
 
+// An element as the reader takes it back. A reduction carries a rack and
+// pinion as its spring, and a load from a merged pinion onto the rack as a
+// torque; the reader takes neither across kinds, so a spring from a
+// translational to a rotational body is written as its rack_pinion and a
+// torque on a translational body as the force it is (the SI values alike).
+ElementSpec as_written(const ElementSpec& e, const std::set<std::string>& translational) {
+  if (const auto* s = std::get_if<SpringSpec>(&e)) {
+    RackPinionSpec g;
+    if (translational.count(s->body_a) && !s->body_b.empty() && !translational.count(s->body_b) &&
+        rack_pinion_of(*s, g))
+      return g;
+  }
+  if (const auto* t = std::get_if<TorqueSpec>(&e); t && translational.count(t->body))
+    return ForceSpec{t->name, t->body, t->torque};
+  return e;
+}
+
 }  // namespace
 
 std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comment) {
@@ -331,10 +349,13 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
   }
   out << YAML::EndMap;
   if (!spec.elements.empty()) {
+    std::set<std::string> translational;
+    for (const BodySpec& b : spec.bodies)
+      if (is_translational(b)) translational.insert(b.name);
     out << YAML::Key << "elements" << YAML::Value << YAML::BeginMap;
     for (const ElementSpec& e : spec.elements) {
       out << YAML::Key << element_name(e) << YAML::Value << YAML::BeginMap;
-      emit_element(out, e);
+      emit_element(out, as_written(e, translational));
       out << YAML::EndMap;
     }
     out << YAML::EndMap;
