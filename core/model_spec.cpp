@@ -107,20 +107,30 @@ bool element_field(const std::string& key, FieldType& type, Dimension& dimension
   return false;
 }
 
+namespace {
+
+// The law a spring and a rack and pinion share (on their coordinate x).
+template <class From, class To>
+void copy_law(const From& f, To& t) {
+  t.name = f.name;
+  t.stiffness = f.stiffness;
+  t.freeplay = f.freeplay;
+  t.freeplay_lower = f.freeplay_lower;
+  t.freeplay_upper = f.freeplay_upper;
+  t.freeplay_bounds = f.freeplay_bounds;
+  t.damping = f.damping;
+  t.restitution = f.restitution;
+  t.damping_law = f.damping_law;
+}
+
+}  // namespace
+
 SpringSpec spring_of(const RackPinionSpec& g) {
   SpringSpec s;
-  s.name = g.name;
+  copy_law(g, s);
   s.body_a = g.rack;
   s.body_b = g.pinion;
   s.ratio = g.radius;
-  s.stiffness = g.stiffness;
-  s.freeplay = g.freeplay;
-  s.freeplay_lower = g.freeplay_lower;
-  s.freeplay_upper = g.freeplay_upper;
-  s.freeplay_bounds = g.freeplay_bounds;
-  s.damping = g.damping;
-  s.restitution = g.restitution;
-  s.damping_law = g.damping_law;
   return s;
 }
 
@@ -129,18 +139,10 @@ bool rack_pinion_of(const SpringSpec& s, RackPinionSpec& g) {
       !s.stiffness_table.empty())
     return false;
   g = RackPinionSpec{};
-  g.name = s.name;
+  copy_law(s, g);
   g.rack = s.body_a;
   g.pinion = s.body_b;
   g.radius = s.ratio;
-  g.stiffness = s.stiffness;
-  g.freeplay = s.freeplay;
-  g.freeplay_lower = s.freeplay_lower;
-  g.freeplay_upper = s.freeplay_upper;
-  g.freeplay_bounds = s.freeplay_bounds;
-  g.damping = s.damping;
-  g.restitution = s.restitution;
-  g.damping_law = s.damping_law;
   return true;
 }
 
