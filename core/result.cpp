@@ -2,6 +2,18 @@
 
 namespace luztar {
 
+void Result::reserve_samples(std::size_t n) {
+  const auto more = [n](auto& column, std::size_t per_sample) { column.reserve(column.size() + n * per_sample); };
+  const std::size_t nb = body_names.size(), ne = element_names.size();
+  for (std::vector<double>* c : {&time, &input_work, &kinetic, &elastic, &dissipated}) more(*c, 1);
+  for (std::vector<double>* c : {&angle, &velocity, &acceleration}) more(*c, nb);
+  for (std::vector<double>* c :
+       {&element_torque, &element_relative, &element_relative_velocity, &element_power, &element_dissipated})
+    more(*c, ne);
+  more(element_state, ne);
+  more(block_output, block_names.size());
+}
+
 const char* to_string(StepStatus s) {
   switch (s) {
     case StepStatus::reached_time: return "reached_time";

@@ -145,6 +145,11 @@ struct Result {
   // (exact met a mode it cannot serve and the run was repeated); empty otherwise.
   std::string integrator_note;
 
+  // Room for n more samples in every per-sample column, so that a run whose
+  // output grid is known (sample_on_grid) stores its samples without
+  // reallocating (and copying) the columns as they grow.
+  void reserve_samples(std::size_t n);
+
   int num_samples() const { return static_cast<int>(time.size()); }
   int num_bodies() const { return static_cast<int>(body_names.size()); }
   int num_elements() const { return static_cast<int>(element_names.size()); }

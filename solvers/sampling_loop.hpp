@@ -21,6 +21,7 @@ namespace luztar {
 // Returns false when keep_going stopped the run.
 template <class Solver>
 bool sample_on_grid(Solver& solver, const std::vector<double>& grid, Result& r, const SampleHook& keep_going) {
+  r.reserve_samples(grid.size());
   for (const double t : grid) {
     if (!r.time.empty() && keep_going && !keep_going(r.time.back())) {
       r.message = stopped_by_caller(r.time.back());
