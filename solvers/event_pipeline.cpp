@@ -251,10 +251,12 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
         if (at_rest_at_knot(model.springs[spec.index], state.w.data(), rest_velocity())) resting_knots.push_back(spec);
         else state.spring_side[spec.index] = static_cast<std::int8_t>(state.spring_side[spec.index] + info.sign);
         break;
-      case Crossing::contact_unloads:
-        exhausted.push_back({model.spring_link[spec.index], FrictionMode::stuck});
+      case Crossing::contact_unloads: {  // (its scale: the torques now may all pass through 0 with it)
+        const int l = model.spring_link[spec.index];
+        exhausted.push_back({l, FrictionMode::stuck, std::max(link_torque_scale(l), torque_scale[std::size_t(l)])});
         friction_event = true;
         break;
+      }
       case Crossing::arrives_at_rest:
         arrived.push_back(spec.index);
         friction_event = true;
@@ -640,8 +642,13 @@ bool EventPipeline::break_away_at_limits(bool own_log) {
   if (ms.stuck_links.empty() || !find_leaving_reserves()) return false;
   if (own_log) before = state;
   arrived.clear();
-  exhausted.clear();
   struck.clear();
+  // `exhausted` keeps the reserves exhausted at this instant already: an
+  // element that broke away in the selection before is a candidate again (it
+  // is at rest), and without its exhausted reserve the tie at its limit (a
+  // relative acceleration 0) read as stuck: a bearing that broke away as a
+  // freewheel beside it began to overrun stuck again until the next output
+  // sample.
   apply_crossings(leaving);
   select_at_event();
   if (own_log) log_changes();

@@ -109,9 +109,10 @@ void solve_group(ModeSelectionScratch::Group& g, ModeSelectionReport& report) {
 }
 
 // The new modes from the relative accelerations, which Gauss's principle fixes uniquely.
-template <class ExhaustedDirection>
+template <class ExhaustedDirection, class ExhaustedScale>
 void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Group& g,
-                    ExhaustedDirection&& exhausted_direction, std::vector<int>& still_stuck, bool& any_slip) {
+                    ExhaustedDirection&& exhausted_direction, ExhaustedScale&& exhausted_scale,
+                    std::vector<int>& still_stuck, bool& any_slip) {
   const int n = static_cast<int>(g.elements.size());
   const BoxQpSolution& qp = g.qp;
   const Eigen::VectorXd& hi = g.hi;
@@ -130,7 +131,8 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
       // Pressed (acceleration zero) it stays; a non-zero acceleration points
       // away from the teeth, and an unloading contact at zero torque lets go.
       const int s = m.links[i].element;
-      const bool unloading = exhausted_direction(i) != 0 && modes.spring_side[s] * qp.x[r] <= 1e-9 * force_scale;
+      const bool unloading = exhausted_direction(i) != 0 &&
+                             modes.spring_side[s] * qp.x[r] <= 1e-9 * std::max(force_scale, exhausted_scale(i));
       if (std::abs(acc) > tol || unloading) modes.spring_side[s] = 0;
       else still_stuck.push_back(i);
       continue;
@@ -165,13 +167,13 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
 
 // Gauss's principle for one group of coupled candidates: box QP on the group's
 // Delassus matrix, classification by relative acceleration.
-template <class ExhaustedDirection>
+template <class ExhaustedDirection, class ExhaustedScale>
 void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, const Workspace& ws,
-                  ExhaustedDirection&& exhausted_direction, ModeSelectionReport& report,
-                  std::vector<int>& still_stuck, bool& any_slip) {
+                  ExhaustedDirection&& exhausted_direction, ExhaustedScale&& exhausted_scale,
+                  ModeSelectionReport& report, std::vector<int>& still_stuck, bool& any_slip) {
   group_bounds(m, modes, g, ws);
   solve_group(g, report);
-  classify_group(m, modes, g, exhausted_direction, still_stuck, any_slip);
+  classify_group(m, modes, g, exhausted_direction, exhausted_scale, still_stuck, any_slip);
 }
 
 }  // namespace
@@ -190,6 +192,11 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
     for (const BreakAway& b : exhausted)
       if (b.link == i) return m.is_contact_link(i) ? 1 : static_cast<int>(b.mode);
     return 0;
+  };
+  auto exhausted_scale = [&](int i) {
+    for (const BreakAway& b : exhausted)
+      if (b.link == i) return b.scale;
+    return 0.0;
   };
   ModeSelectionReport report;
   const std::size_t nl = static_cast<std::size_t>(m.num_links());
@@ -221,7 +228,7 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
       if (sc.open_by_cluster.empty(k)) continue;
       const IndexRange open = sc.open_by_cluster.of(k);
       ModeSelectionScratch::Group& g = group_for(m, sc, open.begin(), open.end());
-      decide_group(m, modes, g, ws, exhausted_direction, report, sc.still_stuck, any_slip);
+      decide_group(m, modes, g, ws, exhausted_direction, exhausted_scale, report, sc.still_stuck, any_slip);
     }
     // With equal static and kinetic limits the slipping torques are the bounds
     // the QP already used: done. Otherwise re-decide the rest with kinetic

@@ -40,6 +40,11 @@ namespace luztar {
 struct BreakAway {
   int link;           // link id (Model::links): friction index or contact
   FrictionMode mode;  // the slip direction the exhausted reserve points to
+  // A contact's torque scale [N m] (the event pipeline's, from the restart
+  // before): its torque within 1e-9 of it is unloaded. At the instant a
+  // contact's torque passes through 0 the torques of its group may all be 0
+  // too (nothing else loads its bodies then), no scale for their roundoff.
+  double scale = 0.0;
 };
 
 struct ModeSelectionReport {

@@ -104,6 +104,40 @@ TEST(OneWayClutch, EngagesAndOverrunsWithoutDrag) {
   }
 }
 
+// A bearing that breaks away beside a freewheel without drag stays broken
+// away. b0 (0.0086) on a Coulomb bearing of 0.485 N m is driven by
+// 2.48 sin(2 pi 4.9 t); b1 (0.0076) hangs on a pure freewheel (w0 - w1 >= 0
+// locked). The bearing breaks away where the drive reaches 0.485, t_b =
+// asin(0.485 / 2.48) / (2 pi 4.9), and the freewheel overruns there (b1 is
+// unloaded); then I0 w0' = 2.48 sin(wt) - 0.485. The selection after the
+// freewheel's overrun (its reserve of 0 leaving) saw the bearing, at rest, as
+// a candidate without its exhausted reserve and stuck it again at its limit,
+// until the next output sample: w0(0.05) was 6.376 on a 0.01 s grid.
+TEST(OneWayClutch, ABearingThatBrokeAwayBesideAFreewheelStaysBrokenAway) {
+  const double I0 = 0.0086, A = 2.48, f = 4.9, mt0 = 0.485, t_end = 0.05, w = 2.0 * M_PI * f;
+  const double tb = std::asin(mt0 / A) / w;
+  const double w_end = (A / w * (std::cos(w * tb) - std::cos(w * t_end)) - mt0 * (t_end - tb)) / I0;
+  for (const char* integrator : kIntegrators)
+    for (const double step_size : {0.01, 0.0037, 0.001}) {
+      SCOPED_TRACE(std::string(integrator) + " " + std::to_string(step_size));
+      ModelSpec spec;
+      spec.bodies = {body("b0", I0), body("b1", 0.0076)};
+      spec.elements = {test::torque("drive", "b0", test::sine(A, f)), test::friction("brg", "b0", "", mt0),
+                       one_way("fw", "b0", "b1", Signal::make_constant(0.0))};
+      spec.simulation = test::settings(t_end, step_size, 1e-12, 1e-14);
+      spec.simulation.integrator = integrator;
+      const Result r = simulate(assemble(spec));
+      ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+      const std::vector<EventRecord> brg = events_of(r, 1);
+      ASSERT_EQ(brg.size(), 1u);
+      EXPECT_EQ(brg[0].kind, EventKind::break_away);
+      const bool exact = integrator == std::string("exact");
+      EXPECT_NEAR(brg[0].t, tb, exact ? 1e-12 : 1e-10);
+      EXPECT_NEAR(velocity(r, r.num_samples() - 1, 0), w_end, exact ? 1e-11 : 1e-7);
+      EXPECT_NEAR(r.time_stuck[1], tb, exact ? 1e-12 : 1e-10);
+    }
+}
+
 // With drag 0.1: lock at 5/3 s (w = 11/6), overrun at 3 s; the drag's work
 // D (int_0^{5/3} (2 - 1.2 t) dt + int_3^4 0.8 (t - 3) dt) = 0.1 (5/3 + 0.4)
 // is all the energy dissipated, and the balance closes.

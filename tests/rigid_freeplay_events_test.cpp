@@ -115,6 +115,70 @@ TEST(RigidFreeplayEvents, AContactCarryingNothingPartsAtAnotherElementsEvent) {
     }
 }
 
+// Teeth whose contact torque passes through 0 part at that instant, on any
+// output grid. b (0.0075, at 1 rad/s) closes a rigid gap of 0.0145 onto c
+// (0.0904, at rest, on a spring k = 10 and a viscous bearing d = 0.1 to the
+// base) at t = 0.0145 and sticks to it (e = 0); together they ring as
+// J q'' + d q' + k q = 0 (J = 0.0979, q = c's angle), and the contact torque on
+// b, -I_b q'', is 0 where d q' + k q = 0: tan(w tau) = -d w / (k - d s)
+// (s = d / 2J, w^2 = k / J - s^2). At that root every torque on the two bodies
+// is 0 as well, so the selection read the contact torque (5e-19) against no
+// scale of its own and kept the teeth together, pulling, until the next
+// output sample: on grids of 0.1, 0.03, 0.025, 0.003 s they parted at 0.4,
+// 0.33, 0.325, 0.318 s (exact). A contact's torque scale is now the one from
+// the restart before.
+// The one separation of `spec`'s teeth at `parts_at` on several output grids,
+// with both integrators (exact to 1e-12 s, cvode_adams to 1e-8 s).
+void expect_one_separation_at(ModelSpec spec, double t_end, double parts_at) {
+  for (const char* integrator : {"exact", "cvode_adams"})
+    for (const double step : {0.1, 0.03, 0.025, 0.01, 0.003, 0.001}) {
+      SCOPED_TRACE(std::string(integrator) + " " + std::to_string(step));
+      spec.simulation = test::settings(t_end, step, 1e-12, 1e-14);
+      spec.simulation.integrator = integrator;
+      const Result r = simulate(assemble(spec));
+      ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+      const std::vector<EventRecord> parts = of_kind(r.events, EventKind::separation);
+      ASSERT_EQ(parts.size(), 1u);
+      EXPECT_NEAR(parts[0].t, parts_at, integrator == std::string("exact") ? 1e-12 : 1e-8);
+    }
+}
+
+TEST(RigidFreeplayEvents, AContactUnloadingThroughZeroPartsAtItsRoot) {
+  const double Ib = 0.0075, Ic = 0.0904, gap = 0.0145, k = 10.0, d = 0.1, J = Ib + Ic;
+  const double sigma = d / (2.0 * J), omega = std::sqrt(k / J - sigma * sigma);
+  const double parts_at = gap + (M_PI - std::atan(d * omega / (k - d * sigma))) / omega;
+  ModelSpec spec;
+  spec.bodies = {body("b", Ib, 0.0, 1.0), body("c", Ic)};
+  spec.elements = {rigid_freeplay("teeth", "b", "c", gap, 0.0), test::spring("k", "c", "", k),
+                   test::friction("brg", "c", "", 0.0, d)};
+  expect_one_separation_at(spec, 0.5, parts_at);
+}
+
+// The same with a torque tau = 0.3 on b (0.05, at 1 rad/s) and c (0.0904) on
+// a spring k = 37 alone: b closes the gap at t_i (0.0145 = t + 3 t^2), both
+// move on at v = I_b (1 + 6 t_i) / J, q = c's angle = tau/k (1 - cos w u) +
+// v/w sin w u (u = t - t_i, w^2 = k / J), and b's contact torque
+// tau I_c / J + I_b k q / J is 0 where q = -tau I_c / (I_b k). CVODE parted
+// them at the 0.3 s sample of a 0.01 s grid.
+TEST(RigidFreeplayEvents, ADrivenContactUnloadingThroughZeroPartsAtItsRoot) {
+  const double Ib = 0.05, Ic = 0.0904, gap = 0.0145, k = 37.0, tau = 0.3, J = Ib + Ic;
+  const double ti = (std::sqrt(1.0 + 12.0 * gap) - 1.0) / 6.0, v = Ib * (1.0 + 6.0 * ti) / J;
+  const double omega = std::sqrt(k / J);
+  const auto torque_on_b = [&](double u) {
+    const double q = tau / k * (1.0 - std::cos(omega * u)) + v / omega * std::sin(omega * u);
+    return tau * Ic / J + Ib * k * q / J;
+  };
+  double lo = 0.1, hi = 0.35;  // (the torque falls through 0 once in between)
+  ASSERT_GT(torque_on_b(lo - ti), 0.0);
+  ASSERT_LT(torque_on_b(hi - ti), 0.0);
+  for (int i = 0; i < 200; ++i) ((torque_on_b(0.5 * (lo + hi) - ti) > 0.0) ? lo : hi) = 0.5 * (lo + hi);
+  ModelSpec spec;
+  spec.bodies = {body("b", Ib, 0.0, 1.0), body("c", Ic)};
+  spec.elements = {rigid_freeplay("teeth", "b", "c", gap, 0.0), test::spring("k", "c", "", k),
+                   torque("drive", "b", Signal::make_constant(tau))};
+  expect_one_separation_at(spec, 0.35, lo);
+}
+
 // How the impact LCP was solved is counted, not dropped. A free body (no
 // torque) at q = 0 moving at -1 rad/s strikes a stop |q| <= 0.01 at t = 0.01
 // and leaves at +e = +0.5 rad/s. Lemke solves the 1x1 LCP (A = 1/I,
