@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 
 namespace luztar {
@@ -144,6 +145,28 @@ bool rack_pinion_of(const SpringSpec& s, RackPinionSpec& g) {
   g.pinion = s.body_b;
   g.radius = s.ratio;
   return true;
+}
+
+std::vector<CoordinateTerm> planetary_coordinate(const PlanetarySpec& g) {
+  return {{g.sun, 1.0}, {g.ring, g.ratio}, {g.carrier, -(1.0 + g.ratio)}};
+}
+
+bool planetary_is_ideal(const PlanetarySpec& g) {
+  return std::isinf(g.stiffness) && g.freeplay == 0.0 && !g.freeplay_bounds;
+}
+
+LinkSpec link_of(const PlanetarySpec& g) {
+  LinkSpec l;
+  l.name = g.name;
+  l.coordinate = planetary_coordinate(g);
+  return l;
+}
+
+SpringSpec spring_of(const PlanetarySpec& g) {
+  SpringSpec s;
+  copy_law(g, s);
+  s.coordinate = planetary_coordinate(g);
+  return s;
 }
 
 std::vector<std::string> element_bodies(const ElementSpec& e) {

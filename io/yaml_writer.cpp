@@ -174,6 +174,8 @@ template <>
 void as_bodies(ForceSpec&) {}
 template <>
 void as_bodies(RackPinionSpec&) {}
+template <>
+void as_bodies(PlanetarySpec&) {}
 
 // True when the element is between two bodies (its attachment has a second).
 template <class S>
