@@ -798,8 +798,10 @@ bool EventPipeline::sample_blocks() {
   return data.blocks.sample(model, state.t, state.q.data(), state.w.data(), ws.inputs.data());
 }
 
-// A friction element that can stick (elements/friction.hpp: can_stick), or
-// any one-way clutch (a pure freewheel, drag 0, still locks).
+// A friction element that can stick (elements/friction.hpp: can_stick), any
+// one-way clutch (a pure freewheel, drag 0, still locks), and every permanent
+// link (locked always: a candidate of every selection, which keeps its row
+// held while the others are decided).
 bool EventPipeline::can_lock(int link) const {
   const ModelLink& l = model.links[link];
   switch (l.kind) {
