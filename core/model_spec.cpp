@@ -169,6 +169,22 @@ SpringSpec spring_of(const PlanetarySpec& g) {
   return s;
 }
 
+bool swap_bodies(const SpringSpec& s, SpringSpec& out) {
+  if (s.body_b.empty() || !s.coordinate.empty() || !(s.ratio > 0.0) || s.offset != 0.0 || s.preload != 0.0 ||
+      !s.stiffness_table.empty())
+    return false;
+  const double p = s.ratio;
+  out = s;
+  std::swap(out.body_a, out.body_b);
+  out.ratio = 1.0 / p;
+  out.stiffness = p * p * s.stiffness;
+  out.damping = p * p * s.damping;
+  out.freeplay = s.freeplay / p;
+  out.freeplay_lower = -s.freeplay_upper / p;
+  out.freeplay_upper = -s.freeplay_lower / p;
+  return true;
+}
+
 std::vector<std::string> element_bodies(const ElementSpec& e) {
   return std::visit([](const auto& s) {
     std::vector<std::string> bodies;

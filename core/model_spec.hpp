@@ -344,6 +344,14 @@ SpringSpec spring_of(const RackPinionSpec& g);
 // pinion of radius r (what a reduction carried, written back as one); false
 // for any other spring.
 bool rack_pinion_of(const SpringSpec& s, RackPinionSpec& out);
+// The same spring with its bodies swapped: x = q_a - p q_b is -p x' with
+// x' = q_b - q_a / p, so on x' its stiffness and damping are p^2 times, its
+// gap 1 / p times and mirrored ([l, u] -> [-u / p, -l / p]), its ratio 1 / p
+// (Theorem 3.2; the elastic energy and the power are the same). For a spring
+// of two bodies with ratio > 0 and no offset, preload or table (what a rack
+// and pinion has: a reduction that keeps the rack writes a spring from a
+// pinion's shaft to it); false for any other.
+bool swap_bodies(const SpringSpec& s, SpringSpec& out);
 
 // Permanent link (issue 19 item 2): a bilateral kinematic constraint that is
 // never released, x' = sum c_k q_k' = 0 on its coordinate at all times (a
