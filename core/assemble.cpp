@@ -153,7 +153,8 @@ Reduction unlocated_validate_and_reduce(const ModelSpec& full) {
 
 // The signal slots (each load's torque, then each friction element's MT0,
 // then each one-way clutch's drag) and the links (each friction element, then
-// each rigid freeplay, then each one-way clutch) of the elements.
+// each rigid freeplay, then each one-way clutch, then each permanent link) of
+// the elements.
 void number_slots_and_links(Model& m) {
   for (std::size_t l = 0; l < m.loads.size(); ++l) {
     m.loads[l].slot = static_cast<int>(m.slots.size());
@@ -180,6 +181,11 @@ void number_slots_and_links(Model& m) {
     OneWayClutch& c = m.one_way_clutches[i];
     c.link = static_cast<int>(m.links.size());
     m.links.push_back({LinkKind::one_way, static_cast<int>(i), c.law.row});
+  }
+  for (std::size_t i = 0; i < m.permanent_links.size(); ++i) {
+    PermanentLink& l = m.permanent_links[i];
+    l.link = static_cast<int>(m.links.size());
+    m.links.push_back({LinkKind::permanent, static_cast<int>(i), l.row});
   }
 }
 
@@ -278,6 +284,11 @@ Model build(const Reduction& reduction, const ModelSpec& full) {
       law.static_ratio = c->static_ratio;
       law.coulomb = add_signal(c->coulomb, "elements." + c->name + ".coulomb");
       m.one_way_clutches.push_back({law, c->overrun == "negative" ? -1 : 1});
+    } else if (const auto* l = std::get_if<LinkSpec>(&e)) {
+      m.element_kind.push_back(ElementKind::link);  // (a planetary set is one: core/reduce.cpp)
+      m.element_index.push_back(static_cast<int>(m.permanent_links.size()));
+      m.permanent_link_element.push_back(id);
+      m.permanent_links.push_back({row_of(l->body_a, l->body_b, l->ratio, l->coordinate)});
     }
   }
   number_slots_and_links(m);

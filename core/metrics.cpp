@@ -95,6 +95,7 @@ std::string kind_words(const Model& m, int e) {
     }
     case ElementKind::friction: return "a friction element";
     case ElementKind::one_way_clutch: return "a one-way clutch";
+    case ElementKind::link: return "a link";
     case ElementKind::torque: return "a torque element";
   }
   return "an element";

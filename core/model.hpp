@@ -106,6 +106,14 @@ struct OneWayClutch {
   int link = -1;    // its link (Model::links)
 };
 
+// A permanent link (elements/permanent_link.hpp): its row's rate held at 0
+// from t_start on, by a torque lambda without bound (its link's), never
+// released. A planetary set's Willis relation, an open differential.
+struct PermanentLink {
+  CoordinateRow row;  // sum c_k w_k = 0 at all times
+  int link = -1;      // its link (Model::links)
+};
+
 struct Load {
   int body = kGround;  // body index
   int signal = -1;     // index into Model::signals [N m]
@@ -123,15 +131,16 @@ struct SignalSlot {
 };
 
 // The element kinds (elements/kinds.hpp: the table the solvers iterate).
-enum class ElementKind { spring, friction, torque, one_way_clutch };
-inline constexpr int kNumElementKinds = 4;
-// Its name in results and files: "spring", "friction", "torque", "one_way_clutch".
+enum class ElementKind { spring, friction, torque, one_way_clutch, link };
+inline constexpr int kNumElementKinds = 5;
+// Its name in results and files: "spring", "friction", "torque", "one_way_clutch", "link".
 inline const char* to_string(ElementKind k) {
   switch (k) {
     case ElementKind::spring: return "spring";
     case ElementKind::friction: return "friction";
     case ElementKind::torque: return "torque";
     case ElementKind::one_way_clutch: return "one_way_clutch";
+    case ElementKind::link: return "link";
   }
   return "?";
 }
@@ -140,7 +149,7 @@ inline const char* to_string(ElementKind k) {
 inline bool element_sticks(ElementKind k) { return k == ElementKind::friction || k == ElementKind::one_way_clutch; }
 // Whether elements of kind k dissipate energy (their kind row has a
 // dissipation, elements/kinds.hpp; tests/element_energy_test.cpp checks the two agree).
-inline bool element_kind_dissipates(ElementKind k) { return k != ElementKind::torque; }
+inline bool element_kind_dissipates(ElementKind k) { return k != ElementKind::torque && k != ElementKind::link; }
 
 // A link of the variable structure: an element that can lock its coordinate
 // row (core/coordinate.hpp). A stuck friction element holds its rate at 0 (a
@@ -152,9 +161,11 @@ inline bool element_kind_dissipates(ElementKind k) { return k != ElementKind::to
 // three or more locks a combination (a dense cluster, bodies/clusters.hpp).
 // Links are numbered once by assemble(): friction element i is link i, then
 // the rigid freeplay springs in model order (Model::spring_link), then the
-// one-way clutches (OneWayClutch::link), so that clusters, static splits, mode
-// selection, impacts and roots index torques and limits by one link id.
-enum class LinkKind { friction, contact, one_way };
+// one-way clutches (OneWayClutch::link), then the permanent links
+// (PermanentLink::link: locked always, its torque unbounded on both sides, no
+// limit and no reserve), so that clusters, static splits, mode selection,
+// impacts and roots index torques and limits by one link id.
+enum class LinkKind { friction, contact, one_way, permanent };
 struct ModelLink {
   LinkKind kind = LinkKind::friction;
   int element = -1;   // index in Model::frictions, Model::springs (contact) or Model::one_way_clutches
@@ -162,9 +173,10 @@ struct ModelLink {
 };
 // The kind of the elements whose links are of kind k.
 inline ElementKind element_kind_of(LinkKind k) {
-  return k == LinkKind::friction ? ElementKind::friction
+  return k == LinkKind::friction  ? ElementKind::friction
          : k == LinkKind::contact ? ElementKind::spring
-                                  : ElementKind::one_way_clutch;
+         : k == LinkKind::one_way ? ElementKind::one_way_clutch
+                                  : ElementKind::link;
 }
 
 // Massless frictionless bodies joined by springs that no theorem eliminates;
@@ -207,7 +219,8 @@ struct Model {
   std::vector<Friction> frictions;  // (nf x 1)
   std::vector<Load> loads;          // (nl x 1)
   std::vector<OneWayClutch> one_way_clutches;  // (now x 1)
-  std::vector<ModelLink> links;     // (nf + rigid springs + now) the links of the variable structure (ModelLink)
+  std::vector<PermanentLink> permanent_links;  // (npl x 1)
+  std::vector<ModelLink> links;     // (nf + rigid springs + now + npl) the links of the variable structure (ModelLink)
   std::vector<int> spring_link;     // (ns x 1) link id of each rigid freeplay spring, -1 for the others
   std::vector<Signal> signals;      // resolved (no references)
   std::vector<SignalSlot> slots;    // (slots) the signals the laws read, in slot order (SignalSlot)
@@ -234,6 +247,7 @@ struct Model {
   std::vector<int> friction_element;        // (nf x 1)
   std::vector<int> load_element;            // (nl x 1)
   std::vector<int> one_way_element;         // (now x 1)
+  std::vector<int> permanent_link_element;  // (npl x 1)
   // (ne x 1) An element's torque as the model file wrote it is this times the
   // torque it acts with here, where a rigid merge carried it onto another body
   // (core/reduce.hpp, Reduction::output_scale; 1 for the others). Outputs are
@@ -257,11 +271,13 @@ struct Model {
       case ElementKind::friction: return friction_element;
       case ElementKind::torque: return load_element;
       case ElementKind::one_way_clutch: return one_way_element;
+      case ElementKind::link: return permanent_link_element;
     }
     return load_element;
   }
   bool is_contact_link(int link) const { return links[link].kind == LinkKind::contact; }
   bool is_one_way_link(int link) const { return links[link].kind == LinkKind::one_way; }
+  bool is_permanent_link(int link) const { return links[link].kind == LinkKind::permanent; }
   // The element id of link `link` (Model::element_names).
   int link_element(int link) const { return elements_of(element_kind_of(links[link].kind))[links[link].element]; }
   // Length of the input values array: named inputs, then held block outputs.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 
 namespace luztar {
@@ -143,6 +144,44 @@ bool rack_pinion_of(const SpringSpec& s, RackPinionSpec& g) {
   g.rack = s.body_a;
   g.pinion = s.body_b;
   g.radius = s.ratio;
+  return true;
+}
+
+std::vector<CoordinateTerm> planetary_coordinate(const PlanetarySpec& g) {
+  return {{g.sun, 1.0}, {g.ring, g.ratio}, {g.carrier, -(1.0 + g.ratio)}};
+}
+
+bool planetary_is_ideal(const PlanetarySpec& g) {
+  return std::isinf(g.stiffness) && g.freeplay == 0.0 && !g.freeplay_bounds;
+}
+
+LinkSpec link_of(const PlanetarySpec& g) {
+  LinkSpec l;
+  l.name = g.name;
+  l.coordinate = planetary_coordinate(g);
+  return l;
+}
+
+SpringSpec spring_of(const PlanetarySpec& g) {
+  SpringSpec s;
+  copy_law(g, s);
+  s.coordinate = planetary_coordinate(g);
+  return s;
+}
+
+bool swap_bodies(const SpringSpec& s, SpringSpec& out) {
+  if (s.body_b.empty() || !s.coordinate.empty() || !(s.ratio > 0.0) || s.offset != 0.0 || s.preload != 0.0 ||
+      !s.stiffness_table.empty())
+    return false;
+  const double p = s.ratio;
+  out = s;
+  std::swap(out.body_a, out.body_b);
+  out.ratio = 1.0 / p;
+  out.stiffness = p * p * s.stiffness;
+  out.damping = p * p * s.damping;
+  out.freeplay = s.freeplay / p;
+  out.freeplay_lower = -s.freeplay_upper / p;
+  out.freeplay_upper = -s.freeplay_lower / p;
   return true;
 }
 

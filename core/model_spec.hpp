@@ -344,10 +344,94 @@ SpringSpec spring_of(const RackPinionSpec& g);
 // pinion of radius r (what a reduction carried, written back as one); false
 // for any other spring.
 bool rack_pinion_of(const SpringSpec& s, RackPinionSpec& out);
+// The same spring with its bodies swapped: x = q_a - p q_b is -p x' with
+// x' = q_b - q_a / p, so on x' its stiffness and damping are p^2 times, its
+// gap 1 / p times and mirrored ([l, u] -> [-u / p, -l / p]), its ratio 1 / p
+// (Theorem 3.2; the elastic energy and the power are the same). For a spring
+// of two bodies with ratio > 0 and no offset, preload or table (what a rack
+// and pinion has: a reduction that keeps the rack writes a spring from a
+// pinion's shaft to it); false for any other.
+bool swap_bodies(const SpringSpec& s, SpringSpec& out);
+
+// Permanent link (issue 19 item 2): a bilateral kinematic constraint that is
+// never released, x' = sum c_k q_k' = 0 on its coordinate at all times (a
+// `coordinate` of 3 or more bodies: an open differential's q_left + q_right -
+// 2 q_cage, a planetary set's Willis relation). It is a link of the variable
+// structure that is locked from t_start on with an unbounded torque lambda
+// (elements/permanent_link.hpp): lambda acts as -c_k lambda on body k, does no
+// work, and is its output. The initial velocities must satisfy it (its angles
+// need not: it holds the rates). Between two bodies (`bodies: [a, b]`,
+// `ratio`: w_a = ratio w_b) it stays a link, which the solvers lock as a
+// ratio; a rigid merge (core/reduce.hpp) carries it onto the bodies kept.
+struct LinkSpec {
+  static constexpr const char* kType = "link";
+  static constexpr const char* kNoun = "a link";
+  std::string name;
+  std::string body_a, body_b;  // body_b empty = fixed base
+  double ratio = 1.0;          // between two bodies: w_a = ratio w_b
+  std::vector<CoordinateTerm> coordinate;  // given: sum c q' = 0 instead (body_a, body_b empty)
+};
+inline constexpr SpecField<LinkSpec> kLinkFields[] = {
+    {.key = "bodies", .type = FieldType::attachment, .text = &LinkSpec::body_a, .second = &LinkSpec::body_b,
+     .coordinate = &LinkSpec::coordinate},
+    {.key = "ratio", .number = &LinkSpec::ratio, .dimension = Dimension::dimensionless,
+     .rule = NumberRule::nonzero, .between_bodies = true},
+};
+inline std::span<const SpecField<LinkSpec>> spec_fields(const LinkSpec&) { return kLinkFields; }
+
+// Planetary gear set (issue 19 item 2): sun, carrier and ring, ratio = ring
+// teeth / sun teeth (> 1). Its mesh coordinate (Willis)
+//   x = q_sun + ratio q_ring - (1 + ratio) q_carrier
+// (sun and ring angles in one sign convention). Ideal (stiffness .inf, the
+// default, without freeplay) it is the permanent link x' = 0 (LinkSpec): its
+// torque lambda acts as -lambda on the sun, -ratio lambda on the ring and
+// (1 + ratio) lambda on the carrier (tau_s : tau_r : tau_c = 1 : ratio :
+// -(1 + ratio)). With a finite stiffness or a freeplay it is the spring of
+// that law on x (SpringSpec: stiffness, freeplay, damping, restitution,
+// damping_law, as a spring's), and its torque the spring's.
+struct PlanetarySpec {
+  static constexpr const char* kType = "planetary";
+  static constexpr const char* kNoun = "a planetary gear set";
+  std::string name;
+  std::string sun, carrier, ring;  // three different bodies
+  double ratio = 0.0;              // ring teeth / sun teeth, > 1
+  double stiffness = std::numeric_limits<double>::infinity();  // mesh stiffness on x [N m/rad], >= 0 or .inf
+  double freeplay = 0.0;           // half the lash on x [rad], >= 0 (or {lower, upper})
+  double freeplay_lower = 0.0, freeplay_upper = 0.0;
+  bool freeplay_bounds = false;
+  double damping = 0.0;            // [N m s/rad], >= 0, on x'
+  double restitution = 0.0;        // rigid with lash only
+  std::string damping_law = "everywhere";
+};
+inline constexpr SpecField<PlanetarySpec> kPlanetaryFields[] = {
+    {.key = "sun", .type = FieldType::body, .text = &PlanetarySpec::sun},
+    {.key = "carrier", .type = FieldType::body, .text = &PlanetarySpec::carrier},
+    {.key = "ring", .type = FieldType::body, .text = &PlanetarySpec::ring},
+    {.key = "ratio", .number = &PlanetarySpec::ratio, .dimension = Dimension::dimensionless, .required = true},
+    {.key = "stiffness", .number = &PlanetarySpec::stiffness, .dimension = Dimension::stiffness,
+     .rule = NumberRule::nonnegative_or_inf},
+    {.key = "freeplay", .type = FieldType::bounds, .number = &PlanetarySpec::freeplay, .dimension = Dimension::angle,
+     .rule = NumberRule::nonnegative, .lower = &PlanetarySpec::freeplay_lower, .upper = &PlanetarySpec::freeplay_upper,
+     .bounds = &PlanetarySpec::freeplay_bounds},
+    {.key = "damping", .number = &PlanetarySpec::damping, .dimension = Dimension::damping,
+     .rule = NumberRule::nonnegative},
+    {.key = "restitution", .number = &PlanetarySpec::restitution, .dimension = Dimension::dimensionless},
+    {.key = "damping_law", .type = FieldType::text, .text = &PlanetarySpec::damping_law,
+     .choices = "everywhere, contact"},
+};
+inline std::span<const SpecField<PlanetarySpec>> spec_fields(const PlanetarySpec&) { return kPlanetaryFields; }
+// Its mesh coordinate {sun: 1, ring: ratio, carrier: -(1 + ratio)}.
+std::vector<CoordinateTerm> planetary_coordinate(const PlanetarySpec& g);
+// True when it is ideal: stiffness .inf without freeplay (a permanent link).
+bool planetary_is_ideal(const PlanetarySpec& g);
+// The permanent link an ideal planetary set is, and the spring a compliant one is.
+LinkSpec link_of(const PlanetarySpec& g);
+SpringSpec spring_of(const PlanetarySpec& g);
 
 // A new kind: its struct (with kType, kNoun), its field table and
 // spec_fields overload above, and its alternative here.
-using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec, OneWayClutchSpec, ForceSpec, RackPinionSpec>;
+using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec, OneWayClutchSpec, ForceSpec, RackPinionSpec,
+                                 LinkSpec, PlanetarySpec>;
 
 // The kinds' `type` names, "spring, friction, torque, one_way_clutch".
 std::string element_types();

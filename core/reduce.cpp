@@ -92,12 +92,15 @@ class Reducer {
     if (!s.body_b.empty()) t.push_back({s.body_b, -s.ratio});
     return t;
   }
-  // The terms of a friction element's or a one-way clutch's relative velocity q_a' - q_b'.
+  // The terms of a friction element's or a one-way clutch's relative velocity
+  // q_a' - q_b' (a link's q_a' - ratio q_b').
   template <class S>
   static std::vector<Term> friction_terms(const S& f) {
     if (!f.coordinate.empty()) return f.coordinate;
     std::vector<Term> t = {{f.body_a, 1.0}};
-    if (!f.body_b.empty()) t.push_back({f.body_b, -1.0});
+    double ratio = 1.0;
+    if constexpr (requires { f.ratio; }) ratio = f.ratio;
+    if (!f.body_b.empty()) t.push_back({f.body_b, -ratio});
     return t;
   }
   // Replaces q_from by factor * q_to (to empty: the base) and merges equal bodies.
@@ -259,6 +262,20 @@ class Reducer {
         const double c = carry_friction(*f, gone, kept, factor);
         if (c == 0.0) drop.push_back(i);
         else rescale(f->name, c);
+      } else if (auto* l = std::get_if<LinkSpec>(&e)) {
+        // sum c q' = 0 with q_gone = factor q_kept: the same constraint on the
+        // bodies left, kept as a coordinate (its torque on x is unchanged);
+        // nothing left (the merge holds it already): dropped
+        const std::vector<Term> t = substitute(friction_terms(*l), gone, kept, factor);
+        if (t.empty()) {
+          drop.push_back(i);
+          redundant.push_back("link '" + l->name + "' is held by the rigid connections merged so far: redundant, dropped");
+        } else {
+          l->body_a.clear();
+          l->body_b.clear();
+          l->ratio = 1.0;
+          l->coordinate = t;
+        }
       } else if (auto* c = std::get_if<OneWayClutchSpec>(&e)) {
         const double v = carry_friction(*c, gone, kept, factor);
         if (v == 0.0) drop.push_back(i);  // a rigid connection already holds it (v identically 0)
@@ -467,6 +484,9 @@ class Reducer {
         if (const auto* c = std::get_if<OneWayClutchSpec>(&e)) {
           throw ModelError("elements." + c->name, "a one-way clutch on the massless body '" + b.name +
                                                       "' is not supported; give the body an inertia");
+        } else if (const auto* l = std::get_if<LinkSpec>(&e)) {
+          throw ModelError("elements." + l->name, "a link on the massless body '" + b.name +
+                                                      "' is not supported; give the body an inertia");
         } else if (const auto* f = std::get_if<FrictionSpec>(&e)) {
           if (!f->coulomb_table.empty() || !f->mu_table.empty())
             throw ModelError("elements." + f->name, "a friction table on the massless body '" + b.name +
@@ -585,9 +605,13 @@ Reduction reduce(const ModelSpec& spec) {
   // A rack and pinion is its spring here (x = s - r q: bodies [rack, pinion],
   // ratio r): rigid, its bodies merge like a rigid gear mesh's (the rack
   // reported as r q or the pinion as s / r); compliant, it stays that spring.
+  // A planetary set is its permanent link here (ideal) or its mesh spring
+  // (compliant or with lash), on x = q_sun + ratio q_ring - (1 + ratio) q_carrier.
   ModelSpec springs = spec;
-  for (ElementSpec& e : springs.elements)
+  for (ElementSpec& e : springs.elements) {
     if (const auto* g = std::get_if<RackPinionSpec>(&e)) e = spring_of(*g);
+    else if (const auto* p = std::get_if<PlanetarySpec>(&e)) e = planetary_is_ideal(*p) ? ElementSpec(link_of(*p)) : ElementSpec(spring_of(*p));
+  }
   Reduction r = Reducer(springs).run();
   require_measured_bodies_kept(r);
   return r;

@@ -224,6 +224,49 @@ void kind_rules(const ModelSpec& spec, const OneWayClutchSpec& c, const std::str
                             c.overrun + "); start it at rest or overrunning");
 }
 
+// A permanent link holds sum c_k w_k = 0 from t_start on: its bodies have
+// inertia (its torque is a constraint force; a massless body has no
+// acceleration to balance it) and the initial velocities satisfy it, to 1e-9
+// of the size of its terms (no projection at t_start changes what was written).
+void kind_rules(const ModelSpec& spec, const LinkSpec& l, const std::string& p) {
+  std::vector<CoordinateTerm> terms = l.coordinate;
+  if (terms.empty()) {
+    terms.push_back({l.body_a, 1.0});
+    if (!l.body_b.empty()) terms.push_back({l.body_b, -l.ratio});
+  }
+  double rate = 0.0, size = 0.0;
+  std::string relation, values;
+  for (const CoordinateTerm& t : terms) {
+    const BodySpec* b = find_body(spec, t.body);
+    if (b->inertia == 0.0)
+      throw ModelError(p, "the link's body '" + t.body + "' is massless: a link needs bodies with inertia");
+    rate += t.c * b->velocity;
+    size += std::abs(t.c * b->velocity);
+    const double c = std::abs(t.c);
+    relation += std::string(relation.empty() ? (t.c < 0 ? "-" : "") : (t.c < 0 ? " - " : " + ")) +
+                (c == 1.0 ? "" : show(c) + " ") + "w_" + t.body;
+    values += (values.empty() ? "" : ", ") + t.body + ": " + show(b->velocity) + " rad/s";
+  }
+  if (std::abs(rate) > 1e-9 * size)
+    throw ModelError(p, "the initial velocities break the link " + relation + " = 0 (" + values + "; the sum is " +
+                            show(rate) + " rad/s): give initial velocities that satisfy it");
+}
+
+// A planetary set: ring/sun teeth ratio > 1, three different bodies; ideal,
+// the rules of its permanent link, else of its mesh spring.
+void kind_rules(const ModelSpec& spec, const PlanetarySpec& g, const std::string& p) {
+  if (!(g.ratio > 1.0) || !std::isfinite(g.ratio))
+    throw ModelError(p + ".ratio", "must be a finite number > 1 (ring teeth / sun teeth; got " + show(g.ratio) + ")");
+  const std::pair<const char*, const std::string*> named[] = {{"sun", &g.sun}, {"carrier", &g.carrier}, {"ring", &g.ring}};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < i; ++j)
+      if (*named[i].second == *named[j].second)
+        throw ModelError(p + "." + named[i].first, "names the body '" + *named[i].second + "', which is already its " +
+                                                       named[j].first + ": sun, carrier and ring are three different bodies");
+  if (planetary_is_ideal(g)) kind_rules(spec, link_of(g), p);
+  else kind_rules(spec, spring_of(g), p);
+}
+
 }  // namespace
 
 namespace {
@@ -239,6 +282,9 @@ void body_kind_rules(const ModelSpec& spec, const S& s, const std::string& p) {
     if (!kind_of(s.rack))
       throw ModelError(p + ".rack", "body '" + s.rack + "' is rotational; a rack is a translational body (kind: translational)");
     if (kind_of(s.pinion)) throw ModelError(p + ".pinion", "body '" + s.pinion + "' is translational; a pinion turns");
+  } else if constexpr (std::is_same_v<S, PlanetarySpec>) {
+    for (const std::string* b : {&s.sun, &s.carrier, &s.ring})
+      if (kind_of(*b)) throw ModelError(p, "body '" + *b + "' is translational: the shafts of " + S::kNoun + " turn");
   } else if constexpr (std::is_same_v<S, TorqueSpec> || std::is_same_v<S, ForceSpec>) {
     const bool force = std::is_same_v<S, ForceSpec>;
     if (kind_of(s.body) != force)

@@ -131,9 +131,8 @@ void kind_rules(const ModelSpec& spec, const SpringSpec& s, const std::string& p
   if (!s.coordinate.empty() && s.ratio != 1.0)
     throw ModelError(p + ".ratio", "applies to 'bodies: [a, b]'; a coordinate carries its own coefficients");
   if (!s.coordinate.empty() && std::isinf(s.stiffness) && !spring_has_gap(s))
-    throw ModelError(p + ".stiffness", "a rigid connection (.inf without a gap) on a coordinate is a permanent link, "
-                                       "not supported yet: give a finite stiffness, or between two bodies write "
-                                       "'bodies' with a 'ratio'");
+    throw ModelError(p + ".stiffness", "a rigid connection (.inf without a gap) on a coordinate is a permanent link: "
+                                       "write it as 'type: link' with this coordinate, or give a finite stiffness");
   if (!s.stiffness_table.empty()) table_rules(spec, s, p);
   offset_rules(s, p);
   const bool rigid_freeplay = std::isinf(s.stiffness) && spring_has_gap(s);

@@ -4,6 +4,7 @@
 #include "elements/friction.hpp"
 #include "elements/massless_bearing.hpp"
 #include "elements/one_way_clutch.hpp"
+#include "elements/permanent_link.hpp"
 #include "elements/torque_load.hpp"
 
 namespace luztar {
@@ -18,14 +19,14 @@ double group_witness(const Model&, const Witness& w, const WitnessInputs& in) {
 
 // In the order of ElementKind; each row is defined beside its kind's functions.
 const ElementKindInfo* const kElementKinds[kNumElementKinds] = {&kSpringKind, &kFrictionKind, &kTorqueKind,
-                                                                &kOneWayClutchKind};
+                                                                &kOneWayClutchKind, &kPermanentLinkKind};
 
 }  // namespace
 
 const ElementKind kSumOrder[kNumElementKinds] = {ElementKind::torque, ElementKind::spring, ElementKind::friction,
-                                                 ElementKind::one_way_clutch};
+                                                 ElementKind::one_way_clutch, ElementKind::link};
 const ElementKind kListOrder[kNumElementKinds] = {ElementKind::friction, ElementKind::spring, ElementKind::torque,
-                                                  ElementKind::one_way_clutch};
+                                                  ElementKind::one_way_clutch, ElementKind::link};
 
 // In the order of WitnessKind.
 const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {

@@ -8,6 +8,8 @@
 //   spring    elements/freeplay_spring.hpp   k luz(x, a) + c x' (rigid freeplay: a link)
 //   friction  elements/friction.hpp          mu tar(v, MT0/mu), bearings and clutches (a link); tables S tau(|v|)
 //   torque    elements/torque_load.hpp       tau(t) on one body
+//   one_way_clutch elements/one_way_clutch.hpp a freewheel (a link bounded on one side)
+//   link      elements/permanent_link.hpp    a permanent link x' = 0 (a planetary set; a link never released)
 // and the first-order law of a massless body on its bearings,
 // elements/massless_bearing.hpp (a law of bodies, which the solvers call).
 //

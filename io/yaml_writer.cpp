@@ -174,6 +174,8 @@ template <>
 void as_bodies(ForceSpec&) {}
 template <>
 void as_bodies(RackPinionSpec&) {}
+template <>
+void as_bodies(PlanetarySpec&) {}
 
 // True when the element is between two bodies (its attachment has a second).
 template <class S>
@@ -285,14 +287,17 @@ void emit_element(YAML::Emitter& out, const ElementSpec& e) {
 // An element as the reader takes it back. A reduction carries a rack and
 // pinion as its spring, and a load from a merged pinion onto the rack as a
 // torque; the reader takes neither across kinds, so a spring from a
-// translational to a rotational body is written as its rack_pinion and a
-// torque on a translational body as the force it is (the SI values alike).
+// translational to a rotational body is written as its rack_pinion (one from
+// a rotational to a translational body, e.g. from a shaft to a pinion merged
+// into the rack, first with its bodies swapped), and a torque on a
+// translational body as the force it is (the SI values alike).
 ElementSpec as_written(const ElementSpec& e, const std::set<std::string>& translational) {
-  if (const auto* s = std::get_if<SpringSpec>(&e)) {
+  if (const auto* s = std::get_if<SpringSpec>(&e); s && !s->body_b.empty()) {
+    const bool rack_a = translational.count(s->body_a) > 0, rack_b = translational.count(s->body_b) > 0;
+    SpringSpec swapped;
     RackPinionSpec g;
-    if (translational.count(s->body_a) && !s->body_b.empty() && !translational.count(s->body_b) &&
-        rack_pinion_of(*s, g))
-      return g;
+    if (rack_a && !rack_b && rack_pinion_of(*s, g)) return g;
+    if (rack_b && !rack_a && swap_bodies(*s, swapped) && rack_pinion_of(swapped, g)) return g;
   }
   if (const auto* t = std::get_if<TorqueSpec>(&e); t && translational.count(t->body))
     return ForceSpec{t->name, t->body, t->torque};

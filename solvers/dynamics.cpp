@@ -52,6 +52,7 @@ bool link_locked(const Model& m, const State& modes, int l) {
     case LinkKind::friction: return modes.friction_mode[link.element] == FrictionMode::stuck;
     case LinkKind::contact: return modes.spring_side[link.element] != 0;
     case LinkKind::one_way: return one_way_locked(m, link.element, modes);
+    case LinkKind::permanent: return true;
   }
   return false;
 }
@@ -75,7 +76,7 @@ void lock_structure(const Model& m, const State& modes, ModeStructure& ms) {
     const ModelLink& link = m.links[l];
     if (!link_locked(m, modes, l)) continue;
     if (link.kind == LinkKind::contact) ms.contacts.push_back(link.element);
-    else ms.held_elements.push_back(m.link_element(l));
+    else if (link.kind != LinkKind::permanent) ms.held_elements.push_back(m.link_element(l));  // (time stuck)
     ms.link_ids.push_back(l);
     ms.stuck_links.push_back(link.row);
   }

@@ -335,6 +335,7 @@ void EventPipeline::exhausted_in_group(const StaticSplit& sp, std::vector<BreakA
   double scale = 0.0;
   for (int i : sp.links) scale = std::max(scale, std::abs(ws.lambda[i]));
   for (int i : sp.links) {
+    if (model.is_permanent_link(i)) continue;  // no limit to reach
     if (model.is_contact_link(i)) {
       if (state.spring_side[model.links[i].element] * ws.lambda[i] <= 1e-6 * scale) out.push_back({i, FrictionMode::stuck});
       continue;
@@ -394,7 +395,7 @@ void EventPipeline::strike() {
                         struck_side[s] * impact.approach[s] / output_scale(model, e)});
     }
   for (int l = 0; l < model.num_links(); ++l) {
-    if (model.is_contact_link(l)) continue;
+    if (model.is_contact_link(l) || model.is_permanent_link(l)) continue;  // (a permanent link is a row of the impact)
     if (!row_at_rest(model.links[l].row, state.w.data(), rest_velocity()))
       set_moving(l, friction_link_rate(model.links[l], state.w.data()));
     else if (can_lock(l)) arrived.push_back(l);
@@ -543,7 +544,7 @@ bool EventPipeline::stuck_consistent() {
   if (ms.stuck_links.empty()) return true;
   evaluate_static_torques();
   for (int l : ms.link_ids) {
-    if (model.is_contact_link(l)) continue;
+    if (model.is_contact_link(l) || model.is_permanent_link(l)) continue;
     const double against = model.is_one_way_link(l)  // the locking side has no limit
                                ? model.one_way_clutches[model.links[l].element].overrun * ws.lambda[l]
                                : std::abs(ws.lambda[l]);
@@ -804,13 +805,16 @@ bool EventPipeline::sample_blocks() {
   return data.blocks.sample(model, state.t, state.q.data(), state.w.data(), ws.inputs.data());
 }
 
-// A friction element that can stick (elements/friction.hpp: can_stick), or
-// any one-way clutch (a pure freewheel, drag 0, still locks).
+// A friction element that can stick (elements/friction.hpp: can_stick), any
+// one-way clutch (a pure freewheel, drag 0, still locks), and every permanent
+// link (locked always: a candidate of every selection, which keeps its row
+// held while the others are decided).
 bool EventPipeline::can_lock(int link) const {
   const ModelLink& l = model.links[link];
   switch (l.kind) {
     case LinkKind::friction: return luztar::can_stick(model, model.frictions[l.element]);
     case LinkKind::one_way: return true;
+    case LinkKind::permanent: return true;  // locked always
     case LinkKind::contact: return false;
   }
   return false;

@@ -31,7 +31,9 @@ std::int8_t touching_flank(const Spring& sp, const std::vector<double>& q, const
 }
 
 // The rows of the impact (ws.rows): the rigid freeplays in contact (ws.contacts),
-// then every one-way clutch; and the bodies they touch (ws.bodies). Teeth in
+// then every one-way clutch, then each permanent link as a pair of opposite
+// plastic rows (its impulse is their difference, of either sign); and the
+// bodies they touch (ws.bodies). Teeth in
 // their gap but touching a flank (touching_flank) take part as contacts on
 // it (ws.joined): a body wedged between two rigid stops strikes both at once
 // (struck one at a time, the impacts accumulated in ever shorter flights).
@@ -58,6 +60,9 @@ void gather_rows(const Model& m, std::vector<std::int8_t>& side, const std::vect
     const OneWayClutch& c = m.one_way_clutches[k];
     ws.rows.push_back({c.law.row, static_cast<double>(c.overrun), 0.0, -1, m.one_way_element[k]});
   }
+  for (std::size_t k = 0; k < m.permanent_links.size(); ++k)  // u = 0 held: two plastic rows, u >= 0 and -u >= 0
+    for (double dir : {1.0, -1.0})
+      ws.rows.push_back({m.permanent_links[k].row, dir, 0.0, -1, m.permanent_link_element[k]});
   for (const ImpactRow& r : ws.rows) {
     ws.bodies.insert(ws.bodies.end(), r.row.body.begin(), r.row.body.begin() + r.row.n);
   }
@@ -99,7 +104,7 @@ double approach_rows(const Model& m, const RestThreshold& rest, const std::vecto
       ws.n_minv(c, local_index(ws, row.body[t])) += r.dir * row.c[t] / m.inertia[row.body[t]];
     ws.before[c] = separating(r, w);  // x' = sum c_k w_k (x is linear in q)
     speed = std::max(speed, std::abs(ws.before[c]));
-    if (r.spring < 0) {  // a one-way clutch engages plastically; it strikes nothing itself
+    if (r.spring < 0) {  // a one-way clutch (a permanent link) engages plastically; it strikes nothing itself
       ws.q[c] = ws.before[c];
       continue;
     }

@@ -56,8 +56,8 @@ ModeSelectionScratch::Group& group_for(const Model& m, ModeSelectionScratch& sc,
 
 // The group's Delassus right-hand side (g.b) and bounds: a friction link
 // within its static limit, a contact one-sided (the teeth push, never pull), a
-// one-way clutch bounded against overrun only (o lambda <= static_ratio D).
-// Every link has a finite bound on at least one side.
+// one-way clutch bounded against overrun only (o lambda <= static_ratio D), a
+// permanent link not at all (its rate is held whatever its torque).
 void group_bounds(const Model& m, const State& modes, ModeSelectionScratch::Group& g, const Workspace& ws) {
   const int n = static_cast<int>(g.elements.size()), nb = static_cast<int>(g.bodies.size());
   for (int j = 0; j < nb; ++j) g.force[j] = ws.force[g.bodies[j]];
@@ -82,6 +82,10 @@ void group_bounds(const Model& m, const State& modes, ModeSelectionScratch::Grou
         g.hi[r] = positive ? ws.limit[i] : INFINITY;
         break;
       }
+      case LinkKind::permanent:  // any torque: the row is held, never released
+        g.lo[r] = -INFINITY;
+        g.hi[r] = INFINITY;
+        break;
     }
   }
 }
@@ -135,6 +139,10 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
                              modes.spring_side[s] * qp.x[r] <= 1e-9 * std::max(force_scale, exhausted_scale(i));
       if (std::abs(acc) > tol || unloading) modes.spring_side[s] = 0;
       else still_stuck.push_back(i);
+      continue;
+    }
+    if (m.is_permanent_link(i)) {  // held: its relative acceleration is 0 (unbounded box)
+      still_stuck.push_back(i);
       continue;
     }
     if (m.is_one_way_link(i)) {

@@ -10,7 +10,9 @@
 // F^T lambda = r with r_j = f_j - I_j a_j. A contact's torque is one-sided
 // (side * lambda >= 0); it has no upper limit. A locked one-way clutch's
 // torque is bounded against overrun only (o lambda <= static_ratio D), and a
-// loop with one weighs it like a contact (its locking side is unbounded).
+// loop with one weighs it like a contact (its locking side is unbounded). A
+// permanent link's torque has no bound on either side (and no sign): a loop
+// weighs it like a contact too, and it carries no utilisation.
 //
 // When the stuck links of a cluster form a tree the solution is unique. When
 // they close a loop (two stuck bearings on bodies that a stuck clutch locks

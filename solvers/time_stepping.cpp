@@ -35,6 +35,7 @@ struct Row {
   int element = -1;  // friction, one-way clutch or spring index (Model::links' element)
   int link = -1;     // its link
   int overrun = 0;   // a one-way clutch's o; 0 for the others
+  bool permanent = false;  // a permanent link's row: unbounded, held always
   double dot(const Eigen::VectorXd& v) const { return row_value(row, v.data()); }
 };
 
@@ -163,8 +164,8 @@ class MoreauJean {
 
   // One row per link (Model::links): first the dry rows, always in the LCP
   // (friction elements with dry friction, in link order, then one-way
-  // clutches, with or without drag: a pure freewheel still locks), then the
-  // rigid freeplays.
+  // clutches, with or without drag: a pure freewheel still locks, then the
+  // permanent links, unbounded), then the rigid freeplays.
   void make_rows() {
     for (int pass = 0; pass < 2; ++pass)
       for (int l = 0; l < m_.num_links(); ++l) {
@@ -173,7 +174,7 @@ class MoreauJean {
         if (link.kind == LinkKind::friction && !can_have_dry_friction(m_, m_.frictions[link.element])) continue;
         const int o = link.kind == LinkKind::one_way ? m_.one_way_clutches[link.element].overrun : 0;
         link_row_[l] = static_cast<int>(rows_.size());
-        rows_.push_back({link.row, link.element, l, o});
+        rows_.push_back({link.row, link.element, l, o, link.kind == LinkKind::permanent});
         if (pass == 0) num_dry_rows_ = static_cast<int>(rows_.size());
       }
   }
@@ -337,7 +338,12 @@ class MoreauJean {
       const int r = active_[i];
       for (int j = 0; j < n; ++j) A_(i, j) = sign_[i] * sign_[j] * it.D(r, active_[j]);
       const double u_free = sign_[i] * rows_[r].dot(v_free_);
-      if (r < num_dry_rows_) {
+      if (rows_[r].permanent) {  // any impulse: u = 0 at the step's end
+        lo_[i] = -INFINITY;
+        hi_[i] = INFINITY;
+        b_[i] = -u_free;
+        qp_.x[i] = impulse_[r];
+      } else if (r < num_dry_rows_) {
         // lambda within [-L, L] (friction), o lambda <= L (one-way): P = -h lambda;
         // a friction element's row holds S tau_0 (the rest of its table is smooth)
         const double rest = dry_limit(r, t1);
@@ -369,6 +375,7 @@ class MoreauJean {
     bool any = false;
     widened_.assign(num_dry_rows_, 0);
     for (int i = 0; i < num_dry_rows_; ++i) {
+      if (rows_[i].permanent) continue;
       const Friction& fr = dry_law(i);
       if (link_held_[rows_[i].link] || fr.static_ratio == 1.0 || finite_bound(i) == 0.0) continue;
       const double u0 = rows_[i].dot(v_);
@@ -456,6 +463,10 @@ class MoreauJean {
       }
       const int r = link_row_[l];
       link_impulse_[l] = r >= 0 ? impulse_[r] : 0.0;
+      if (r >= 0 && rows_[r].permanent) {
+        link_held_[l] = 1;
+        continue;
+      }
       // (a one-way clutch holds at a bound 0 too: any impulse in its locking direction)
       const bool bounded = r >= 0 && (hi_[r] > 0.0 || rows_[r].overrun != 0);
       link_held_[l] = bounded && (within_bound(r, link_impulse_[l]) || ends_at_rest(r));

@@ -36,7 +36,7 @@ void quiet_steps(const char* integrator) {
   const Model m = io::load_model(std::string(LUZTAR_MODELS_DIR) + "/steering.yaml");
   Simulator sim(m, with_integrator(m, integrator));
   const InputId driver = sim.input("driver_torque");
-  const OutputId angle = sim.output("road_wheels.angle"), torque = sim.output("rack.torque");
+  const OutputId angle = sim.output("road_wheels.angle"), torque = sim.output("tie_rods.torque");
   std::size_t quiet_steps = 0, quiet_allocations = 0;
   for (int k = 1; k <= 3000; ++k) {
     sim.set_input(driver, 3.0 * std::sin(0.0025 * k));

@@ -252,8 +252,10 @@ bool rewrite_as_coordinate(const ModelSpec& spec, ElementSpec& e) {
     if constexpr (requires { s.coordinate; }) {
       if (s.body_a.empty() || massless(s.body_a) || massless(s.body_b)) return false;
       double p = 1.0;
-      if constexpr (requires { s.ratio; }) {
+      if constexpr (requires { s.stiffness; }) {
         if (std::isinf(s.stiffness) && !spring_has_gap(s)) return false;
+      }
+      if constexpr (requires { s.ratio; }) {
         p = s.ratio;
         s.ratio = 1.0;
       }

@@ -214,8 +214,9 @@ TEST(ExactEmbedding, HostLoopAtOneKilohertzEqualsOneRun) {
 // Inputs changed by a host: the exact integrator holds them as exosystem
 // constants, so every change restarts it (Simulator::apply_input_change). The
 // steering loop driven at 1 kHz with exact and with cvode_adams at rtol 1e-12:
-// the same event sequence, times within 1e-7 s (measured 5.1e-8 s: Adams'
-// root location at rtol 1e-12 on the model's loose atol scale). (Before the restart, exact
+// the same event sequence, times within 1e-7 s (measured 5.5e-8 s with the
+// rack in metres, 5.0e-8 s with it referred to the pinion: Adams' root
+// location at rtol 1e-12 on the model's loose atol scale). (Before the restart, exact
 // went on with the inputs of its last reset: 7 events instead of 61, the
 // wheel at 44 rad instead of 0.33.)
 TEST(ExactEmbedding, InputsChangedEveryStepMatchAdams) {

@@ -171,7 +171,10 @@ TEST(BoxLcp, ClosedFormOnTwoFrictionElements) {
 // b = (5, -5): unconstrained x = A^-1 b = (5, -5) leaves both bounds, so
 // x = (1, -1), w = A x - b = (-4, 4): w <= 0 at x0's upper bound, w >= 0 at
 // x1's lower bound. b = (5, 0): x0 = 1, then 2 x1 = -1 inside: w1 = 0.
-// A variable free on both sides is no complementarity pair: refused.
+// A variable free on both sides (a permanent link's torque) is split, x =
+// y1 - y2: with x0 free and x1 in [-1, 1], b = (5, 0), the unconstrained
+// (10/3, -5/3) leaves x1's lower bound: x1 = -1, w0 = 0 gives x0 = 3, and
+// w1 = 3 - 2 = 1 >= 0 there. Both free, b = (5, -5): x = A^-1 b = (5, -5), w = 0.
 TEST(BoxLcp, LemkeTakesBoundsInfiniteOnOneSide) {
   const Eigen::MatrixXd A = mat({{2, 1}, {1, 2}});
   const Eigen::VectorXd lo = vec({-INFINITY, -1}), hi = vec({1, INFINITY});
@@ -186,8 +189,17 @@ TEST(BoxLcp, LemkeTakesBoundsInfiniteOnOneSide) {
   EXPECT_NEAR(s.z[0], 1.0, 1e-12);
   EXPECT_NEAR(s.z[1], -0.5, 1e-12);
   EXPECT_NEAR(s.w[1], 0.0, 1e-12);
-  EXPECT_EQ(solve_box_lcp_lemke(A, vec({5, 0}), vec({-INFINITY, -1}), vec({INFINITY, 1})).status,
-            LcpStatus::no_solution);
+  s = solve_box_lcp_lemke(A, vec({5, 0}), vec({-INFINITY, -1}), vec({INFINITY, 1}));
+  ASSERT_EQ(s.status, LcpStatus::solved);
+  EXPECT_NEAR(s.z[0], 3.0, 1e-12);
+  EXPECT_EQ(s.z[1], -1.0);
+  EXPECT_NEAR(s.w[0], 0.0, 1e-12);
+  EXPECT_NEAR(s.w[1], 1.0, 1e-12);
+  s = solve_box_lcp_lemke(A, vec({5, -5}), vec({-INFINITY, -INFINITY}), vec({INFINITY, INFINITY}));
+  ASSERT_EQ(s.status, LcpStatus::solved);
+  EXPECT_NEAR(s.z[0], 5.0, 1e-12);
+  EXPECT_NEAR(s.z[1], -5.0, 1e-12);
+  EXPECT_NEAR(s.w.norm(), 0.0, 1e-12);
 }
 
 TEST(BoxLcp, LemkeAgreesWithTheEventTimeBoxQp) {

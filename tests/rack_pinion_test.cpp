@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <variant>
 
 #include "core/energy.hpp"
 #include "core/reduce.hpp"
@@ -155,6 +156,58 @@ TEST(RackPinion, AReducedModelReadsBackAndRunsAsTheOriginal) {
     return r.angle[static_cast<std::size_t>(r.num_samples() - 1) * r.body_names.size() + static_cast<std::size_t>(at)];
   };
   EXPECT_NEAR(wheels(reduced), wheels(full), 1e-12);
+}
+
+// A shaft (rotational) joined to a pinion that the rigid mesh merges into the
+// heavier rack: the reduction leaves the shaft's spring x = q_shaft - p s with
+// p = 1 / r = 125 /m, which the writer writes as the rack_pinion it is, its
+// bodies swapped: x' = s - r q_shaft = -x / p, so stiffness and damping p^2
+// times (500 N m/rad -> 7.8125e6 N/m, 0.05 -> 781.25 N s/m) and the
+// asymmetric gap [-0.01, 0.02] rad mirrored and 1 / p times: [-0.16, 0.08] mm.
+// The file reads back and runs as the original (the same events, the shaft's
+// angle within 1e-10 rad: the coordinates differ by the factor -p, which
+// rounds differently).
+TEST(RackPinion, ASpringFromAShaftToTheMergedPinionIsWrittenSwapped) {
+  const std::string text =
+      "simulation: {t_end: 0.5, output_step: 0.001}\n"
+      "bodies:\n"
+      "  shaft: {inertia: 1.0e-3}\n"
+      "  pinion: {inertia: 2.0e-4}\n"
+      "  rack: {kind: translational, mass: 2 kg}\n"
+      "elements:\n"
+      "  joint: {type: spring, bodies: [shaft, pinion], stiffness: 500, damping: 0.05,\n"
+      "          freeplay: {lower: -0.01, upper: 0.02}}\n"
+      "  mesh: {type: rack_pinion, rack: rack, pinion: pinion, radius: 8 mm}\n"
+      "  stop: {type: spring, body: rack, stiffness: 2.0e4 N/m}\n"
+      "  drive: {type: torque, body: shaft, torque: {sine: {amplitude: 2.0, frequency: 4.0}}}\n";
+  const std::string written = io::to_yaml(validate_and_reduce(io::parse_model_spec(text, "t.yaml", "")).spec);
+  const ModelSpec back = io::parse_model_spec(written, "reduced.yaml", "");
+  const auto* g = std::get_if<RackPinionSpec>(&back.elements.at(0));
+  ASSERT_NE(g, nullptr) << written;
+  EXPECT_EQ(g->rack, "rack");
+  EXPECT_EQ(g->pinion, "shaft");
+  EXPECT_NEAR(g->radius, 8e-3, 1e-18);
+  EXPECT_NEAR(g->stiffness, 500.0 * 125.0 * 125.0, 1e-6);
+  EXPECT_NEAR(g->damping, 0.05 * 125.0 * 125.0, 1e-10);
+  ASSERT_TRUE(g->freeplay_bounds);
+  EXPECT_NEAR(g->freeplay_lower, -0.16e-3, 1e-18);
+  EXPECT_NEAR(g->freeplay_upper, 0.08e-3, 1e-18);
+  const Result full = simulate(io::parse_model(text, "t.yaml", "")), reduced = simulate(assemble(back));
+  ASSERT_EQ(full.status, StepStatus::reached_time) << full.message;
+  ASSERT_EQ(reduced.status, StepStatus::reached_time) << reduced.message;
+  ASSERT_EQ(full.events.size(), reduced.events.size());
+  EXPECT_GT(full.events.size(), 4u);  // the gap is crossed
+  for (std::size_t k = 0; k < full.events.size(); ++k) {
+    EXPECT_EQ(full.events[k].kind, reduced.events[k].kind) << k;
+    EXPECT_NEAR(full.events[k].t, reduced.events[k].t, 1e-10) << k;
+  }
+  const auto shaft = [](const Result& r, int k) {
+    const auto at = std::find(r.body_names.begin(), r.body_names.end(), "shaft") - r.body_names.begin();
+    return r.angle[static_cast<std::size_t>(k) * r.body_names.size() + static_cast<std::size_t>(at)];
+  };
+  double worst = 0.0;
+  for (int k = 0; k < full.num_samples(); ++k) worst = std::max(worst, std::abs(shaft(full, k) - shaft(reduced, k)));
+  EXPECT_LT(worst, 1e-10);
 }
 
 }  // namespace luztar

@@ -203,7 +203,10 @@ int validate(const std::string& path) {
   luztar::io::InputFiles tables;
   const luztar::Model m = load(path, nullptr, tables);
   std::cout << path << ": valid model '" << m.name << "': " << m.num_bodies() << " bodies, " << m.springs.size()
-            << " springs, " << m.frictions.size() << " friction elements, " << m.loads.size() << " torques\n";
+            << " springs, " << m.frictions.size() << " friction elements, " << m.loads.size() << " torques";
+  if (!m.one_way_clutches.empty()) std::cout << ", " << m.one_way_clutches.size() << " one-way clutches";
+  if (!m.permanent_links.empty()) std::cout << ", " << m.permanent_links.size() << " links";
+  std::cout << "\n";
   return 0;
 }
 

@@ -3,7 +3,10 @@
 #include <chrono>
 #include <cmath>
 #include <numbers>
+#include <stdexcept>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/metrics.hpp"
 #include "io/yaml_model.hpp"
@@ -97,21 +100,68 @@ WeaveTrace run_weave(const api::Model& model, const Vehicle& vehicle, const Weav
 
 namespace {
 
-// The model with its freeplays and/or frictions set to zero.
-api::Model variant(const std::string& text, const std::string& origin, bool freeplay, bool friction) {
-  std::vector<api::Override> o;
-  if (!freeplay)
-    for (const char* e : {"intermediate_shaft", "rack"}) o.push_back({std::string("elements.") + e + ".freeplay", "0"});
-  if (!friction)
-    for (const char* e : {"column_bearing", "rack_friction", "kingpin_friction"})
-      o.push_back({std::string("elements.") + e + ".coulomb", "0"});
-  return api::Model::parse(text, o, origin);
+// The steering as the study reads it from the (reduced) model, whatever its
+// layout: the rack a body of its own in metres (models/steering.yaml, merged
+// with the pinion by the rigid mesh) or referred to the pinion. Every body's
+// gear to the steering wheel G (q_wheel = G q) follows the two-body springs
+// from the steering wheel: x = c (q_a - p q_b) holds q_a = p q_b, so
+// G_b = p G_a. A gap of half-width a on x is lost motion 2 (a / |c|) G_a at the
+// steering wheel, a Coulomb limit C on v = c w_b (a bearing) the torque
+// C |c / G_b| there (the power C |v| = T |w_wheel|), and the overall ratio is G
+// of the road wheels (the tie rods' arm over the pinion radius, 0.12 m /
+// 7.5 mm = 16). A friction between two bodies (none in the steering) is
+// switched off with the others but counts in no figure.
+struct Chain {
+  double ratio = 0.0, freeplay = 0.0, friction = 0.0;
+  std::vector<std::string> gaps, dry;  // the springs with a gap, the friction elements with a Coulomb part
+};
+
+double coulomb(const Model& m, const Friction& f) { return evaluate(m.signals[f.coulomb], 0.0) * f.table.value[0]; }
+
+Chain steering_chain(const Model& m) {
+  const int wheel = m.body_index("steering_wheel"), road = m.body_index("road_wheels");
+  if (wheel < 0 || road < 0)
+    throw std::invalid_argument("the weave needs bodies steering_wheel and road_wheels (kept by the reduction)");
+  std::vector<double> gear(static_cast<std::size_t>(m.num_bodies()), NAN);
+  gear[static_cast<std::size_t>(wheel)] = 1.0;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Spring& s : m.springs) {
+      if (s.row.n != 2) continue;
+      double &ga = gear[static_cast<std::size_t>(s.row.body[0])], &gb = gear[static_cast<std::size_t>(s.row.body[1])];
+      const double p = two_body_ratio(s.row);
+      if (std::isnan(gb) && !std::isnan(ga)) gb = p * ga, grew = true;
+      else if (std::isnan(ga) && !std::isnan(gb)) ga = gb / p, grew = true;
+    }
+  }
+  Chain c;
+  c.ratio = gear[static_cast<std::size_t>(road)];
+  if (std::isnan(c.ratio)) throw std::invalid_argument("no chain of springs joins steering_wheel and road_wheels");
+  for (std::size_t i = 0; i < m.springs.size(); ++i) {
+    const Spring& s = m.springs[i];
+    if (s.freeplay <= 0.0) continue;
+    c.gaps.push_back(m.element_names[static_cast<std::size_t>(m.spring_element[i])]);
+    c.freeplay += 2.0 * s.freeplay * std::fabs(gear[static_cast<std::size_t>(s.row.body[0])] / s.row.c[0]);
+  }
+  for (std::size_t i = 0; i < m.frictions.size(); ++i) {
+    const Friction& f = m.frictions[i];
+    if (!can_have_dry_friction(m, f)) continue;
+    c.dry.push_back(m.element_names[static_cast<std::size_t>(m.friction_element[i])]);
+    if (f.row.n == 1) c.friction += coulomb(m, f) * std::fabs(f.row.c[0] / gear[static_cast<std::size_t>(f.row.body[0])]);
+  }
+  return c;
 }
 
-const Spring& spring(const Model& m, const char* name) { return m.springs[m.element_index[m.element_id(name)]]; }
-
-double coulomb(const Model& m, const char* name) {
-  return evaluate(m.signals[m.frictions[m.element_index[m.element_id(name)]].coulomb], 0.0);
+// The model with its freeplays and/or frictions (the chain's gaps and dry
+// frictions) set to zero.
+api::Model variant(const std::string& text, const std::string& origin, const Chain& chain, bool freeplay,
+                   bool friction) {
+  std::vector<api::Override> o;
+  if (!freeplay)
+    for (const std::string& e : chain.gaps) o.push_back({"elements." + e + ".freeplay", "0"});
+  if (!friction)
+    for (const std::string& e : chain.dry) o.push_back({"elements." + e + ".coulomb", "0"});
+  return api::Model::parse(text, o, origin);
 }
 
 double peak(const WeaveTrace& w, std::size_t k0) {
@@ -126,10 +176,10 @@ WeaveStudy run_weave_study(const std::string& text, const std::string& origin, c
                            WeaveSettings settings) {
   WeaveStudy study;
   const Model full = io::parse_model(text, origin, ".");  // its settings (internal API: the facade has no parameters)
-  study.ratio = two_body_ratio(spring(full, "rack").row);  // the mesh x = q_pinion - ratio q_rack
-  study.freeplay_setting = 2.0 * (spring(full, "intermediate_shaft").freeplay + spring(full, "rack").freeplay);
-  study.friction_setting =
-      coulomb(full, "column_bearing") + coulomb(full, "rack_friction") + coulomb(full, "kingpin_friction") / study.ratio;
+  const Chain chain = steering_chain(full);
+  study.ratio = chain.ratio;
+  study.freeplay_setting = chain.freeplay;
+  study.friction_setting = chain.friction;
   study.analysis_start = settings.duration / 2.0;
   auto first_sample = [&](const WeaveTrace& w) {
     std::size_t k0 = 0;
@@ -137,7 +187,7 @@ WeaveStudy run_weave_study(const std::string& text, const std::string& origin, c
     return k0;
   };
   // Linear without freeplay and friction: one run calibrates the amplitude.
-  const api::Model base = variant(text, origin, false, false);
+  const api::Model base = variant(text, origin, chain, false, false);
   const WeaveTrace probe = run_weave(base, vehicle, settings);
   settings.amplitude *= 2.0 / peak(probe, first_sample(probe));
   study.amplitude = settings.amplitude;
@@ -148,7 +198,7 @@ WeaveStudy run_weave_study(const std::string& text, const std::string& origin, c
     c.name = name;
     c.freeplay = freeplay;
     c.friction = friction;
-    c.trace = run_weave(variant(text, origin, freeplay, friction), vehicle, settings);
+    c.trace = run_weave(variant(text, origin, chain, freeplay, friction), vehicle, settings);
     const WeaveTrace& w = c.trace;
     if (w.status == api::Status::reached_time) {
       const std::size_t k0 = first_sample(w);

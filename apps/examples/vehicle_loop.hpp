@@ -50,11 +50,12 @@ struct WeaveTrace {
 };
 
 // Runs the weave on `model` (models/steering.yaml: inputs driver_torque and
-// aligning_moment; bodies steering_wheel, road_wheels; rack ratio `ratio`).
+// aligning_moment; bodies steering_wheel, road_wheels).
 WeaveTrace run_weave(const api::Model& model, const Vehicle& vehicle, const WeaveSettings& settings);
 
 // The on-centre study: the weave run four times, without freeplay and
-// friction (baseline), with the freeplay only, with the friction only, with
+// friction (baseline: every gap and every Coulomb part of the model set to 0
+// by overrides), with the freeplay only, with the friction only, with
 // both; the steering-wheel amplitude is set once so that the baseline reaches
 // 2 m/s^2. Widths are measured over the second half of the run, less the
 // baseline's (which is the vehicle's phase lag and the viscous damping):
@@ -74,9 +75,13 @@ struct WeaveCase {
 
 struct WeaveStudy {
   double amplitude = 0.0;         // [rad] steering-wheel angle
-  double ratio = 0.0;             // overall steering ratio (the rack spring's)
-  double freeplay_setting = 0.0;  // [rad] total play at the steering wheel: 2 (a_shaft + a_rack)
-  double friction_setting = 0.0;  // [N m] Coulomb friction referred to the steering wheel
+  // The settings, read from the reduced model through its chain of springs
+  // from the steering wheel (vehicle_loop.cpp, steering_chain): in
+  // models/steering.yaml the ratio is arm / r_p, the play 2 (a_shaft + lash / r_p)
+  // and the friction column + rack force r_p + king-pin / ratio.
+  double ratio = 0.0;             // overall steering ratio, steering wheel : road wheels
+  double freeplay_setting = 0.0;  // [rad] total play of the chain's gaps at the steering wheel
+  double friction_setting = 0.0;  // [N m] Coulomb friction of its bearings referred to the steering wheel
   double analysis_start = 0.0;    // [s]
   std::vector<WeaveCase> cases;   // baseline, freeplay, friction, both
 };

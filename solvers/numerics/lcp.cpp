@@ -45,31 +45,37 @@ LcpSolution solve_box_lcp_lemke(const Eigen::MatrixXd& A, const Eigen::VectorXd&
   const int n = static_cast<int>(b.size());
   // x = c + s y, y >= 0: from the finite lower bound (s = +1), else down from
   // the upper (s = -1); the variables with both bounds finite (`boxed`) get
-  // a second one, z2 = w- perp hi - x.
+  // a second one, z2 = w- perp hi - x; a free one (both infinite: c = 0,
+  // s = +1) is x = y - y2 with y2 >= 0 perp -w, so that w >= 0 and -w >= 0
+  // hold w = 0 (M stays E^T A E for positive semi-definite A: copositive-plus).
   Eigen::VectorXd c(n), sign(n);
-  std::vector<int> boxed;
+  std::vector<int> boxed, free;
   for (int i = 0; i < n; ++i) {
-    const bool from_lo = std::isfinite(lo[i]);
-    if (!from_lo && !std::isfinite(hi[i])) {  // a free variable is not a complementarity pair
-      LcpSolution s;
-      s.status = LcpStatus::no_solution;
-      s.z = Eigen::VectorXd::Zero(n);
-      s.w = -b;
-      return s;
-    }
-    c[i] = from_lo ? lo[i] : hi[i];
-    sign[i] = from_lo ? 1.0 : -1.0;
-    if (from_lo && std::isfinite(hi[i])) boxed.push_back(i);
+    const bool from_lo = std::isfinite(lo[i]), from_hi = std::isfinite(hi[i]);
+    c[i] = from_lo ? lo[i] : from_hi ? hi[i] : 0.0;
+    sign[i] = from_lo || !from_hi ? 1.0 : -1.0;
+    if (from_lo && from_hi) boxed.push_back(i);
+    if (!from_lo && !from_hi) free.push_back(i);
   }
-  const int nbox = static_cast<int>(boxed.size());
-  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n + nbox, n + nbox);
+  const int nbox = static_cast<int>(boxed.size()), nfree = static_cast<int>(free.size()), f0 = n + nbox;
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(f0 + nfree, f0 + nfree);
   M.topLeftCorner(n, n) = sign.asDiagonal() * A * sign.asDiagonal();
-  Eigen::VectorXd q(n + nbox);
-  q.head(n) = sign.asDiagonal() * (A * c - b);
+  Eigen::VectorXd q(f0 + nfree);
+  const Eigen::VectorXd residual = A * c - b;
+  q.head(n) = sign.asDiagonal() * residual;
   for (int k = 0; k < nbox; ++k) {
     M(boxed[k], n + k) = 1.0;
     M(n + k, boxed[k]) = -1.0;
     q[n + k] = hi[boxed[k]] - lo[boxed[k]];
+  }
+  for (int k = 0; k < nfree; ++k) {  // y2_k: column -A e_free_k (rows signed), row -(A x - b)_free_k
+    const int i = free[k];
+    for (int r = 0; r < n; ++r) {
+      M(r, f0 + k) = -sign[r] * A(r, i);
+      M(f0 + k, r) = -A(i, r) * sign[r];
+    }
+    for (int l = 0; l < nfree; ++l) M(f0 + k, f0 + l) = A(i, free[l]);
+    q[f0 + k] = -residual[i];
   }
   LcpSolution big = solve_lcp_lemke(M, q);
   LcpSolution s;
@@ -77,6 +83,7 @@ LcpSolution solve_box_lcp_lemke(const Eigen::MatrixXd& A, const Eigen::VectorXd&
   s.iterations = big.iterations;
   s.degenerate = big.degenerate;
   s.z = c + sign.cwiseProduct(big.z.head(n));
+  for (int k = 0; k < nfree; ++k) s.z[free[k]] -= big.z[f0 + k];
   // exactly hi where w- = z2 > 0 (lo + (hi - lo) may miss hi by roundoff)
   for (int k = 0; k < nbox; ++k) {
     const int i = boxed[k];

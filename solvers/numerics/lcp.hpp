@@ -57,8 +57,9 @@ LcpSolution solve_lcp_pgs(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, do
 // A bound infinite on one side leaves one plain pair for that variable:
 // x - lo perp w (hi = inf), or hi - x perp -w (lo = -inf, x = hi - z1, its
 // row and column of A negated); M stays copositive-plus. A variable with both
-// bounds infinite is refused (status no_solution). The returned z holds x
-// (size n), w holds A x - b.
+// bounds infinite (a permanent link's torque) is free: x = y1 - y2, y1 perp w
+// and y2 perp -w, which hold w = 0 (M = E^T A E, still copositive-plus). The
+// returned z holds x (size n), w holds A x - b.
 LcpSolution solve_box_lcp_lemke(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& lo,
                                 const Eigen::VectorXd& hi);
 

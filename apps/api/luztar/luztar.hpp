@@ -48,14 +48,14 @@ LUZTAR_PUBLIC const char* version();
 
 // A model file or text that breaks a rule. what() is
 // "file:line:col: field: detail" (the parts known), e.g.
-//   steering.yaml:12:16: elements.mesh.stiffness: must be >= 0 (got -3)
+//   steering.yaml:73:16: elements.tie_rods.stiffness: must be >= 0 or .inf (got -3)
 class LUZTAR_PUBLIC Error : public std::runtime_error {
  public:
   Error(const std::string& what, std::string file, int line, int column, std::string field, std::string detail);
   const std::string& file() const { return file_; }      // "" when the model came from text without a name
   int line() const { return line_; }                     // 1-based; 0 when unknown
   int column() const { return column_; }                 // 1-based; 0 when unknown
-  const std::string& field() const { return field_; }    // dotted path, e.g. "elements.mesh.stiffness"
+  const std::string& field() const { return field_; }    // dotted path, e.g. "elements.tie_rods.stiffness"
   const std::string& detail() const { return detail_; }  // the value and the rule it breaks
 
  private:
