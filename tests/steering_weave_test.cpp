@@ -66,6 +66,27 @@ TEST(SteeringWeave, DeadBandIsTheFreeplayAndHysteresisTwiceTheFriction) {
   EXPECT_LT(friction.dead_band, 0.5 * study.freeplay_setting);
 }
 
+// Only the steering chain's lash and friction count and are switched off: the
+// rack's travel stops (a gap to the base: a limit, not lash) and a fan on a
+// bearing the chain does not reach change neither figure (the stops counted
+// 2 x 80 mm / r_p = 21 rad of play and were welded shut in the variants; the
+// fan's bearing made the friction NaN).
+TEST(SteeringWeave, OnlyTheChainsLashAndFrictionCount) {
+  std::string text = steering_text();
+  const auto bodies = text.find("\nbodies:\n");
+  ASSERT_NE(bodies, std::string::npos);
+  text.insert(bodies + 9, "  fan: {inertia: 0.01}\n");
+  text += "  travel_stops: {type: spring, body: rack, stiffness: 1.0e7 N/m, freeplay: 80 mm}\n"
+          "  fan_bearing: {type: friction, body: fan, coulomb: 0.01}\n";
+  WeaveSettings s;
+  s.duration = 2.0;
+  const WeaveStudy study = run_weave_study(text, "steering.yaml", Vehicle{}, s);
+  EXPECT_NEAR(study.freeplay_setting, 0.068, 1e-12);
+  EXPECT_NEAR(study.friction_setting, 1.1, 1e-12);
+  EXPECT_NEAR(study.ratio, 16.0, 1e-12);
+  for (const WeaveCase& c : study.cases) EXPECT_EQ(c.trace.status, api::Status::reached_time) << c.name;
+}
+
 TEST(SteeringWeave, WithoutFreeplayAndFrictionTheLoopIsLinear) {
   // Doubling the amplitude doubles every signal (to solver tolerance).
   WeaveSettings s;

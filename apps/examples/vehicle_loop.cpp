@@ -109,8 +109,12 @@ namespace {
 // steering wheel, a Coulomb limit C on v = c w_b (a bearing) the torque
 // C |c / G_b| there (the power C |v| = T |w_wheel|), and the overall ratio is G
 // of the road wheels (the tie rods' arm over the pinion radius, 0.12 m /
-// 7.5 mm = 16). A friction between two bodies (none in the steering) is
-// switched off with the others but counts in no figure.
+// 7.5 mm = 16). Only the chain's parts count and are switched off in the
+// variants: the gaps of two-body springs between bodies of the chain (a gap
+// to the base, such as the rack's travel stops, is a limit, not lash) and the
+// dry frictions on its bodies; a part on a body the chain does not reach is
+// left as it is. A friction between two bodies of the chain (none in the
+// steering) is switched off with the others but counts in no figure.
 struct Chain {
   double ratio = 0.0, freeplay = 0.0, friction = 0.0;
   std::vector<std::string> gaps, dry;  // the springs with a gap, the friction elements with a Coulomb part
@@ -137,15 +141,20 @@ Chain steering_chain(const Model& m) {
   Chain c;
   c.ratio = gear[static_cast<std::size_t>(road)];
   if (std::isnan(c.ratio)) throw std::invalid_argument("no chain of springs joins steering_wheel and road_wheels");
+  const auto on_chain = [&](const CoordinateRow& row) {
+    for (int k = 0; k < row.n; ++k)
+      if (std::isnan(gear[static_cast<std::size_t>(row.body[k])])) return false;
+    return true;
+  };
   for (std::size_t i = 0; i < m.springs.size(); ++i) {
     const Spring& s = m.springs[i];
-    if (s.freeplay <= 0.0) continue;
+    if (s.freeplay <= 0.0 || s.row.n != 2 || !on_chain(s.row)) continue;
     c.gaps.push_back(m.element_names[static_cast<std::size_t>(m.spring_element[i])]);
     c.freeplay += 2.0 * s.freeplay * std::fabs(gear[static_cast<std::size_t>(s.row.body[0])] / s.row.c[0]);
   }
   for (std::size_t i = 0; i < m.frictions.size(); ++i) {
     const Friction& f = m.frictions[i];
-    if (!can_have_dry_friction(m, f)) continue;
+    if (!can_have_dry_friction(m, f) || !on_chain(f.row)) continue;
     c.dry.push_back(m.element_names[static_cast<std::size_t>(m.friction_element[i])]);
     if (f.row.n == 1) c.friction += coulomb(m, f) * std::fabs(f.row.c[0] / gear[static_cast<std::size_t>(f.row.body[0])]);
   }
