@@ -200,7 +200,6 @@ class Simulator::Impl {
 
   // After a stage threw: the message, and no step until restore().
   void stop_on_error(const std::exception& e) {
-    cannot_serve = dynamic_cast<const IntegratorCannotServe*>(&e) != nullptr;
     std::ostringstream os;
     os << "stopped by an error at t = " << shortest(data.state.t) << " s: " << e.what();
     message = os.str();
@@ -312,7 +311,6 @@ class Simulator::Impl {
   EventPipeline pipeline;            // at stops (solvers/event_pipeline.hpp)
   std::string message;
   bool input_fast_path = true;  // EventPipeline::restart_for_inputs after an input change (set_input_fast_path)
-  bool cannot_serve = false;  // the stop was the integrator's IntegratorCannotServe
   bool broken = false;  // an exception stopped advance_to mid-step: the state is not trusted until restore()
   double kinetic0 = 0.0, elastic0 = 0.0, roundoff0 = 0.0;  // [J] the energy balance's base (record_start_energies)
   bool outputs_valid = false;
@@ -366,7 +364,6 @@ RunStats Simulator::stats() const {
   return s;
 }
 const char* Simulator::integrator_name() const { return impl_->integrator->name(); }
-bool Simulator::integrator_cannot_serve() const { return impl_->cannot_serve; }
 const std::vector<EventRecord>& Simulator::events() const { return impl_->log; }
 
 std::vector<double> Simulator::time_stuck() const {
@@ -518,44 +515,41 @@ class EventDrivenRun {
     r.stats = sim_.stats();
     r.integrator = sim_.integrator_name();
   }
-  bool integrator_cannot_serve() const { return sim_.integrator_cannot_serve(); }
 
  private:
   const Model& model_;
   Simulator sim_;
 };
 
-// A failure while setting up at t_start leaves no sample. cannot_serve: the
-// integrator stopped the run with IntegratorCannotServe.
-Result simulate_event_driven(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going,
-                             bool& cannot_serve) {
+// A failure while setting up at t_start leaves no sample.
+Result simulate_event_driven(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going) {
   const auto wall0 = std::chrono::steady_clock::now();
   Result r = labelled_result(model);
   EventDrivenRun run(model, settings);
-  const bool finished = sample_on_grid(run, output_times(settings), r, keep_going);
+  sample_on_grid(run, output_times(settings), r, keep_going);
   run.finish(r);
-  cannot_serve = finished && run.integrator_cannot_serve();
   r.stats.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }
 
 // One run by the settings' solver and integrator, its energy balance checked.
-Result simulate_once(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going,
-                     bool& cannot_serve) {
-  cannot_serve = false;
+Result simulate_once(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going) {
   Result r = settings.solver == "time_stepping" ? simulate_time_stepping(model, settings, keep_going)
-                                                : simulate_event_driven(model, settings, keep_going, cannot_serve);
+                                                : simulate_event_driven(model, settings, keep_going);
   if (settings.solver == "time_stepping") r.integrator = "moreau_jean";
   check_energy_balance(r);
   return r;
 }
 
 // Why auto's exact run r must be repeated with cvode_bdf, "" when it stands:
-// exact met a mode it cannot serve, or its energy self-check failed (its
-// residual is roundoff, core/energy.hpp). The whole run is repeated: a switch
-// mid-run would splice two integrators' roundoff.
-std::string exact_unfit(const Result& r, bool cannot_serve) {
-  if (r.status == StepStatus::solver_failure && cannot_serve) return "exact " + r.message;
+// exact stopped with an error (a mode it cannot serve, or a failure of its
+// own: a state no longer finite, where a growing mode ran past an event it
+// missed), or its energy self-check failed (its residual is roundoff,
+// core/energy.hpp). The whole run is repeated: a switch mid-run would splice
+// two integrators' roundoff. A failure CVODE shares is CVODE's to report.
+std::string exact_unfit(const Result& r) {
+  if (r.status == StepStatus::solver_failure)  // ("exact failed at ..." or "stopped by an error at ...")
+    return r.message.rfind("exact", 0) == 0 ? r.message : "exact " + r.message;
   if (r.status != StepStatus::reached_time || !r.stats.energy_residual_exceeded) return "";
   std::ostringstream why;
   why.precision(3);
@@ -569,15 +563,14 @@ std::string exact_unfit(const Result& r, bool cannot_serve) {
 Result simulate(const Model& model, const SimulationSettings& settings) { return simulate(model, settings, {}); }
 
 Result simulate(const Model& model, const SimulationSettings& settings, const SampleHook& keep_going) {
-  bool cannot_serve = false;
-  Result r = simulate_once(model, settings, keep_going, cannot_serve);
+  Result r = simulate_once(model, settings, keep_going);
   if (settings.integrator != "auto" || r.integrator != std::string("exact")) return r;
-  const std::string why = exact_unfit(r, cannot_serve);
+  const std::string why = exact_unfit(r);
   if (why.empty()) return r;
   SimulationSettings cvode = settings;
   cvode.integrator = "cvode_bdf";
   const double exact_wall_time = r.stats.wall_time;
-  r = simulate_once(model, cvode, keep_going, cannot_serve);
+  r = simulate_once(model, cvode, keep_going);
   r.stats.wall_time += exact_wall_time;
   r.integrator_note = "auto ran cvode_bdf, since " + why;
   return r;

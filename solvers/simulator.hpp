@@ -125,9 +125,6 @@ class Simulator {
   // What integrates between events: "exact", "cvode_bdf" or "cvode_adams"
   // (simulation.integrator, "auto" resolved; solvers/integrator.hpp).
   const char* integrator_name() const;
-  // Whether the run stopped because its integrator met a mode it cannot serve
-  // (IntegratorCannotServe, solvers/integrator.hpp; the message says which).
-  bool integrator_cannot_serve() const;
   const std::vector<EventRecord>& events() const;
   // Seconds each element has spent stuck so far (ne; 0 for non-friction elements).
   std::vector<double> time_stuck() const;
