@@ -285,6 +285,11 @@ void body_kind_rules(const ModelSpec& spec, const S& s, const std::string& p) {
   } else if constexpr (std::is_same_v<S, PlanetarySpec>) {
     for (const std::string* b : {&s.sun, &s.carrier, &s.ring})
       if (kind_of(*b)) throw ModelError(p, "body '" + *b + "' is translational: the shafts of " + S::kNoun + " turn");
+  } else if constexpr (std::is_same_v<S, LinkSpec>) {
+    // A link holds sum c_i q_i' = 0 and has no law: its coefficients carry the
+    // units, so it may join a shaft and a rack (rad and m), as a rack and
+    // pinion's radius does; luztar reduce writes one so when a rigid mesh
+    // merges a linked pinion into its rack.
   } else if constexpr (std::is_same_v<S, TorqueSpec> || std::is_same_v<S, ForceSpec>) {
     const bool force = std::is_same_v<S, ForceSpec>;
     if (kind_of(s.body) != force)

@@ -312,6 +312,29 @@ TEST(Planetary, AReducedModelReadsBackAndRunsAsTheOriginal) {
   EXPECT_NEAR(element_torque(b, b.num_samples() - 1, 0), lambda, 1e-9 * lambda);
 }
 
+// A link from a motor to a pinion (16:1) whose rigid mesh merges the pinion
+// into its 3 kg rack: luztar reduce writes the link on [motor, rack], a shaft
+// and a rack, which the reader refused ('a link acts on bodies of one kind');
+// a link has no law, its coefficients carry the units. The reduced model runs
+// as the original: 0.1 N m on J = 1e-4 + 2.3e-4 / 16^2 + 3 (7.5 mm / 16)^2.
+TEST(Planetary, ALinkToAPinionMergedIntoItsRackReducesAndReadsBack) {
+  const std::string text =
+      "simulation: {t_end: 0.1, output_step: 0.01}\n"
+      "bodies: {motor: {inertia: 1.0e-4}, pinion: {inertia: 2.3e-4}, rack: {kind: translational, mass: 3 kg}}\n"
+      "elements:\n"
+      "  worm: {type: link, bodies: [motor, pinion], ratio: 16}\n"
+      "  mesh: {type: rack_pinion, rack: rack, pinion: pinion, radius: 7.5 mm}\n"
+      "  assist: {type: torque, body: motor, torque: 0.1}\n";
+  const Model back = io::parse_model(io::to_yaml(reduce(io::parse_model_spec(text, "m.yaml", ".")).spec),
+                                     "reduced.yaml", ".", {});
+  const Result a = simulate(io::parse_model(text, "m.yaml", ".", {})), b = simulate(back);
+  ASSERT_EQ(a.status, StepStatus::reached_time) << a.message;
+  ASSERT_EQ(b.status, StepStatus::reached_time) << b.message;
+  const double J = 1e-4 + 2.3e-4 / 256.0 + 3.0 * std::pow(7.5e-3 / 16.0, 2), w = 0.1 / J * 0.1;
+  EXPECT_NEAR(velocity(a, a.num_samples() - 1, 0), w, 1e-9 * w);
+  EXPECT_NEAR(velocity(b, b.num_samples() - 1, 0), w, 1e-9 * w);
+}
+
 }  // namespace
 }  // namespace luztar
 
