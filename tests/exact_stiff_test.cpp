@@ -189,37 +189,81 @@ elements:
   EXPECT_NEAR(a.velocity[static_cast<std::size_t>(3 * last + 2)], 0.6, 1e-7);  // c
 }
 
-// A light body (5.34e-6) on a spring of 27200 N m/rad and a Stribeck bearing
-// whose first segment falls steeper than its viscous part (net damping
-// -0.2193 N m s/rad: that segment's mode grows at 2e4 1/s) sticks and breaks
-// away 531 times in 0.1 s. On a 0.01 s grid exact misses a segment's exit and
-// its state overflows (a known failure of its event search in growing modes);
-// auto then ran nothing else and exited with the failure. It now repeats the
-// run with cvode_bdf, as it does for a mode exact cannot serve; the run closes
-// its energy balance and ends at rest.
-TEST(ExactStiff, AnExactFailureMakesAutoRunCvode) {
+// A light body (I = 5.34e-6) on a spring k = 27200 to the base and a Stribeck
+// bearing whose first segment falls steeper than its viscous part, set moving
+// at 0.1 rad/s: on that segment I u'' - 0.2193 u' + k u = 0 (u = q + 0.324/k),
+// a mode growing at s = 0.2193 / 2I = 2.05e4 1/s; the body sticks where u'
+// first returns to 0, 1.7e-6 s later, and stays (|k q| << 0.324). Exact's
+// sub-step was the whole output interval, and its root search's roundoff
+// tolerance, sized by the mode at the sub-step's end (e^{s h}, e^205 on a
+// 0.01 s grid), hid the stick: from a 0.0015 s grid on it reported reversals
+// milliseconds later and overflowed. A growing mode now holds s h <= 1.
+TEST(ExactStiff, AGrowingModeStopsWhereItsClosedFormDoes) {
+  const double I = 5.34e-6, k = 27200.0, c = 0.2193, v0 = 0.1, u0 = 0.324 / k;
+  const double s = c / (2.0 * I), w = std::sqrt(k / I - s * s);
+  const auto rate = [&](double t) {  // u' of u = e^{st} (u0 cos wt + (v0 - s u0)/w sin wt)
+    const double a = u0, b = (v0 - s * u0) / w;
+    return std::exp(s * t) * ((s * a + w * b) * std::cos(w * t) + (s * b - w * a) * std::sin(w * t));
+  };
+  double lo = 0.0, hi = M_PI / w;  // u' > 0 at 0, < 0 at half a period on
+  ASSERT_LT(rate(hi), 0.0);
+  for (int i = 0; i < 200; ++i) (rate(0.5 * (lo + hi)) > 0.0 ? lo : hi) = 0.5 * (lo + hi);
+  for (const double step : {1e-5, 1e-4, 1e-3, 2e-3, 5e-3, 1e-2}) {
+    SCOPED_TRACE(step);
+    const Model m = assemble(io::parse_model_spec(
+        "simulation: {t_end: 0.01, output_step: " + std::to_string(step) + ", integrator: exact}\n"
+        "bodies: {b: {inertia: 5.34e-6, velocity: 0.1}}\n"
+        "elements:\n"
+        "  brg: {type: friction, body: b, viscous: 0.0399, coulomb_table: {points: [[0, 0.324], [0.5, 0.1944], [5, 0.2916]]}}\n"
+        "  k: {type: spring, body: b, stiffness: 27200}\n",
+        "growing.yaml", "."));
+    const Result r = simulate(m);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.events.size(), 1u);
+    EXPECT_EQ(r.events[0].kind, EventKind::stick);
+    EXPECT_NEAR(r.events[0].t, lo, 1e-9 * lo);
+    EXPECT_NEAR(r.velocity.back(), 0.0, 1e-15);
+    EXPECT_LE(std::abs(r.stats.energy_residual), 1e-10);
+  }
+}
+
+// auto repeats a run exact stopped with an error with cvode_bdf, and says
+// why (any error: a growing mode's overflow, "the state is not finite", was
+// not repeated before AGrowingModeStopsWhereItsClosedFormDoes mended its
+// cause). The error here is an open fault: a (plastic) contact between bodies
+// whose viscous damping is proportional to their inertia carries no torque,
+// exact identifies its root row as 0 and the row's roundoff at the state
+// (7e-18) fails its self-check. The closed form holds whichever ran: after
+// the strike at t = -10 ln(0.999) both move at 0.999/4 and decay as e^{-0.1 t}.
+TEST(ExactStiff, AnExactErrorMakesAutoRunCvode) {
   const Model m = assemble(io::parse_model_spec(R"(
-simulation: {t_end: 0.1, output_step: 0.01}
+simulation: {t_end: 1.0, output_step: 0.01}
 bodies:
-  b: {inertia: 5.34e-6}
+  a: {inertia: 1, velocity: 1.0}
+  b: {inertia: 3, velocity: 0.0}
 elements:
-  brg: {type: friction, body: b, viscous: 0.0399, coulomb_table: {points: [[0, 0.324], [0.5, 0.1944], [5, 0.2916]]}}
-  k: {type: spring, body: b, stiffness: 27200}
-  t: {type: torque, body: b, torque: {ramp: {start: 0, end: 0.1, initial: 0, final: 1.0}}}
-)", "stribeck.yaml", "."));
+  mesh: {type: spring, bodies: [a, b], stiffness: .inf, freeplay: 0.01}
+  ba: {type: friction, body: a, viscous: 0.1, coulomb: 0}
+  bb: {type: friction, body: b, viscous: 0.3, coulomb: 0}
+)", "proportional.yaml", "."));
   SimulationSettings s = m.simulation;
   s.integrator = "exact";
   const Result e = simulate(m, s);
-  if (e.status == StepStatus::reached_time) GTEST_SKIP() << "exact served the run (its event search was mended)";
-  EXPECT_EQ(e.status, StepStatus::solver_failure);
   s.integrator = "auto";
   const Result a = simulate(m, s);
   ASSERT_EQ(a.status, StepStatus::reached_time) << a.message;
-  EXPECT_EQ(a.integrator, "cvode_bdf");
-  EXPECT_EQ(a.integrator_note.rfind("auto ran cvode_bdf, since exact failed at t = ", 0), 0u) << a.integrator_note;
+  if (e.status == StepStatus::reached_time) {  // (the fault mended)
+    EXPECT_EQ(a.integrator, "exact");
+  } else {
+    EXPECT_EQ(e.status, StepStatus::solver_failure);
+    EXPECT_EQ(a.integrator, "cvode_bdf");
+    EXPECT_EQ(a.integrator_note.rfind("auto ran cvode_bdf, since exact stopped by an error at t = ", 0), 0u)
+        << a.integrator_note;
+  }
   EXPECT_FALSE(a.stats.energy_residual_exceeded) << a.stats.energy_residual;
-  EXPECT_NEAR(a.velocity.back(), 0.0, 1e-12);               // stuck at the end
-  EXPECT_NEAR(a.angle.back(), 2.48682e-5, 1e-9);           // exact on a 0.001 s grid and cvode_adams: 2.486818e-5
+  const double w = 0.25 * std::exp(-0.1);  // 0.999/4 e^{-0.1 t_i} e^{-0.1 (1 - t_i)}
+  EXPECT_NEAR(a.velocity[a.velocity.size() - 2], w, 1e-7);
+  EXPECT_NEAR(a.velocity.back(), w, 1e-7);
 }
 
 }  // namespace
