@@ -27,7 +27,7 @@ TEST(ModalPropagator, StiffFirstOrderModeOverStepsFarBeyondItsTimeConstant) {
   MatrixXd Qsq = MatrixXd::Zero(2, 2), Qlin = MatrixXd::Zero(2, 2);
   Qsq(0, 0) = 1.0;
   Qlin(0, 1) = Qlin(1, 0) = 0.5;
-  const ModalSplit split = split_modes(A, 10.0, MatrixXd(2, 0));
+  const ModalSplit split = split_modes(A, 10.0, 0.25 / 10.0, MatrixXd(2, 0));
   ASSERT_EQ(split.fast.size(), 1u);
   const double a = 1.0 / r, b = x0 - a;
   auto expected = [&](double t, double& x, double& sq, double& lin) {
@@ -67,7 +67,7 @@ TEST(ModalPropagator, DampedOscillatorWorkAndLossBalance) {
   MatrixXd Qin = MatrixXd::Zero(3, 3), Qloss = MatrixXd::Zero(3, 3);
   Qin(1, 2) = Qin(2, 1) = 0.5 * F;
   Qloss(1, 1) = c;
-  const ModalSplit split = split_modes(A, 10.0, MatrixXd(3, 0));
+  const ModalSplit split = split_modes(A, 10.0, 0.25 / 10.0, MatrixXd(3, 0));
   ASSERT_EQ(split.fast.size(), 1u);
   ModalPropagator p;
   const double h = 1e-2;  // 30 rad of the fast mode

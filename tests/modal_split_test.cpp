@@ -42,7 +42,7 @@ MatrixXd stiff_and_slow() {
 
 TEST(ModalSplit, StiffPairIsSplitOffTheSlowBlockKeepsTheRest) {
   const MatrixXd A = stiff_and_slow();
-  const ModalSplit s = split_modes(A, 100.0, MatrixXd(5, 0));
+  const ModalSplit s = split_modes(A, 100.0, 0.25 / 100.0, MatrixXd(5, 0));
   ASSERT_EQ(s.fast.size(), 1u);
   EXPECT_EQ(s.slow, 3);
   // lambda = -c/2 +- i sqrt(k - c^2/4)
@@ -63,7 +63,7 @@ TEST(ModalSplit, RepeatedSemisimplePairsSplitAsACluster) {
     A(b + 1, b) = -1e6;
     A(b + 1, b + 1) = -10.0;
   }
-  const ModalSplit s = split_modes(A, 10.0, MatrixXd(4, 0));
+  const ModalSplit s = split_modes(A, 10.0, 0.25 / 10.0, MatrixXd(4, 0));
   EXPECT_EQ(s.slow, 0);
   EXPECT_EQ(s.fast.size(), 2u);
   EXPECT_LT(block_error(A, s), 1e-13);
@@ -74,7 +74,7 @@ TEST(ModalSplit, RepeatedSemisimplePairsSplitAsACluster) {
 TEST(ModalSplit, JordanBlockStaysSlow) {
   MatrixXd A(2, 2);
   A << 0.0, 1.0, -1e6, -2e3;  // (s + 1e3)^2
-  const ModalSplit s = split_modes(A, 10.0, MatrixXd(2, 0));
+  const ModalSplit s = split_modes(A, 10.0, 0.25 / 10.0, MatrixXd(2, 0));
   EXPECT_EQ(s.fast_dims(), 0);
   EXPECT_EQ(s.slow, 2);
   EXPECT_LT(block_error(A, s), 1e-15);
@@ -95,7 +95,7 @@ TEST(ModalSplit, InertDirectionIsTheFirstSlowCoordinate) {
   A(3, 2) = -k;
   MatrixXd K = MatrixXd::Zero(4, 1);
   K(0, 0) = K(2, 0) = std::sqrt(0.5);
-  const ModalSplit s = split_modes(A, 100.0, K);
+  const ModalSplit s = split_modes(A, 100.0, 0.25 / 100.0, K);
   ASSERT_EQ(s.inert, 1);
   EXPECT_EQ(s.slow, 2);  // the rigid angle and the common velocity
   EXPECT_EQ(s.As.col(0).cwiseAbs().maxCoeff(), 0.0);
@@ -107,7 +107,7 @@ TEST(ModalSplit, InertDirectionIsTheFirstSlowCoordinate) {
 
 TEST(ModalSplit, NothingBeyondTheRadiusSplitsNothing) {
   const MatrixXd A = stiff_and_slow();
-  const ModalSplit s = split_modes(A, 1e5, MatrixXd(5, 0));
+  const ModalSplit s = split_modes(A, 1e5, 0.25 / 1e5, MatrixXd(5, 0));
   EXPECT_EQ(s.fast_dims(), 0);
   EXPECT_LT(block_error(A, s), 1e-15);
 }

@@ -301,7 +301,7 @@ void ExactIntegrator::identify(Mode& m) {
 void ExactIntegrator::identify_split(Mode& m) {
   const double aim = options_.grid_step > 0.0 ? std::min(options_.grid_step, options_.max_substep) : options_.max_substep;
   const Eigen::MatrixXd K = inert_directions(system_, m.A, m.Q);
-  m.split = split_modes(m.A, kSlowRadius / aim, K);
+  m.split = split_modes(m.A, kSlowRadius / aim, aim, K);
   if (!identify_slow(m, aim)) m.split = unsplit(m.A, K);  // a resolvent too ill-conditioned: nothing split off
   if (m.split.fast_dims() > 0) ++stats_.split;
   if (m.split.fast_dims() == 0 && !identify_slow(m, aim))

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <Eigen/Eigenvalues>
 
@@ -18,6 +19,7 @@ constexpr double kBlockTolerance = 1e-10;    // max |T^-1 A T - diag|, relative 
 constexpr double kClusterTolerance = 1e-6;   // eigenvalues this close (relative): one cluster
 constexpr double kMinBiorthogonality = 1e-8;  // smallest singular value of U^T V in a cluster (relative)
 constexpr double kSimilarityRoundoff = 1e-14;  // ModalSplit::roundoff, relative to max |A| and the condition
+constexpr double kMaxClusterRoundoff = 1e-11;  // cluster_roundoff, relative to the state
 
 // An orthonormal basis of range(S) (a subspace containing K) whose first
 // columns are K: K, then range(S) less K's components (rank `dims` in all).
@@ -137,6 +139,29 @@ bool repeated_vectors(const Eigen::MatrixXd& A, std::complex<double> l, Eigen::I
 
 // The fast eigenvalues beyond radius with their right (columns) and
 // bi-orthonormalised left (rows) eigenvectors, cluster by cluster.
+// The roundoff a split-off cluster brings into the propagated state,
+// relative to it. Its eigenvalues are known to eps |lambda| kappa, kappa =
+// ||v|| ||u|| (u v = 1: the eigenvalue's condition; for a repeated cluster
+// with one value, the norm of its spectral projector V U), and that error
+// enters z through a coefficient of up to kappa |z| over the time the mode
+// lives, |lambda| t e^{Re lambda t} <= |lambda| min(horizon, 1 / (e |Re lambda|)):
+// eps kappa^2 (1 + that). The split's own checks bound only kappa (the
+// condition of T, 1e6), which let a mode 1e-10 above critical damping
+// (kappa 7e4, two eigenvalues 1.4e-5 apart) through at 1e-6 of its
+// amplitude; beyond kMaxClusterRoundoff the cluster stays slow, where the
+// Taylor series needs no eigenvectors.
+double cluster_roundoff(const Eigen::MatrixXcd& V, const Eigen::MatrixXcd& U, const std::vector<std::complex<double>>& lambda,
+                        bool shared, double horizon) {
+  double worst = 0.0;
+  for (Eigen::Index c = 0; c < V.cols(); ++c) {
+    const double kappa = shared ? (V * U).norm() : V.col(c).norm() * U.row(c).norm();
+    const std::complex<double> l = lambda[static_cast<std::size_t>(c)];
+    const double life = l.real() < 0.0 ? std::min(horizon, 1.0 / (std::exp(1.0) * -l.real())) : horizon;
+    worst = std::max(worst, std::numeric_limits<double>::epsilon() * kappa * kappa * (1.0 + std::abs(l) * life));
+  }
+  return worst;
+}
+
 struct FastVectors {
   std::vector<FastMode> fast;
   std::vector<Eigen::VectorXcd> v_cols;
@@ -144,7 +169,8 @@ struct FastVectors {
 };
 
 FastVectors fast_vectors(const Eigen::MatrixXd& A, const Eigen::VectorXcd& lr, const Eigen::MatrixXcd& VR,
-                         const Eigen::VectorXcd& ll, const Eigen::MatrixXcd& VL, const std::vector<int>& reps) {
+                         const Eigen::VectorXcd& ll, const Eigen::MatrixXcd& VL, const std::vector<int>& reps,
+                         double horizon) {
   FastVectors out;
   std::vector<char> used(static_cast<std::size_t>(ll.size()), 0);
   for (std::size_t i = 0; i < reps.size();) {
@@ -159,19 +185,27 @@ FastVectors fast_vectors(const Eigen::MatrixXd& A, const Eigen::VectorXcd& lr, c
     for (int c : cluster) mean += lr(c) / static_cast<double>(cluster.size());
     for (int c : cluster) spread = std::max(spread, std::abs(lr(c) - mean));
     const auto r = static_cast<Eigen::Index>(cluster.size());
+    std::vector<std::complex<double>> values(cluster.size(), mean);
     if (r > 1 && spread <= 1e-10 * std::abs(mean) && repeated_vectors(A, mean, r, Vc, U)) {
-      for (Eigen::Index c = 0; c < r; ++c) {
-        out.fast.push_back({mean, 0});
-        out.v_cols.push_back(Vc.col(c));
-        out.u_rows.push_back(U.row(c));
-      }
       for (int c : cluster) used_right_pair(ll, used, lr(c));
+      if (cluster_roundoff(Vc, U, values, true, horizon) <= kMaxClusterRoundoff)
+        for (Eigen::Index c = 0; c < r; ++c) {
+          out.fast.push_back({mean, 0});
+          out.v_cols.push_back(Vc.col(c));
+          out.u_rows.push_back(U.row(c));
+        }
     } else if (left_vectors(lr, VR, ll, VL, cluster, used, U)) {
-      for (std::size_t c = 0; c < cluster.size(); ++c) {
-        out.fast.push_back({lr(cluster[c]), 0});
-        out.v_cols.push_back(VR.col(cluster[c]));
-        out.u_rows.push_back(U.row(static_cast<Eigen::Index>(c)));
+      Vc.resize(VR.rows(), r);
+      for (Eigen::Index c = 0; c < r; ++c) {
+        Vc.col(c) = VR.col(cluster[static_cast<std::size_t>(c)]);
+        values[static_cast<std::size_t>(c)] = lr(cluster[static_cast<std::size_t>(c)]);
       }
+      if (cluster_roundoff(Vc, U, values, false, horizon) <= kMaxClusterRoundoff)
+        for (Eigen::Index c = 0; c < r; ++c) {
+          out.fast.push_back({values[static_cast<std::size_t>(c)], 0});
+          out.v_cols.push_back(Vc.col(c));
+          out.u_rows.push_back(U.row(c));
+        }
     }
     i = j;
   }
@@ -201,7 +235,7 @@ bool split_holds(const ModalSplit& s, const Eigen::MatrixXd& A) {
 }
 
 // The split of A (already balanced), see split_modes.
-ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::MatrixXd& K) {
+ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, double horizon, const Eigen::MatrixXd& K) {
   const Eigen::Index N = A.rows();
   if (N == 0 || !A.allFinite()) return all_slow(A, K);
   const Eigen::EigenSolver<Eigen::MatrixXd> right(A, true), left(A.transpose(), true);
@@ -209,7 +243,7 @@ ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::
   const std::vector<int> reps = fast_representatives(right.eigenvalues(), radius);
   if (reps.empty()) return all_slow(A, K);
   FastVectors fv = fast_vectors(A, right.eigenvalues(), right.eigenvectors(), left.eigenvalues(),
-                                left.eigenvectors(), reps);
+                                left.eigenvectors(), reps, horizon);
   if (fv.fast.empty()) return all_slow(A, K);
 
   // Real fast coordinates: xi (real) or (Re xi, Im xi); z_f = V x_f.
@@ -258,27 +292,28 @@ ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, const Eigen::
 // scale (angles and velocities of a 1 kHz mesh) are far better conditioned
 // there, and the condition that matters for roundoff is the balanced one.
 ModalSplit in_balanced_basis(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K,
-                             ModalSplit (*split)(const Eigen::MatrixXd&, double, const Eigen::MatrixXd&), double radius) {
+                             ModalSplit (*split)(const Eigen::MatrixXd&, double, double, const Eigen::MatrixXd&),
+                             double radius, double horizon) {
   const Eigen::VectorXd D = balance(A), Dinv = D.cwiseInverse();
   const Eigen::MatrixXd Ab = Dinv.asDiagonal() * A * D.asDiagonal();
   Eigen::MatrixXd Kb = Dinv.asDiagonal() * K;
   if (Kb.cols() > 0) Kb = Eigen::HouseholderQR<Eigen::MatrixXd>(Kb).householderQ() * Eigen::MatrixXd::Identity(Kb.rows(), Kb.cols());
-  ModalSplit s = split(Ab, radius, Kb);
+  ModalSplit s = split(Ab, radius, horizon, Kb);
   s.T = D.asDiagonal() * s.T;
   s.Tinv = s.Tinv * Dinv.asDiagonal();
   return s;
 }
 
-ModalSplit all_slow_at(const Eigen::MatrixXd& A, double, const Eigen::MatrixXd& K) { return all_slow(A, K); }
+ModalSplit all_slow_at(const Eigen::MatrixXd& A, double, double, const Eigen::MatrixXd& K) { return all_slow(A, K); }
 
 }  // namespace
 
 ModalSplit unsplit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K) {
-  return in_balanced_basis(A, K, all_slow_at, 0.0);
+  return in_balanced_basis(A, K, all_slow_at, 0.0, 0.0);
 }
 
-ModalSplit split_modes(const Eigen::MatrixXd& A, double radius, const Eigen::MatrixXd& K) {
-  return in_balanced_basis(A, K, split_balanced, radius);
+ModalSplit split_modes(const Eigen::MatrixXd& A, double radius, double horizon, const Eigen::MatrixXd& K) {
+  return in_balanced_basis(A, K, split_balanced, radius, horizon);
 }
 
 }  // namespace luztar::exact

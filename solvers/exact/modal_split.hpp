@@ -62,7 +62,11 @@ struct ModalSplit {
 // its first r coordinates, with exactly zero columns in As, so that a large
 // angle never meets the others in a product. With nothing to split, or when a
 // check fails: slow = N, T an orthonormal basis beginning with K, As = T^T A T.
-ModalSplit split_modes(const Eigen::MatrixXd& A, double radius, const Eigen::MatrixXd& K);
+// horizon: the longest time a sub-step propagates a fast mode over (an
+// eigenvalue's roundoff accrues over it): a cluster whose roundoff would
+// exceed 1e-11 of the state there (an eigenvalue close to a Jordan block,
+// a drive at a lightly damped resonance) stays slow.
+ModalSplit split_modes(const Eigen::MatrixXd& A, double radius, double horizon, const Eigen::MatrixXd& K);
 // The same without splitting anything off.
 ModalSplit unsplit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K);
 
