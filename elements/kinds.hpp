@@ -190,6 +190,9 @@ struct WitnessKindInfo {
   const char* meaning;  // what its crossing means, in words
   Crossing crossing;    // ... and for the event pipeline
   int sign;             // the side or direction the crossing leads to (+1 / -1; 0 when none)
+  // Its value reads solved torques (applied, link torques, limits) [N m]:
+  // its roundoff is eps times their size, not eps times its own.
+  bool solved;
   // Its value at the state in `in` (the root is where it crosses 0).
   double (*value)(const Model& m, const Witness& w, const WitnessInputs& in);
 };

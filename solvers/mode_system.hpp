@@ -7,6 +7,7 @@
 // dissipated energy (solvers/element_outputs.hpp dissipative_elements order),
 // whose integrands add up to the global one's.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -98,6 +99,19 @@ class ExactModeSystem final : public exact::AffineModeSystem {
     set_slots(sigma);
     root_functions(model_, modes_, ms_, y, g, ws_);
     std::fill(g + ms_.roots.size(), g + root_slots_, 1.0);
+  }
+  // The solved torques of the last roots(): the largest applied torque on a
+  // body, link torque and static limit (a contact torque or a reserve is
+  // solved from all of them in its group).
+  void root_term_scales(double* scale) const override {
+    double torques = 0.0;
+    if (ms_.roots_need_forces)
+      for (double f : ws_.force) torques = std::max(torques, std::abs(f));
+    if (!ms_.stuck_links.empty())
+      for (std::size_t l = 0; l < ws_.lambda.size(); ++l)
+        torques = std::max({torques, std::abs(ws_.lambda[l]), std::abs(ws_.limit[l])});
+    for (std::size_t r = 0; r < ms_.roots.size(); ++r) scale[r] = witness_kind_info(ms_.roots[r].kind).solved ? torques : 0.0;
+    std::fill(scale + ms_.roots.size(), scale + root_slots_, 0.0);
   }
   void quadrature(const double* y, const double* sigma, double* qdot) override {
     set_slots(sigma);

@@ -7,6 +7,7 @@
 // (y, sigma, 1). The simulator implements this interface in its current mode;
 // the integrator identifies the mode's matrices by probing (exact for affine
 // maps up to roundoff) and caches them by mode_key().
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -28,6 +29,14 @@ class AffineModeSystem {
   virtual void roots(const double* y, const double* sigma, double* g) = 0;
   // qdot (quadrature_count) = quadratic in (y, sigma, 1).
   virtual void quadrature(const double* y, const double* sigma, double* qdot) = 0;
+  // After roots(): per root, the size of the terms its value was computed
+  // from (a contact torque solved from the torques on its bodies), so that
+  // its roundoff is eps times that; 0 for a root read off the state itself
+  // (exact coefficients). The identification takes a probe's coefficient
+  // within 64 eps of it for 0: a contact between bodies whose viscous
+  // damping is proportional to their inertia carries no torque at all, and
+  // its row of roundoff (7e-18) failed the self-check. Default: all 0.
+  virtual void root_term_scales(double* scale) const { std::fill(scale, scale + root_count(), 0.0); }
   // The relative coordinates the maps read y through (rows of length n,
   // row-major, appended to `rows`; returns their count): every direction r of
   // y with R r = 0 changes no rhs and no quadrature (the absolute angle of a

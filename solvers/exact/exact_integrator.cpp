@@ -223,16 +223,20 @@ void ExactIntegrator::identify_affine(Mode& m) {
     probe_at(u);
     system_.rhs(u.data(), probe_sigma_.data(), r.data());
   };
+  Eigen::VectorXd terms(roots_);
   auto roots_at = [&](Eigen::VectorXd& r) {
     if (roots_ > 0) system_.roots(u.data(), probe_sigma_.data(), r.data());
+    if (roots_ > 0) system_.root_term_scales(terms.data());
   };
   // rhs and roots: affine, by columns
   Eigen::VectorXd b0(n_), g0(roots_);
   rhs_at(b0);
   roots_at(g0);
+  const Eigen::VectorXd terms0 = terms;
   m.A = Eigen::MatrixXd::Zero(N, N);
   const Eigen::MatrixXd& K = exo_.kinks();
   m.G = Eigen::MatrixXd::Zero(roots_ + K.rows(), N);
+  m.G_terms.resize(roots_, N);
   for (int i = 0; i < N; ++i) {
     u(i) = 1.0;
     rhs_at(out);
@@ -240,11 +244,18 @@ void ExactIntegrator::identify_affine(Mode& m) {
     u(i) = 0.0;
     m.A.col(i).head(n_) = out - b0;
     m.G.col(i).head(roots_) = g - g0;
+    m.G_terms.col(i) = terms.cwiseMax(terms0);
   }
   m.A.col(n_).head(n_) += b0;  // the constant xi[0] = 1 carries b0
   m.A.bottomRightCorner(M, M) = exo_.S();
   m.G.block(0, n_, roots_, 1) += g0;
   m.G.bottomRightCorner(K.rows(), M) = K;
+  // A root's coefficient within its terms' roundoff is 0 (a contact torque
+  // that cancels exactly in this mode would otherwise be watched as a row of
+  // roundoff, whose own scale would take it for a real torque)
+  for (int j = 0; j < roots_; ++j)
+    for (int i = 0; i < N; ++i)
+      if (std::abs(m.G(j, i)) <= 64.0 * kEps * m.G_terms(j, i)) m.G(j, i) = 0.0;
 }
 
 void ExactIntegrator::identify_quadratures(Mode& m) {
@@ -395,10 +406,13 @@ void ExactIntegrator::check_identified(const Mode& m) {
   // (0, 0) is crossed at x ~ 1e-17, where the law's roundoff from its other
   // knots, eps times 10 N m, is all there is of the value)
   const Eigen::VectorXd zf = z_.cwiseAbs().cwiseMax(1.0);
-  auto check = [&](const Eigen::MatrixXd& rows, const Eigen::VectorXd& actual, const char* what) {
+  // (a root's solved terms too: root_term_scales)
+  auto check = [&](const Eigen::MatrixXd& rows, const Eigen::MatrixXd& terms, const Eigen::VectorXd& actual,
+                   const char* what) {
     for (int i = 0; i < actual.size(); ++i) {
       const double mapped = rows.row(i).dot(z_);
-      const double scale = rows.row(i).cwiseAbs().dot(zf) + std::abs(actual(i));
+      const double scale = rows.row(i).cwiseAbs().dot(zf) + std::abs(actual(i)) +
+                           (terms.rows() > 0 ? 64.0 * kEps / kIdentificationTolerance * terms.row(i).dot(zf) : 0.0);
       if (!(std::abs(mapped - actual(i)) <= kIdentificationTolerance * scale + 1e-300)) {
         std::ostringstream os;
         os.precision(17);
@@ -409,8 +423,8 @@ void ExactIntegrator::check_identified(const Mode& m) {
       }
     }
   };
-  check(m.A.topRows(n_), out, "right-hand side row");
-  check(m.G.topRows(roots_), g, "root function");
+  check(m.A.topRows(n_), Eigen::MatrixXd(), out, "right-hand side row");
+  check(m.G.topRows(roots_), m.G_terms, g, "root function");
   // The quadratures' forms z^T Q z against the integrands.
   Eigen::VectorXd q(quads_);
   if (quads_ > 0) system_.quadrature(w.data(), w.data() + n_, q.data());

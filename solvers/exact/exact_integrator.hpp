@@ -148,6 +148,7 @@ class ExactIntegrator : public Integrator {
     std::int64_t id = 0;
     Eigen::MatrixXd A;              // Abar, N x N
     Eigen::MatrixXd G;              // root rows then kink rows, x N
+    Eigen::MatrixXd G_terms;        // per root row and column: the size of the terms behind G (its roundoff / eps)
     std::vector<Eigen::MatrixXd> Q;  // per quadrature, N x N symmetric
     ModalSplit split;               // z = T x; the slow block and the fast eigenvalues
     ModalPropagator propagator;     // the closed-form step of x
