@@ -129,6 +129,10 @@ void copy_law(const From& f, To& t) {
 SpringSpec spring_of(const RackPinionSpec& g) {
   SpringSpec s;
   copy_law(g, s);
+  s.offset = g.offset;
+  s.preload = g.preload;
+  s.stiffness_table = g.stiffness_table;
+  if (!g.stiffness_table.empty()) s.stiffness = 0.0;  // (a spring's own value beside a table)
   s.body_a = g.rack;
   s.body_b = g.pinion;
   s.ratio = g.radius;
@@ -136,11 +140,13 @@ SpringSpec spring_of(const RackPinionSpec& g) {
 }
 
 bool rack_pinion_of(const SpringSpec& s, RackPinionSpec& g) {
-  if (s.body_b.empty() || !s.coordinate.empty() || !(s.ratio > 0.0) || s.offset != 0.0 || s.preload != 0.0 ||
-      !s.stiffness_table.empty())
-    return false;
+  if (s.body_b.empty() || !s.coordinate.empty() || !(s.ratio > 0.0)) return false;
   g = RackPinionSpec{};
   copy_law(s, g);
+  g.offset = s.offset;
+  g.preload = s.preload;
+  g.stiffness_table = s.stiffness_table;
+  if (!s.stiffness_table.empty()) g.stiffness = RackPinionSpec{}.stiffness;  // (left out when written)
   g.rack = s.body_a;
   g.pinion = s.body_b;
   g.radius = s.ratio;
@@ -169,19 +175,28 @@ SpringSpec spring_of(const PlanetarySpec& g) {
   return s;
 }
 
+// x' = q_b - q_a / p = -x / p and T'(x') = -p T(-p x') (the torque on b,
+// -T' before, is p T): the law mirrored, its stiffness and damping p^2
+// times, its angles 1 / p times, its torques p times.
 bool swap_bodies(const SpringSpec& s, SpringSpec& out) {
-  if (s.body_b.empty() || !s.coordinate.empty() || !(s.ratio > 0.0) || s.offset != 0.0 || s.preload != 0.0 ||
-      !s.stiffness_table.empty())
-    return false;
+  if (s.body_b.empty() || !s.coordinate.empty() || !(s.ratio > 0.0)) return false;
   const double p = s.ratio;
+  const auto mirrored = [](double v) { return v == 0.0 ? 0.0 : -v; };  // (no -0 in the file)
   out = s;
   std::swap(out.body_a, out.body_b);
   out.ratio = 1.0 / p;
   out.stiffness = p * p * s.stiffness;
   out.damping = p * p * s.damping;
   out.freeplay = s.freeplay / p;
-  out.freeplay_lower = -s.freeplay_upper / p;
-  out.freeplay_upper = -s.freeplay_lower / p;
+  out.freeplay_lower = mirrored(s.freeplay_upper / p);
+  out.freeplay_upper = mirrored(s.freeplay_lower / p);
+  out.offset = mirrored(s.offset / p);
+  out.preload = mirrored(p * s.preload);
+  const std::size_t n = s.stiffness_table.x.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    out.stiffness_table.x[k] = mirrored(s.stiffness_table.x[n - 1 - k] / p);
+    out.stiffness_table.y[k] = mirrored(p * s.stiffness_table.y[n - 1 - k]);
+  }
   return true;
 }
 

@@ -317,6 +317,9 @@ struct RackPinionSpec {
   double freeplay = 0.0;     // half the lash [m], >= 0 (or {lower, upper})
   double freeplay_lower = 0.0, freeplay_upper = 0.0;
   bool freeplay_bounds = false;
+  double offset = 0.0;       // x0 [m]: the unstretched travel (a spring's offset)
+  double preload = 0.0;      // P [N]: a linear mesh's force at x = 0 (not with offset)
+  PointTable stiffness_table;  // (x~ [m], F [N]): a piecewise-linear law, instead of stiffness
   double damping = 0.0;      // [N s/m], >= 0, on x'
   double restitution = 0.0;  // rigid with lash only
   std::string damping_law = "everywhere";
@@ -330,6 +333,10 @@ inline constexpr SpecField<RackPinionSpec> kRackPinionFields[] = {
     {.key = "freeplay", .type = FieldType::bounds, .number = &RackPinionSpec::freeplay, .dimension = Dimension::angle,
      .rule = NumberRule::nonnegative, .lower = &RackPinionSpec::freeplay_lower, .upper = &RackPinionSpec::freeplay_upper,
      .bounds = &RackPinionSpec::freeplay_bounds},
+    {.key = "offset", .number = &RackPinionSpec::offset, .dimension = Dimension::angle},
+    {.key = "preload", .number = &RackPinionSpec::preload, .dimension = Dimension::torque},
+    {.key = "stiffness_table", .type = FieldType::points, .dimension = Dimension::angle,
+     .points = &RackPinionSpec::stiffness_table, .value_dimension = Dimension::torque, .instead_of = "stiffness"},
     {.key = "damping", .number = &RackPinionSpec::damping, .dimension = Dimension::damping,
      .rule = NumberRule::nonnegative},
     {.key = "restitution", .number = &RackPinionSpec::restitution, .dimension = Dimension::dimensionless},
@@ -340,17 +347,17 @@ inline std::span<const SpecField<RackPinionSpec>> spec_fields(const RackPinionSp
 // The spring a rack and pinion is: bodies [rack, pinion], ratio radius, its law's fields.
 SpringSpec spring_of(const RackPinionSpec& g);
 // Its inverse: a spring from a translational body_a to a rotational body_b
-// with ratio r > 0 and only the fields a rack and pinion has is the rack and
-// pinion of radius r (what a reduction carried, written back as one); false
-// for any other spring.
+// with ratio r > 0 is the rack and pinion of radius r (what a reduction
+// carried, written back as one); false for one on a coordinate or a base.
 bool rack_pinion_of(const SpringSpec& s, RackPinionSpec& out);
 // The same spring with its bodies swapped: x = q_a - p q_b is -p x' with
 // x' = q_b - q_a / p, so on x' its stiffness and damping are p^2 times, its
 // gap 1 / p times and mirrored ([l, u] -> [-u / p, -l / p]), its ratio 1 / p
-// (Theorem 3.2; the elastic energy and the power are the same). For a spring
-// of two bodies with ratio > 0 and no offset, preload or table (what a rack
-// and pinion has: a reduction that keeps the rack writes a spring from a
-// pinion's shaft to it); false for any other.
+// (Theorem 3.2; the elastic energy and the power are the same); the law
+// T'(x') = -p T(-p x'): offset -x0 / p, preload -p P, a table's points
+// (-x_k / p, -p T_k) in reverse. For a spring of two bodies with ratio > 0 (a
+// reduction that keeps the rack writes a spring from a pinion's shaft to
+// it); false for any other.
 bool swap_bodies(const SpringSpec& s, SpringSpec& out);
 
 // Permanent link (issue 19 item 2): a bilateral kinematic constraint that is

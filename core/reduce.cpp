@@ -172,6 +172,24 @@ class Reducer {
     return s;
   }
 
+  // Whether merging `gone` into `kept` (of the other kind) leaves an element
+  // across the kinds that a model file cannot hold: only a load (written as
+  // the other kind's load), a link (no law) and a two-body spring (written as
+  // a rack_pinion) can be.
+  bool crosses_kinds(const std::string& gone, const std::string& kept) {
+    const bool kept_rack = is_translational(body(kept));
+    for (std::size_t i : elements_on(gone)) {
+      const ElementSpec& e = spec_.elements[i];
+      if (std::holds_alternative<TorqueSpec>(e) || std::holds_alternative<ForceSpec>(e) ||
+          std::holds_alternative<LinkSpec>(e))
+        continue;
+      if (const auto* s = std::get_if<SpringSpec>(&e); s && s->coordinate.empty()) continue;
+      for (const std::string& b : element_bodies(e))
+        if (b != gone && b != kept && is_translational(body(b)) != kept_rack) return true;
+    }
+    return false;
+  }
+
   std::vector<std::size_t> elements_on(const std::string& b) const {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < spec_.elements.size(); ++i) {
@@ -211,11 +229,21 @@ class Reducer {
       const SpringSpec rigid = *s;
       spec_.elements.erase(spec_.elements.begin() + static_cast<long>(i));
       // q_a = p q_b. Keep the heavier body; the other is expressed through it.
+      // Between a rack and a pinion (kg against kg m^2: no heavier one) keep
+      // the rack, unless an element on the pinion would then join bodies of
+      // two kinds in a form the file cannot hold (a clutch between the
+      // pinion's shaft and another shaft).
       std::string gone = rigid.body_a, kept = rigid.body_b;
       double factor = rigid.ratio;  // q_gone = factor * q_kept
-      if (!rigid.body_b.empty() && body(rigid.body_b).inertia < body(rigid.body_a).inertia) {
-        std::swap(gone, kept);
-        factor = 1.0 / rigid.ratio;
+      if (!rigid.body_b.empty()) {
+        const bool a_rack = is_translational(body(rigid.body_a)), b_rack = is_translational(body(rigid.body_b));
+        const bool keep_a = a_rack == b_rack ? body(rigid.body_b).inertia < body(rigid.body_a).inertia
+                                             : (a_rack ? !crosses_kinds(rigid.body_b, rigid.body_a)
+                                                       : crosses_kinds(rigid.body_a, rigid.body_b));
+        if (keep_a) {
+          std::swap(gone, kept);
+          factor = 1.0 / rigid.ratio;
+        }
       }
       merge(gone, kept, kept.empty() ? 0.0 : factor, rigid.name);
       return true;

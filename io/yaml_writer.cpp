@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "core/number_text.hpp"
 #include "io/atomic_file.hpp"
 
@@ -291,7 +292,7 @@ void emit_element(YAML::Emitter& out, const ElementSpec& e) {
 // a rotational to a translational body, e.g. from a shaft to a pinion merged
 // into the rack, first with its bodies swapped), and a torque on a
 // translational body as the force it is (the SI values alike).
-ElementSpec as_written(const ElementSpec& e, const std::set<std::string>& translational) {
+ElementSpec carried_across(const ElementSpec& e, const std::set<std::string>& translational) {
   if (const auto* s = std::get_if<SpringSpec>(&e); s && !s->body_b.empty()) {
     const bool rack_a = translational.count(s->body_a) > 0, rack_b = translational.count(s->body_b) > 0;
     SpringSpec swapped;
@@ -302,6 +303,22 @@ ElementSpec as_written(const ElementSpec& e, const std::set<std::string>& transl
   if (const auto* t = std::get_if<TorqueSpec>(&e); t && translational.count(t->body))
     return ForceSpec{t->name, t->body, t->torque};
   return e;
+}
+
+// carried_across, refusing what no element of a file can hold: any other
+// element on bodies of both kinds (the reduction avoids it where it can:
+// core/reduce.cpp crosses_kinds), never a file the reader refuses.
+ElementSpec as_written(const ElementSpec& e, const std::set<std::string>& translational) {
+  ElementSpec w = carried_across(e, translational);
+  if (std::holds_alternative<LinkSpec>(w) || std::holds_alternative<RackPinionSpec>(w)) return w;
+  std::string shaft, rack;
+  for (const std::string& b : element_bodies(w)) (translational.count(b) ? rack : shaft) = b;
+  if (!shaft.empty() && !rack.empty())
+    throw ModelError("elements." + std::visit([](const auto& s) { return s.name; }, w),
+                     "would join the rotational body '" + shaft + "' and the translational body '" + rack +
+                         "' in the reduced model (a rigid rack_pinion merged one into the other), which no model "
+                         "file can hold; luztar run reduces the model itself");
+  return w;
 }
 
 }  // namespace

@@ -127,8 +127,8 @@ TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
       }
     }, kind);
   }
-  EXPECT_EQ(fields, 46);  // 10 of a spring, 8 of a friction element, 2 of a torque, 5 of a one-way clutch, 2 of a
-                          // force, 8 of a rack and pinion, 2 of a link, 9 of a planetary set
+  EXPECT_EQ(fields, 49);  // 10 of a spring, 8 of a friction element, 2 of a torque, 5 of a one-way clutch, 2 of a
+                          // force, 11 of a rack and pinion, 2 of a link, 9 of a planetary set
   EXPECT_EQ(field_dimension("elements.clutch.radius"), Dimension::length);
   EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.final"), Dimension::force);
   EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.end"), Dimension::time);

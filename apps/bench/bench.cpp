@@ -75,15 +75,23 @@ void print(const char* name, const Figures& f) {
               f.wall / f.simulated / f.bodies * 1e6, f.stats.events > 0 ? f.wall / f.stats.events * 1e6 : 0.0);
 }
 
+// prefix + n, appended (GCC 12's -Wrestrict misreads "literal" + std::string&&
+// once enough is inlined around it).
+std::string numbered(const char* prefix, int n) {
+  std::string s(prefix);
+  s += std::to_string(n);
+  return s;
+}
+
 // Chain of n bodies: spring (k, freeplay a, damping c) between neighbours, a
 // bearing on each, a sine torque on the first and a steady load on the last.
 Model chain(int n, double t_end) {
   ModelSpec spec;
-  spec.name = "chain" + std::to_string(n);
-  for (int i = 0; i < n; ++i) spec.bodies.push_back({"b" + std::to_string(i), 0.01, 0.0, 0.0});
+  spec.name = numbered("chain", n);
+  for (int i = 0; i < n; ++i) spec.bodies.push_back({numbered("b", i), 0.01, 0.0, 0.0});
   for (int i = 0; i + 1 < n; ++i) {
     SpringSpec s;
-    s.name = "s" + std::to_string(i);
+    s.name = numbered("s", i);
     s.body_a = spec.bodies[i].name;
     s.body_b = spec.bodies[i + 1].name;
     s.stiffness = 1000.0;
@@ -93,7 +101,7 @@ Model chain(int n, double t_end) {
   }
   for (int i = 0; i < n; ++i) {
     FrictionSpec f;
-    f.name = "f" + std::to_string(i);
+    f.name = numbered("f", i);
     f.body_a = spec.bodies[i].name;
     f.viscous = 1e-3;
     f.coulomb = Signal::make_constant(0.02);
