@@ -375,5 +375,36 @@ TEST(ExactStiff, ADriveAtALightlyDampedResonanceKeepsRoundoff) {
   EXPECT_LE(worst_residual(e), 1e-12);
 }
 
+
+// An undamped mesh of 1e8 N m/rad between 1e-6 and 1 kg m^2 (omega 1e7
+// rad/s): normal in the balanced basis (eigenvalue condition 1.0026), so its
+// roundoff is the phase drift eps omega t any method has, and it is split
+// off. The cluster check refused it at first (eps kappa^2 |lambda| h counted
+// the drift every method has as its own): a regression a new-user hunt found.
+// x = v / omega sin(omega t) to 1e-8 of the amplitude over 0.1 s (omega t =
+// 1e6: the drift 2e-10), in a few sub-steps per output interval (the slow
+// block's own; the mesh alone would need 4e5 each).
+TEST(ExactStiff, AnUndampedStiffMeshIsSplitOff) {
+  const Model m = parse(R"(
+simulation: {t_end: 0.1, output_step: 0.01}
+bodies:
+  a: {inertia: 1.0e-6, velocity: 1}
+  b: {inertia: 1.0}
+elements:
+  s: {type: spring, bodies: [a, b], stiffness: 1e8}
+)");
+  const Result e = run(m, "exact", 0.1);
+  ASSERT_EQ(e.status, StepStatus::reached_time) << e.message;
+  ASSERT_EQ(e.integrator, "exact");
+  const double omega = std::sqrt(1e8 * (1e6 + 1.0)), amplitude = 1.0 / omega;
+  for (int i = 0; i < e.num_samples(); ++i) {
+    const double t = e.time[static_cast<std::size_t>(i)];
+    const double x = e.angle[2 * static_cast<std::size_t>(i)] - e.angle[2 * static_cast<std::size_t>(i) + 1];
+    EXPECT_NEAR(x, amplitude * std::sin(omega * t), 1e-8 * amplitude) << "t = " << t;
+  }
+  EXPECT_LE(e.stats.steps, 100);
+  EXPECT_LE(worst_residual(e), 1e-10);
+}
+
 }  // namespace
 }  // namespace luztar
