@@ -78,12 +78,18 @@ void print(const char* name, const Figures& f) {
 // Chain of n bodies: spring (k, freeplay a, damping c) between neighbours, a
 // bearing on each, a sine torque on the first and a steady load on the last.
 Model chain(int n, double t_end) {
+  // Names built by append: GCC 12 sees a false -Wrestrict in "s" + to_string(i) here.
+  const auto named = [](const char* prefix, int i) {
+    std::string name = prefix;
+    name += std::to_string(i);
+    return name;
+  };
   ModelSpec spec;
   spec.name = "chain" + std::to_string(n);
-  for (int i = 0; i < n; ++i) spec.bodies.push_back({"b" + std::to_string(i), 0.01, 0.0, 0.0});
+  for (int i = 0; i < n; ++i) spec.bodies.push_back({named("b", i), 0.01, 0.0, 0.0});
   for (int i = 0; i + 1 < n; ++i) {
     SpringSpec s;
-    s.name = "s" + std::to_string(i);
+    s.name = named("s", i);
     s.body_a = spec.bodies[i].name;
     s.body_b = spec.bodies[i + 1].name;
     s.stiffness = 1000.0;
@@ -93,7 +99,7 @@ Model chain(int n, double t_end) {
   }
   for (int i = 0; i < n; ++i) {
     FrictionSpec f;
-    f.name = "f" + std::to_string(i);
+    f.name = named("f", i);
     f.body_a = spec.bodies[i].name;
     f.viscous = 1e-3;
     f.coulomb = Signal::make_constant(0.02);
