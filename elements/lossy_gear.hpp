@@ -26,8 +26,9 @@
 // with e = 1 + kappa (1/eta_f forward, eta_b back). With MSL's lossTable
 // [0, eta_mf1, eta_mf2, tau_bf1, tau_bf2]: eta_f = eta_mf1, eta_b = eta_mf2,
 // and f is MSL's tau_bf_a (the bearing friction on flange a's side):
-// tau_bf1 = eta_f f, tau_bf2 = f / eta_b; a bearing on shaft b is a friction
-// element on body b.
+// tau_bf1 = eta_f f, tau_bf2 = f / eta_b. MSL's bearing on flange b's side
+// (tau_bf_b) is not offered yet: its Coulomb friction on body b would widen the
+// stuck set below, and validate refuses dry friction on a gear's shafts.
 //
 // Two inertias J_a, J_b carrying applied torques f_a, f_b (everything but the
 // gear) move with w_a = v, w_b = v / i:
@@ -60,8 +61,15 @@
 // selection is unique and explicit: stuck when L0 lies in the cone, else moving
 // towards the bound it exceeds (lossy_select). Self-locking: with eta_b <= 0
 // (c_b >= 1) and f_a = 0, L0 = f_b / i lies in the cone whatever f_b: a gear
-// loaded from b alone stays stuck; driven from a it moves once
-// f_a + f_b / (i eta_f) > f (or below -f).
+// loaded from b alone stays stuck; driven from a against the load (lambda0 >
+// 0) it starts forward once f_a + f_b / (i eta_f) > f.
+//
+// In the solvers: its mesh is a link locked always (a permanent link to the
+// machinery), its loss a link on shaft a locked while stuck; the S-S
+// selection leaves their group to lossy_select (solvers/mode_selection.cpp,
+// decide_gear), which also settles a moving gear's quadrant; moving, its loss
+// is the law's from the other elements' torques on its shafts (its kind sums
+// last). The time stepper boxes its loss row by the cone at the mesh torque.
 //
 // Modes (one byte): the motion s in {-1, 0, +1} and the sign sigma in {-1, +1}
 // of the mesh torque (moving: the quadrant, forward when s sigma > 0; stuck:

@@ -1,6 +1,11 @@
-// The lossy gear's law (elements/lossy_gear.hpp) against closed forms derived
-// from the power balance, independently of the formulas the law uses, and its
-// exact mode selection (lossy_select) against every mode's consistency.
+// The lossy gear (elements/lossy_gear.hpp): its law against closed forms
+// derived from the power balance, independently of the formulas the law uses,
+// its exact mode selection (lossy_select) against every mode's consistency,
+// and the element in the event-driven solver (exact and cvode_bdf) and the
+// time stepper against the same closed forms: forward and back drive, a
+// power-flow reversal, self-locking and its release, a coasting stop, an
+// elastic load, and Modelica's LossyGearDemo1 and 2 against their sequences
+// computed in closed form on the law.
 //
 // Notation: shaft a (J_a, applied torque f_a), shaft b (J_b, f_b), q_a = i q_b,
 // v = w_a, w_b = v / i, bearing friction f on shaft a.
