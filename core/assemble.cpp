@@ -153,8 +153,8 @@ Reduction unlocated_validate_and_reduce(const ModelSpec& full) {
 
 // The signal slots (each load's torque, then each friction element's MT0,
 // then each one-way clutch's drag) and the links (each friction element, then
-// each rigid freeplay, then each one-way clutch, then each permanent link) of
-// the elements.
+// each rigid freeplay, then each one-way clutch, then each permanent link,
+// then each lossy gear's mesh and loss) of the elements.
 void number_slots_and_links(Model& m) {
   for (std::size_t l = 0; l < m.loads.size(); ++l) {
     m.loads[l].slot = static_cast<int>(m.slots.size());
@@ -186,6 +186,13 @@ void number_slots_and_links(Model& m) {
     PermanentLink& l = m.permanent_links[i];
     l.link = static_cast<int>(m.links.size());
     m.links.push_back({LinkKind::permanent, static_cast<int>(i), l.row});
+  }
+  for (std::size_t i = 0; i < m.lossy_gears.size(); ++i) {
+    LossyGear& g = m.lossy_gears[i];
+    g.mesh_link = static_cast<int>(m.links.size());
+    m.links.push_back({LinkKind::gear_mesh, static_cast<int>(i), g.mesh});
+    g.loss_link = static_cast<int>(m.links.size());
+    m.links.push_back({LinkKind::gear_loss, static_cast<int>(i), g.loss});
   }
 }
 
@@ -289,6 +296,17 @@ Model build(const Reduction& reduction, const ModelSpec& full) {
       m.element_index.push_back(static_cast<int>(m.permanent_links.size()));
       m.permanent_link_element.push_back(id);
       m.permanent_links.push_back({row_of(l->body_a, l->body_b, l->ratio, l->coordinate)});
+    } else if (const auto* g = std::get_if<LossyGearSpec>(&e)) {
+      m.element_kind.push_back(ElementKind::lossy_gear);
+      m.element_index.push_back(static_cast<int>(m.lossy_gears.size()));
+      m.lossy_gear_element.push_back(id);
+      LossyGear gear;
+      gear.law = {g->ratio, g->efficiency_forward, g->efficiency_back, g->bearing_friction};
+      gear.body_a = body(g->body_a);
+      gear.body_b = body(g->body_b);
+      gear.mesh = row_of(g->body_a, g->body_b, g->ratio, {});
+      gear.loss = row_of(g->body_a, std::string(), 1.0, {});
+      m.lossy_gears.push_back(gear);
     }
   }
   number_slots_and_links(m);

@@ -96,6 +96,7 @@ std::string kind_words(const Model& m, int e) {
     case ElementKind::friction: return "a friction element";
     case ElementKind::one_way_clutch: return "a one-way clutch";
     case ElementKind::link: return "a link";
+    case ElementKind::lossy_gear: return "a lossy gear";
     case ElementKind::torque: return "a torque element";
   }
   return "an element";
@@ -256,7 +257,7 @@ void check_metric(const MetricSpec& m, const Model& model) {
       for (int k = 0; k < kNumEventKinds; ++k) ok = ok || m.event_kind == to_string(static_cast<EventKind>(k));
       if (!ok)
         bad(m, "unknown event kind '" + m.event_kind + "' (expected one of: all, stick, break_away, reversal, contact, "
-               "separation, impact, stage, lock, overrun)");
+               "separation, impact, stage, lock, overrun, power_flow)");
       break;
     }
     case MetricSpec::Kind::energy: {
@@ -413,10 +414,12 @@ std::vector<MetricSpec> default_metrics(const Model& model) {
     out.push_back(de);
   }
   for (int k = 0; k < kNumEventKinds; ++k) {
-    // lock and overrun only where a one-way clutch can log them: a model
-    // without one keeps the columns it had before the kind existed
+    // lock and overrun only where a one-way clutch can log them, power_flow
+    // only where a lossy gear can: a model without one keeps the columns it
+    // had before the kind existed
     const EventKind kind = static_cast<EventKind>(k);
     if ((kind == EventKind::lock || kind == EventKind::overrun) && model.one_way_element.empty()) continue;
+    if (kind == EventKind::power_flow && model.lossy_gear_element.empty()) continue;
     MetricSpec ev;
     ev.kind = MetricSpec::Kind::events;
     ev.event_kind = to_string(kind);

@@ -114,6 +114,26 @@ struct PermanentLink {
   int link = -1;      // its link (Model::links)
 };
 
+// The parameters of a lossy gear's law (elements/lossy_gear.hpp).
+struct LossyGearLaw {
+  double ratio = 1.0;               // i = q_a / q_b, != 0
+  double efficiency_forward = 1.0;  // eta_f in (0, 1]: a drives b
+  double efficiency_back = 1.0;     // eta_b <= eta_f: b drives a (<= 0: self-locking)
+  double bearing = 0.0;             // f >= 0 [N m]: Coulomb friction of shaft a's bearing
+};
+// A lossy gear (elements/lossy_gear.hpp): a rigid mesh q_a = ratio q_b (its
+// mesh link, locked always like a permanent link) and a loss torque on shaft a
+// against its speed relative to the base (its loss link, locked while the gear
+// is stuck), whose law depends on the direction of the power flow. Its mode is
+// its element's byte of State::element_mode (lossy_mode: 3 s + sigma).
+struct LossyGear {
+  LossyGearLaw law;
+  int body_a = -1, body_b = -1;  // shafts a and b (inertial; no other link acts on them)
+  CoordinateRow mesh;            // (1, -ratio) on (a, b): held at x' = 0
+  CoordinateRow loss;            // (1) on a: w_a, the speed the loss opposes
+  int mesh_link = -1, loss_link = -1;  // its links (Model::links)
+};
+
 struct Load {
   int body = kGround;  // body index
   int signal = -1;     // index into Model::signals [N m]
@@ -131,9 +151,9 @@ struct SignalSlot {
 };
 
 // The element kinds (elements/kinds.hpp: the table the solvers iterate).
-enum class ElementKind { spring, friction, torque, one_way_clutch, link };
-inline constexpr int kNumElementKinds = 5;
-// Its name in results and files: "spring", "friction", "torque", "one_way_clutch", "link".
+enum class ElementKind { spring, friction, torque, one_way_clutch, link, lossy_gear };
+inline constexpr int kNumElementKinds = 6;
+// Its name in results and files: "spring", "friction", "torque", "one_way_clutch", "link", "lossy_gear".
 inline const char* to_string(ElementKind k) {
   switch (k) {
     case ElementKind::spring: return "spring";
@@ -141,12 +161,15 @@ inline const char* to_string(ElementKind k) {
     case ElementKind::torque: return "torque";
     case ElementKind::one_way_clutch: return "one_way_clutch";
     case ElementKind::link: return "link";
+    case ElementKind::lossy_gear: return "lossy_gear";
   }
   return "?";
 }
-// Kinds whose state 0 means stuck (a friction element) or locked (a one-way
-// clutch): the time they spend there is Result::time_stuck.
-inline bool element_sticks(ElementKind k) { return k == ElementKind::friction || k == ElementKind::one_way_clutch; }
+// Kinds whose state 0 means stuck (a friction element, a lossy gear) or locked
+// (a one-way clutch): the time they spend there is Result::time_stuck.
+inline bool element_sticks(ElementKind k) {
+  return k == ElementKind::friction || k == ElementKind::one_way_clutch || k == ElementKind::lossy_gear;
+}
 // Whether elements of kind k dissipate energy (their kind row has a
 // dissipation, elements/kinds.hpp; tests/element_energy_test.cpp checks the two agree).
 inline bool element_kind_dissipates(ElementKind k) { return k != ElementKind::torque && k != ElementKind::link; }
@@ -163,12 +186,17 @@ inline bool element_kind_dissipates(ElementKind k) { return k != ElementKind::to
 // the rigid freeplay springs in model order (Model::spring_link), then the
 // one-way clutches (OneWayClutch::link), then the permanent links
 // (PermanentLink::link: locked always, its torque unbounded on both sides, no
-// limit and no reserve), so that clusters, static splits, mode selection,
+// limit and no reserve), then each lossy gear's mesh and loss links
+// (LossyGear::mesh_link: a permanent link to the machinery, Model::
+// is_permanent_link; LossyGear::loss_link: locked while the gear is stuck,
+// its bound a cone in the mesh torque that the gear's own selection decides,
+// elements/lossy_gear.hpp), so that clusters, static splits, mode selection,
 // impacts and roots index torques and limits by one link id.
-enum class LinkKind { friction, contact, one_way, permanent };
+enum class LinkKind { friction, contact, one_way, permanent, gear_mesh, gear_loss };
 struct ModelLink {
   LinkKind kind = LinkKind::friction;
-  int element = -1;   // index in Model::frictions, Model::springs (contact) or Model::one_way_clutches
+  int element = -1;   // index in Model::frictions, Model::springs (contact), Model::one_way_clutches,
+                      // Model::permanent_links or Model::lossy_gears
   CoordinateRow row;  // its element's row: sum c_k w_k = 0 while locked
 };
 // The kind of the elements whose links are of kind k.
@@ -176,7 +204,8 @@ inline ElementKind element_kind_of(LinkKind k) {
   return k == LinkKind::friction  ? ElementKind::friction
          : k == LinkKind::contact ? ElementKind::spring
          : k == LinkKind::one_way ? ElementKind::one_way_clutch
-                                  : ElementKind::link;
+         : k == LinkKind::permanent ? ElementKind::link
+                                    : ElementKind::lossy_gear;
 }
 
 // Massless frictionless bodies joined by springs that no theorem eliminates;
@@ -220,7 +249,9 @@ struct Model {
   std::vector<Load> loads;          // (nl x 1)
   std::vector<OneWayClutch> one_way_clutches;  // (now x 1)
   std::vector<PermanentLink> permanent_links;  // (npl x 1)
-  std::vector<ModelLink> links;     // (nf + rigid springs + now + npl) the links of the variable structure (ModelLink)
+  std::vector<LossyGear> lossy_gears;          // (nlg x 1)
+  // (nf + rigid springs + now + npl + 2 nlg) the links of the variable structure (ModelLink)
+  std::vector<ModelLink> links;
   std::vector<int> spring_link;     // (ns x 1) link id of each rigid freeplay spring, -1 for the others
   std::vector<Signal> signals;      // resolved (no references)
   std::vector<SignalSlot> slots;    // (slots) the signals the laws read, in slot order (SignalSlot)
@@ -248,6 +279,7 @@ struct Model {
   std::vector<int> load_element;            // (nl x 1)
   std::vector<int> one_way_element;         // (now x 1)
   std::vector<int> permanent_link_element;  // (npl x 1)
+  std::vector<int> lossy_gear_element;      // (nlg x 1)
   // (ne x 1) An element's torque as the model file wrote it is this times the
   // torque it acts with here, where a rigid merge carried it onto another body
   // (core/reduce.hpp, Reduction::output_scale; 1 for the others). Outputs are
@@ -272,12 +304,18 @@ struct Model {
       case ElementKind::torque: return load_element;
       case ElementKind::one_way_clutch: return one_way_element;
       case ElementKind::link: return permanent_link_element;
+      case ElementKind::lossy_gear: return lossy_gear_element;
     }
     return load_element;
   }
   bool is_contact_link(int link) const { return links[link].kind == LinkKind::contact; }
   bool is_one_way_link(int link) const { return links[link].kind == LinkKind::one_way; }
-  bool is_permanent_link(int link) const { return links[link].kind == LinkKind::permanent; }
+  // Locked always with a torque unbounded on both sides: a permanent link, or
+  // a lossy gear's mesh (its loss is its loss link's).
+  bool is_permanent_link(int link) const {
+    return links[link].kind == LinkKind::permanent || links[link].kind == LinkKind::gear_mesh;
+  }
+  bool is_gear_loss_link(int link) const { return links[link].kind == LinkKind::gear_loss; }
   // The element id of link `link` (Model::element_names).
   int link_element(int link) const { return elements_of(element_kind_of(links[link].kind))[links[link].element]; }
   // Length of the input values array: named inputs, then held block outputs.

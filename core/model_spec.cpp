@@ -206,7 +206,7 @@ std::vector<std::string> element_bodies(const ElementSpec& e) {
     for (const auto& f : spec_fields(s)) {
       if (f.type == FieldType::body || f.type == FieldType::attachment) bodies.push_back(s.*f.text);
       if (f.type == FieldType::attachment) bodies.push_back(s.*f.second);
-      if (f.type == FieldType::attachment)
+      if (f.type == FieldType::attachment && f.coordinate)  // (a lossy gear takes none)
         for (const CoordinateTerm& t : s.*f.coordinate) bodies.push_back(t.body);
     }
     bodies.erase(std::remove(bodies.begin(), bodies.end(), std::string()), bodies.end());

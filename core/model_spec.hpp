@@ -435,10 +435,44 @@ bool planetary_is_ideal(const PlanetarySpec& g);
 LinkSpec link_of(const PlanetarySpec& g);
 SpringSpec spring_of(const PlanetarySpec& g);
 
+// Lossy gear (issue 19 item 4; elements/lossy_gear.hpp): a rigid gear
+// q_a = ratio q_b between two inertial bodies whose mesh passes power with
+// efficiency efficiency_forward when a drives b and efficiency_back when b
+// drives a (<= 0: self-locking, it cannot be driven from b), with a Coulomb
+// bearing friction bearing_friction on shaft a; stuck, moving forward or
+// back-driven, the modes selected exactly at events (Modelica's LossyGear,
+// its lossTable [0, efficiency_forward, efficiency_back, tau_bf1, tau_bf2]
+// with tau_bf1 = efficiency_forward bearing_friction, tau_bf2 =
+// bearing_friction / efficiency_back). Its loss acts on shaft a against its
+// speed relative to the base (the gear's housing).
+struct LossyGearSpec {
+  static constexpr const char* kType = "lossy_gear";
+  static constexpr const char* kNoun = "a lossy gear";
+  std::string name;
+  std::string body_a, body_b;      // shafts a (input) and b (output), two bodies (no `coordinate`)
+  double ratio = 1.0;              // q_a = ratio q_b, != 0
+  double efficiency_forward = 1.0; // eta_f in (0, 1]
+  double efficiency_back = 1.0;    // eta_b <= eta_f (<= 0: self-locking)
+  double bearing_friction = 0.0;   // f [N m], >= 0
+};
+inline constexpr SpecField<LossyGearSpec> kLossyGearFields[] = {
+    {.key = "bodies", .type = FieldType::attachment, .text = &LossyGearSpec::body_a,
+     .second = &LossyGearSpec::body_b},
+    {.key = "ratio", .number = &LossyGearSpec::ratio, .dimension = Dimension::dimensionless,
+     .rule = NumberRule::nonzero},
+    {.key = "efficiency_forward", .number = &LossyGearSpec::efficiency_forward, .dimension = Dimension::dimensionless,
+     .required = true},
+    {.key = "efficiency_back", .number = &LossyGearSpec::efficiency_back, .dimension = Dimension::dimensionless,
+     .required = true},
+    {.key = "bearing_friction", .number = &LossyGearSpec::bearing_friction, .dimension = Dimension::torque,
+     .rule = NumberRule::nonnegative},
+};
+inline std::span<const SpecField<LossyGearSpec>> spec_fields(const LossyGearSpec&) { return kLossyGearFields; }
+
 // A new kind: its struct (with kType, kNoun), its field table and
 // spec_fields overload above, and its alternative here.
 using ElementSpec = std::variant<SpringSpec, FrictionSpec, TorqueSpec, OneWayClutchSpec, ForceSpec, RackPinionSpec,
-                                 LinkSpec, PlanetarySpec>;
+                                 LinkSpec, PlanetarySpec, LossyGearSpec>;
 
 // The kinds' `type` names, "spring, friction, torque, one_way_clutch".
 std::string element_types();

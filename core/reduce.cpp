@@ -304,6 +304,10 @@ class Reducer {
           l->ratio = 1.0;
           l->coordinate = t;
         }
+      } else if (const auto* g = std::get_if<LossyGearSpec>(&e)) {
+        // (validate refuses a rigid connection on a lossy gear's shafts: not reached)
+        throw ModelError("elements." + g->name + ".bodies", "a rigid connection merges the shaft '" + gone +
+                                                                "' of a lossy gear: not supported");
       } else if (auto* c = std::get_if<OneWayClutchSpec>(&e)) {
         const double v = carry_friction(*c, gone, kept, factor);
         if (v == 0.0) drop.push_back(i);  // a rigid connection already holds it (v identically 0)

@@ -35,6 +35,7 @@ const char* to_string(EventKind k) {
     case EventKind::stage: return "stage";
     case EventKind::lock: return "lock";
     case EventKind::overrun: return "overrun";
+    case EventKind::power_flow: return "power_flow";
   }
   return "?";
 }

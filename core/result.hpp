@@ -27,9 +27,10 @@ enum class EventKind {
   stage,        // spring with a stiffness table: a knot crossed, segment `before` -> `after`
   lock,         // one-way clutch: overrunning -> locked (relative velocity reached 0 and it holds)
   overrun,      // one-way clutch: locked -> overrunning (the torque against overrun reached its limit)
+  power_flow,   // lossy gear: the power through its mesh reversed while moving (forward <-> back-driven)
 };
 const char* to_string(EventKind k);
-inline constexpr int kNumEventKinds = 9;
+inline constexpr int kNumEventKinds = 10;
 
 struct EventRecord {
   double t = 0.0;           // [s]
@@ -101,7 +102,8 @@ struct Result {
   // (nt x ne) element state: friction -1 slip-, 0 stuck, +1 slip+; spring -1/0/+1 freeplay
   // side (0 = inside the gap), a table spring its segment 0..n (n points; 0 below the
   // first); one-way clutch 0 locked, o (+1 or -1, its overrun direction)
-  // overrunning; torque elements 0.
+  // overrunning; lossy gear 0 stuck, s forward (a drives b), 2 s back-driven (b
+  // drives a), s = sgn w_a; torque elements 0.
   std::vector<std::int8_t> element_state;
   // Per element and per body (README, "Output files"; empty in a Result read
   // from a file written before they existed: luztar info, compare and

@@ -267,6 +267,70 @@ void kind_rules(const ModelSpec& spec, const PlanetarySpec& g, const std::string
   else kind_rules(spec, spring_of(g), p);
 }
 
+// Whether element e can lock the bodies it acts on (a link of the variable
+// structure, core/model.hpp: dry friction, a one-way clutch, a permanent link
+// or planetary set, a rigid spring, a lossy gear), in words, or "" when not.
+std::string locking_kind(const ElementSpec& e) {
+  if (const auto* f = std::get_if<FrictionSpec>(&e)) {
+    const bool dry = !f->coulomb_table.empty() || !f->mu_table.empty() ||
+                     !(f->coulomb.kind == Signal::Kind::constant && f->coulomb.value == 0.0);
+    return dry ? "dry friction" : "";
+  }
+  if (const auto* s = std::get_if<SpringSpec>(&e)) return std::isinf(s->stiffness) ? "a rigid spring" : "";
+  if (const auto* r = std::get_if<RackPinionSpec>(&e)) return std::isinf(r->stiffness) ? "a rigid rack and pinion" : "";
+  if (std::holds_alternative<OneWayClutchSpec>(e)) return "a one-way clutch";
+  if (std::holds_alternative<LinkSpec>(e)) return "a link";
+  if (std::holds_alternative<PlanetarySpec>(e)) return "a planetary set";
+  if (std::holds_alternative<LossyGearSpec>(e)) return "a lossy gear";
+  return "";
+}
+
+// A lossy gear (elements/lossy_gear.hpp) joins two inertial bodies, shaft a
+// and shaft b, with 0 < efficiency_forward <= 1 and efficiency_back <=
+// efficiency_forward (<= 0: self-locking). Back-driven it moves shaft a with
+// the effective inertia J_a + efficiency_back J_b / ratio^2, which must be > 0
+// (else the back-driven motion is ill-posed: a self-locking gear whose shaft b
+// outweighs shaft a accelerates against its load). The initial velocities
+// satisfy its mesh w_a = ratio w_b. Its mode selection is its own, explicit
+// (lossy_select), so no other element that can lock acts on its shafts: its
+// cluster is its own.
+void kind_rules(const ModelSpec& spec, const LossyGearSpec& g, const std::string& p) {
+  if (g.body_b.empty())
+    throw ModelError(p + ".bodies", "a lossy gear joins two bodies, shaft a and shaft b: give 'bodies: [a, b]' (its "
+                                    "housing is the base)");
+  if (!(g.efficiency_forward > 0.0 && g.efficiency_forward <= 1.0))
+    throw ModelError(p + ".efficiency_forward", "must be in (0, 1] (got " + show(g.efficiency_forward) + ")");
+  if (!(g.efficiency_back <= g.efficiency_forward))
+    throw ModelError(p + ".efficiency_back", "must be <= efficiency_forward = " + show(g.efficiency_forward) +
+                                                 " (got " + show(g.efficiency_back) + ")");
+  const BodySpec* a = find_body(spec, g.body_a);
+  const BodySpec* b = find_body(spec, g.body_b);
+  for (const BodySpec* s : {a, b})
+    if (!(s->inertia > 0.0))
+      throw ModelError(p + ".bodies", "shaft '" + s->name + "' is massless: a lossy gear needs bodies with inertia");
+  const double effective = a->inertia + g.efficiency_back * b->inertia / (g.ratio * g.ratio);
+  if (!(effective > 0.0))
+    throw ModelError(p + ".efficiency_back",
+                     "back-driven, the gear moves shaft a with the effective inertia J_a + efficiency_back J_b / "
+                     "ratio^2 = " + show(effective) + " kg m^2 <= 0, an ill-posed motion; give efficiency_back > " +
+                         show(-a->inertia * g.ratio * g.ratio / b->inertia));
+  const double rate = a->velocity - g.ratio * b->velocity;
+  if (std::abs(rate) > 1e-9 * (std::abs(a->velocity) + std::abs(g.ratio * b->velocity)))
+    throw ModelError(p, "the initial velocities break the gear w_" + g.body_a + " = " + show(g.ratio) + " w_" +
+                            g.body_b + " (" + show(a->velocity) + " and " + show(b->velocity) +
+                            " rad/s): give initial velocities that satisfy it");
+  for (const ElementSpec& e : spec.elements) {
+    if (element_name(e) == g.name) continue;
+    const std::string kind = locking_kind(e);
+    if (kind.empty()) continue;
+    for (const std::string& on : element_bodies(e))
+      if (on == g.body_a || on == g.body_b)
+        throw ModelError(p + ".bodies", "element '" + element_name(e) + "' (" + kind + ") also acts on shaft '" + on +
+                                            "': no other element that can lock a lossy gear's shafts is supported "
+                                            "(give shaft a's Coulomb friction as its bearing_friction)");
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -298,9 +362,12 @@ void body_kind_rules(const ModelSpec& spec, const S& s, const std::string& p) {
                                         (force ? "'type: torque' with 'torque' [N m]" : "'type: force' with 'force' [N]"));
   } else {
     const std::vector<std::string> on = element_bodies(ElementSpec(s));
+    std::string at = ".bodies";
+    if constexpr (requires { s.coordinate; })  // (a lossy gear takes no coordinate)
+      if (!s.coordinate.empty()) at = ".coordinate";
     for (const std::string& b : on)
       if (kind_of(b) != kind_of(on.front()))
-        throw ModelError(p + (s.coordinate.empty() ? ".bodies" : ".coordinate"),
+        throw ModelError(p + at,
                          "body '" + on.front() + "' is " + (kind_of(on.front()) ? "translational" : "rotational") +
                              " and body '" + b + "' " + (kind_of(b) ? "translational" : "rotational") + ": " +
                              S::kNoun + " acts on bodies of one kind");

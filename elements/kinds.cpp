@@ -2,6 +2,7 @@
 
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
+#include "elements/lossy_gear.hpp"
 #include "elements/massless_bearing.hpp"
 #include "elements/one_way_clutch.hpp"
 #include "elements/permanent_link.hpp"
@@ -19,14 +20,17 @@ double group_witness(const Model&, const Witness& w, const WitnessInputs& in) {
 
 // In the order of ElementKind; each row is defined beside its kind's functions.
 const ElementKindInfo* const kElementKinds[kNumElementKinds] = {&kSpringKind, &kFrictionKind, &kTorqueKind,
-                                                                &kOneWayClutchKind, &kPermanentLinkKind};
+                                                                &kOneWayClutchKind, &kPermanentLinkKind,
+                                                                &kLossyGearKind};
 
 }  // namespace
 
 const ElementKind kSumOrder[kNumElementKinds] = {ElementKind::torque, ElementKind::spring, ElementKind::friction,
-                                                 ElementKind::one_way_clutch, ElementKind::link};
+                                                 ElementKind::one_way_clutch, ElementKind::link,
+                                                 ElementKind::lossy_gear};  // (a lossy gear reads the sum before it)
 const ElementKind kListOrder[kNumElementKinds] = {ElementKind::friction, ElementKind::spring, ElementKind::torque,
-                                                  ElementKind::one_way_clutch, ElementKind::link};
+                                                  ElementKind::one_way_clutch, ElementKind::link,
+                                                  ElementKind::lossy_gear};
 
 // In the order of WitnessKind.
 const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
@@ -65,6 +69,13 @@ const WitnessKindInfo kWitnessKinds[kNumWitnessKinds] = {
      Crossing::segment, +1, false, spring_witness},
     {WitnessKind::stage_lower, "stage_lower", "x = x_k-1: a table spring passes its segment's lower knot back a stage",
      Crossing::segment, -1, false, spring_witness},
+    {WitnessKind::gear_mesh, "gear_mesh",
+     "a lossy gear's mesh torque changes sign: moving, the power flow reverses (forward <-> back-driven); stuck, "
+     "the half of its cone", Crossing::own_mode, 0, true, lossy_gear_witness},
+    {WitnessKind::gear_upper, "gear_upper", "a stuck lossy gear's reserve L_max(lambda) - L runs out: it starts to turn +",
+     Crossing::reserve_exhausted, +1, true, lossy_gear_witness},
+    {WitnessKind::gear_lower, "gear_lower", "a stuck lossy gear's reserve L - L_min(lambda) runs out: it starts to turn -",
+     Crossing::reserve_exhausted, -1, true, lossy_gear_witness},
 };
 
 const ElementKindInfo& element_kind_info(ElementKind k) { return *kElementKinds[static_cast<int>(k)]; }

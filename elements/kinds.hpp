@@ -10,6 +10,7 @@
 //   torque    elements/torque_load.hpp       tau(t) on one body
 //   one_way_clutch elements/one_way_clutch.hpp a freewheel (a link bounded on one side)
 //   link      elements/permanent_link.hpp    a permanent link x' = 0 (a planetary set; a link never released)
+//   lossy_gear elements/lossy_gear.hpp       a gear with efficiencies by power flow (a mesh link and a loss link)
 // and the first-order law of a massless body on its bearings,
 // elements/massless_bearing.hpp (a law of bodies, which the solvers call).
 //

@@ -29,9 +29,12 @@ enum class WitnessKind {
   knot_upper,     // friction table, slipping in direction s on segment k: s v crosses v_{k+1} upwards
   knot_lower,     // ... s v crosses v_k downwards (k >= 1)
   stage_upper,    // spring with a stiffness table: x - x_k crosses 0 upwards at the segment's upper knot (level)
-  stage_lower     // ... x - x_k-1 crosses 0 downwards at its lower knot (level)
+  stage_lower,    // ... x - x_k-1 crosses 0 downwards at its lower knot (level)
+  gear_mesh,      // lossy gear: its mesh torque lambda changes sign (moving: the power flow reverses; stuck: the half of its cone)
+  gear_upper,     // lossy gear stuck: its reserve L_max(lambda) - L reaches 0 (it starts to turn +)
+  gear_lower      // lossy gear stuck: its reserve L - L_min(lambda) reaches 0 (it starts to turn -)
 };
-inline constexpr int kNumWitnessKinds = 16;
+inline constexpr int kNumWitnessKinds = 19;
 
 // What a crossing means for the variable structure; the event pipeline
 // (solvers/event_pipeline.cpp) applies it, with the sign of the kind's table
@@ -53,7 +56,8 @@ enum class Crossing {
 // direction that counts (CVODE convention: +1 increasing, -1 decreasing).
 struct Witness {
   WitnessKind kind;
-  int index;           // friction (slip/stick/knot), static split (group), spring (freeplay, stage, contact, damping) or body (massless)
+  int index;           // friction (slip/stick/knot), static split (group), spring (freeplay, stage, contact, damping),
+                       // body (massless) or link (a lossy gear's: its mesh's for gear_mesh, its loss's otherwise)
   int direction;
   double level = 0.0;  // the root is where the watched quantity crosses this value (a knot: its x)
   int element = -1;    // element id of the element that watches it (set by the solver); -1: a group or a body
@@ -70,6 +74,7 @@ struct WitnessInputs {
   const double* lambda = nullptr;             // (links) link torques [N m]
   const double* group_utilisation = nullptr;  // (static splits) largest |lambda| / limit of each group
   const std::int8_t* spring_side = nullptr;   // (ns) freeplay sides
+  const std::int8_t* element_mode = nullptr;  // (ne) the elements' modes of their own (State::element_mode)
 };
 
 }  // namespace luztar

@@ -85,11 +85,12 @@ bool Reader::one_of_two(const YAML::Node& e, const std::string& field, const Spe
 // its values are checked by validate(), at their own keys).
 void Reader::attachment(const YAML::Node& e, const std::string& field, std::string& a, std::string& b,
                 std::vector<CoordinateTerm>* coordinate) {
-  const YAML::Node one = e["body"], two = e["bodies"], terms = coordinate ? e["coordinate"] : YAML::Node();
-  if (terms && (one || two))
+  const YAML::Node one = e["body"], two = e["bodies"], terms = e["coordinate"];
+  const bool has_terms = coordinate && terms;  // (a kind without a coordinate: a lossy gear)
+  if (has_terms && (one || two))
     fail(e, field, "give one of 'body' (to the base), 'bodies' (between two bodies) or 'coordinate' (a "
                    "combination of bodies), not two");
-  if (terms) {
+  if (has_terms) {
     read_coordinate(terms, field + ".coordinate", *coordinate);
     if (e["ratio"]) fail(e["ratio"], field + ".ratio", "applies to 'bodies: [a, b]'; a coordinate carries its own coefficients");
     return;

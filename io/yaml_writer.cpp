@@ -177,6 +177,8 @@ template <>
 void as_bodies(RackPinionSpec&) {}
 template <>
 void as_bodies(PlanetarySpec&) {}
+template <>
+void as_bodies(LossyGearSpec&) {}
 
 // True when the element is between two bodies (its attachment has a second).
 template <class S>

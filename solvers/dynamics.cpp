@@ -7,6 +7,7 @@
 #include "core/energy.hpp"
 #include "core/projections.hpp"
 #include "elements/friction.hpp"
+#include "elements/lossy_gear.hpp"
 #include "elements/kinds.hpp"
 #include "elements/massless_bearing.hpp"
 #include "elements/one_way_clutch.hpp"
@@ -53,6 +54,8 @@ bool link_locked(const Model& m, const State& modes, int l) {
     case LinkKind::contact: return modes.spring_side[link.element] != 0;
     case LinkKind::one_way: return one_way_locked(m, link.element, modes);
     case LinkKind::permanent: return true;
+    case LinkKind::gear_mesh: return true;  // a lossy gear's mesh: held always
+    case LinkKind::gear_loss: return lossy_motion_of(lossy_gear_mode(m, link.element, modes)) == 0;
   }
   return false;
 }
@@ -76,7 +79,7 @@ void lock_structure(const Model& m, const State& modes, ModeStructure& ms) {
     const ModelLink& link = m.links[l];
     if (!link_locked(m, modes, l)) continue;
     if (link.kind == LinkKind::contact) ms.contacts.push_back(link.element);
-    else if (link.kind != LinkKind::permanent) ms.held_elements.push_back(m.link_element(l));  // (time stuck)
+    else if (!m.is_permanent_link(l)) ms.held_elements.push_back(m.link_element(l));  // (time stuck)
     ms.link_ids.push_back(l);
     ms.stuck_links.push_back(link.row);
   }
@@ -414,6 +417,7 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
   in.lambda = ws.lambda.data();
   in.group_utilisation = ws.group_utilisation.data();
   in.spring_side = modes.spring_side.data();
+  in.element_mode = modes.element_mode.data();
   for (std::size_t r = 0; r < ms.roots.size(); ++r) g[r] = witness_value(m, ms.roots[r], in);
 }
 

@@ -114,7 +114,8 @@ void build_mode_structure(const Model& m, const State& modes, double t, const do
 // Upper bound of ModeStructure::roots.size() for any structure of the model.
 int max_root_count(const Model& m);
 // Whether link l (Model::links) locks its bodies in `modes`: a stuck friction
-// element, rigid freeplay teeth in contact, a locked one-way clutch.
+// element, rigid freeplay teeth in contact, a locked one-way clutch, a
+// permanent link or a lossy gear's mesh (always), a stuck lossy gear's loss.
 bool link_locked(const Model& m, const State& modes, int l);
 
 // The bodies' velocities w (nb) from the velocity slots of y (y[2j + 1]) in

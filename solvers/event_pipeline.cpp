@@ -8,6 +8,7 @@
 #include "core/times.hpp"
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
+#include "elements/lossy_gear.hpp"
 #include "elements/one_way_clutch.hpp"
 #include "solvers/element_outputs.hpp"
 #include "solvers/mode_system.hpp"
@@ -335,7 +336,7 @@ void EventPipeline::exhausted_in_group(const StaticSplit& sp, std::vector<BreakA
   double scale = 0.0;
   for (int i : sp.links) scale = std::max(scale, std::abs(ws.lambda[i]));
   for (int i : sp.links) {
-    if (model.is_permanent_link(i)) continue;  // no limit to reach
+    if (model.is_permanent_link(i) || model.is_gear_loss_link(i)) continue;  // no limit (a gear: its own reserves)
     if (model.is_contact_link(i)) {
       if (state.spring_side[model.links[i].element] * ws.lambda[i] <= 1e-6 * scale) out.push_back({i, FrictionMode::stuck});
       continue;
@@ -406,8 +407,14 @@ void EventPipeline::strike() {
 // (|v| > 0): it slips (overruns) that way.
 void EventPipeline::set_moving(int link, double v) {
   const ModelLink& l = model.links[link];
-  if (l.kind == LinkKind::one_way) set_one_way_locked(model, l.element, false, state);
-  else state.friction_mode[l.element] = v > 0.0 ? FrictionMode::slip_positive : FrictionMode::slip_negative;
+  if (l.kind == LinkKind::one_way) {
+    set_one_way_locked(model, l.element, false, state);
+  } else if (l.kind == LinkKind::gear_loss) {  // (its quadrant: the selection that follows, through its mesh)
+    std::int8_t& mode = state.element_mode[model.lossy_gear_element[l.element]];
+    mode = lossy_mode(v > 0.0 ? 1 : -1, lossy_sigma_of(mode));
+  } else {
+    state.friction_mode[l.element] = v > 0.0 ? FrictionMode::slip_positive : FrictionMode::slip_negative;
+  }
 }
 
 // Teeth found beyond their flank while in the gap: a rebound so slight that
@@ -544,7 +551,11 @@ bool EventPipeline::stuck_consistent() {
   if (ms.stuck_links.empty()) return true;
   evaluate_static_torques();
   for (int l : ms.link_ids) {
-    if (model.is_contact_link(l) || model.is_permanent_link(l)) continue;
+    if (model.links[l].kind == LinkKind::gear_mesh) {
+      if (!gear_consistent(model.links[l].element)) return false;
+      continue;
+    }
+    if (model.is_contact_link(l) || model.is_permanent_link(l) || model.is_gear_loss_link(l)) continue;
     const double against = model.is_one_way_link(l)  // the locking side has no limit
                                ? model.one_way_clutches[model.links[l].element].overrun * ws.lambda[l]
                                : std::abs(ws.lambda[l]);
@@ -557,6 +568,19 @@ bool EventPipeline::stuck_consistent() {
     if (state.spring_side[s] * ws.lambda[l] < -1e-9 * scale - 1e-12 * link_torque_scale(l)) return false;
   }
   return true;
+}
+
+// A lossy gear in its mode at the torques in ws (after evaluate_static_torques):
+// its mesh torque on the side its mode says (moving: its quadrant; stuck: the
+// half of its cone) and, stuck, its loss in its cone, to roundoff. A load that
+// jumps at a breakpoint can move either past a witness that never saw it.
+bool EventPipeline::gear_consistent(int gear) const {
+  const LossyGear& g = model.lossy_gears[gear];
+  const std::int8_t mode = state.element_mode[model.lossy_gear_element[gear]];
+  const double tol = 1e-9 * std::max(std::abs(ws.lambda[g.mesh_link]), std::abs(ws.lambda[g.loss_link])) +
+                     1e-12 * std::max(link_torque_scale(g.mesh_link), link_torque_scale(g.loss_link));
+  if (lossy_sigma_of(mode) * ws.lambda[g.mesh_link] < -tol) return false;
+  return lossy_motion_of(mode) != 0 || lossy_holds(g.law, ws.lambda[g.mesh_link], ws.lambda[g.loss_link], tol);
 }
 
 // The scale of link l's torque [N m] at the state in ws: its limit, its
@@ -806,15 +830,18 @@ bool EventPipeline::sample_blocks() {
 }
 
 // A friction element that can stick (elements/friction.hpp: can_stick), any
-// one-way clutch (a pure freewheel, drag 0, still locks), and every permanent
-// link (locked always: a candidate of every selection, which keeps its row
-// held while the others are decided).
+// one-way clutch (a pure freewheel, drag 0, still locks), every permanent
+// link and lossy gear's mesh (locked always: a candidate of every selection,
+// which keeps its row held while the others are decided, and settles a moving
+// gear's quadrant), and a lossy gear's loss (it sticks).
 bool EventPipeline::can_lock(int link) const {
   const ModelLink& l = model.links[link];
   switch (l.kind) {
     case LinkKind::friction: return luztar::can_stick(model, model.frictions[l.element]);
     case LinkKind::one_way: return true;
     case LinkKind::permanent: return true;  // locked always
+    case LinkKind::gear_mesh: return true;  // locked always
+    case LinkKind::gear_loss: return true;
     case LinkKind::contact: return false;
   }
   return false;

@@ -72,6 +72,8 @@ class EventPipeline {
   // a re-selection is due: a reserve that reached zero without a sign change
   // the integrator could see, e.g. a clutch opening to MT0 = 0 while unloaded).
   bool stuck_consistent();
+  // A lossy gear's part of it: its mesh torque on its mode's side, stuck its loss in its cone.
+  bool gear_consistent(int gear) const;
   // Teeth of a rigid freeplay found past a flank while in the gap.
   bool has_missed_strike() const;
   // Forces, accelerations and static torques at the current state into ws.

@@ -5,6 +5,7 @@
 
 #include "bodies/clusters.hpp"
 #include "elements/friction.hpp"
+#include "elements/lossy_gear.hpp"
 #include "elements/one_way_clutch.hpp"
 #include "solvers/numerics/box_qp.hpp"
 #include "solvers/filed_entries.hpp"
@@ -83,6 +84,8 @@ void group_bounds(const Model& m, const State& modes, ModeSelectionScratch::Grou
         break;
       }
       case LinkKind::permanent:  // any torque: the row is held, never released
+      case LinkKind::gear_mesh:
+      case LinkKind::gear_loss:  // (a lossy gear's group is decided by the gear: decide_gear)
         g.lo[r] = -INFINITY;
         g.hi[r] = INFINITY;
         break;
@@ -173,12 +176,50 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
   }
 }
 
+// A lossy gear's group (its mesh link, and its loss link when shaft a is at
+// rest): no other link acts on its shafts (validate), so the group is the
+// gear's alone and its selection is the gear's own, explicit (its stuck set is
+// a cone in its mesh torque, not a box: elements/lossy_gear.hpp,
+// lossy_select): stuck when the loss it needs lies in its cone, else moving
+// towards the bound it exceeds (at the instant a reserve runs out, `exhausted`
+// says which). A moving gear (its loss link not open) gets the quadrant its
+// torques give. False when the group holds no gear's link.
+template <class ExhaustedDirection>
+bool decide_gear(const Model& m, State& modes, const ModeSelectionScratch::Group& g, const Workspace& ws,
+                 ExhaustedDirection&& exhausted_direction, std::vector<int>& still_stuck, bool& any_slip) {
+  int gear = -1;
+  bool at_rest = false;
+  for (int l : g.elements) {
+    const LinkKind k = m.links[l].kind;
+    if (k != LinkKind::gear_mesh && k != LinkKind::gear_loss) continue;
+    gear = m.links[l].element;
+    at_rest = at_rest || k == LinkKind::gear_loss;
+  }
+  if (gear < 0) return false;
+  const LossyGear& lg = m.lossy_gears[gear];
+  GearLoads loads = lossy_loads(m, lg, ws.force.data());
+  std::int8_t& mode = modes.element_mode[m.lossy_gear_element[gear]];
+  still_stuck.push_back(lg.mesh_link);
+  if (!at_rest) {  // moving: the torques besides its own loss (which applied_forces put on shaft a)
+    loads.torque_a += ws.lambda[lg.loss_link];
+    mode = lossy_selected_mode(lg.law, loads, lossy_motion_of(mode));
+    return true;
+  }
+  const double scale = std::max({std::abs(loads.torque_a), std::abs(loads.torque_b / lg.law.ratio), lg.law.bearing});
+  const int s = lossy_select(lg.law, loads, exhausted_direction(lg.loss_link), 1e-9 * scale);
+  mode = lossy_selected_mode(lg.law, loads, s);
+  if (s == 0) still_stuck.push_back(lg.loss_link);
+  else any_slip = true;
+  return true;
+}
+
 // Gauss's principle for one group of coupled candidates: box QP on the group's
 // Delassus matrix, classification by relative acceleration.
 template <class ExhaustedDirection, class ExhaustedScale>
 void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, const Workspace& ws,
                   ExhaustedDirection&& exhausted_direction, ExhaustedScale&& exhausted_scale,
                   ModeSelectionReport& report, std::vector<int>& still_stuck, bool& any_slip) {
+  if (decide_gear(m, modes, g, ws, exhausted_direction, still_stuck, any_slip)) return;
   group_bounds(m, modes, g, ws);
   solve_group(g, report);
   classify_group(m, modes, g, exhausted_direction, exhausted_scale, still_stuck, any_slip);
@@ -218,6 +259,10 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
     const ModelLink& l = m.links[i];
     if (l.kind == LinkKind::friction) modes.friction_mode[l.element] = FrictionMode::stuck;
     if (l.kind == LinkKind::one_way) set_one_way_locked(m, l.element, true, modes);
+    if (l.kind == LinkKind::gear_loss) {  // stuck, in the half of its cone it was in
+      std::int8_t& mode = modes.element_mode[m.lossy_gear_element[l.element]];
+      mode = lossy_mode(0, lossy_sigma_of(mode));
+    }
   }
   while (!sc.open.empty()) {
     ++sc.selections;

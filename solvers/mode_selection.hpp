@@ -24,7 +24,10 @@
 // out non-zero (it can only point away from the teeth) separates: its side
 // becomes 0. A one-way clutch's can only come out zero (it locks) or in its
 // overrun direction (it overruns, with its drag; a static_ratio > 1 is
-// re-decided with the drag D as for friction).
+// re-decided with the drag D as for friction). A lossy gear's links (its mesh,
+// held always, and its loss when shaft a is at rest) are decided by the gear
+// alone (its bound is a cone in its mesh torque, elements/lossy_gear.hpp:
+// lossy_select), and a moving gear gets the quadrant of its torques.
 #include <vector>
 
 #include "core/model.hpp"

@@ -100,7 +100,9 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
     // limit gets a tiny weight so that the element carries (almost) nothing.
     // A contact, and a one-way clutch (unbounded in its locking direction),
     // is weighted like the strongest friction element.
-    auto strong = [&](int link) { return m.is_contact_link(link) || m.is_one_way_link(link) || m.is_permanent_link(link); };
+    auto strong = [&](int link) {
+      return m.is_contact_link(link) || m.is_one_way_link(link) || m.is_permanent_link(link) || m.is_gear_loss_link(link);
+    };
     for (int k = 0; k < nl; ++k) {
       if (strong(links[k])) {
         sp.bound[k] = 0.0;
@@ -145,7 +147,7 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
         sp.bound_lower[k] = positive ? INFINITY : std::max(limit[link], kTiny);
         continue;
       }
-      if (m.is_permanent_link(link)) {  // no limit on either side, no sign
+      if (m.is_permanent_link(link) || m.is_gear_loss_link(link)) {  // no limit on either side (a gear's: its cone)
         sp.bound[k] = sp.bound_lower[k] = INFINITY;
         continue;
       }
@@ -173,8 +175,8 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
     lambda[link] = lam;
     if (m.is_one_way_link(link))
       u = std::max(u, one_way_utilisation(m.one_way_clutches[m.links[link].element], lam, limit[link]));
-    else if (!m.is_contact_link(link) && !m.is_permanent_link(link))
-      u = std::max(u, std::abs(lam) / std::max(limit[link], kTiny));
+    else if (!m.is_contact_link(link) && !m.is_permanent_link(link) && !m.is_gear_loss_link(link))
+      u = std::max(u, std::abs(lam) / std::max(limit[link], kTiny));  // (a lossy gear watches its own reserves)
   }
   return u;
 }

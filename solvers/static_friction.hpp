@@ -12,7 +12,10 @@
 // torque is bounded against overrun only (o lambda <= static_ratio D), and a
 // loop with one weighs it like a contact (its locking side is unbounded). A
 // permanent link's torque has no bound on either side (and no sign): a loop
-// weighs it like a contact too, and it carries no utilisation.
+// weighs it like a contact too, and it carries no utilisation. A lossy
+// gear's mesh is a permanent link here; its loss link (stuck) has no limit
+// either: its bound is a cone in its mesh torque, which the gear's own
+// witnesses watch (elements/lossy_gear.hpp), so it carries no utilisation.
 //
 // When the stuck links of a cluster form a tree the solution is unique. When
 // they close a loop (two stuck bearings on bodies that a stuck clutch locks

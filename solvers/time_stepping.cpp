@@ -17,6 +17,7 @@
 #include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "elements/kinds.hpp"
+#include "elements/lossy_gear.hpp"
 #include "elements/one_way_clutch.hpp"
 #include "solvers/numerics/box_qp.hpp"
 #include "solvers/blocks/sampled_blocks.hpp"
@@ -35,7 +36,8 @@ struct Row {
   int element = -1;  // friction, one-way clutch or spring index (Model::links' element)
   int link = -1;     // its link
   int overrun = 0;   // a one-way clutch's o; 0 for the others
-  bool permanent = false;  // a permanent link's row: unbounded, held always
+  bool permanent = false;  // a permanent link's row (or a lossy gear's mesh): unbounded, held always
+  int gear = -1;           // a lossy gear's loss row: its gear (Model::lossy_gears); -1 for the others
   double dot(const Eigen::VectorXd& v) const { return row_value(row, v.data()); }
 };
 
@@ -174,7 +176,8 @@ class MoreauJean {
         if (link.kind == LinkKind::friction && !can_have_dry_friction(m_, m_.frictions[link.element])) continue;
         const int o = link.kind == LinkKind::one_way ? m_.one_way_clutches[link.element].overrun : 0;
         link_row_[l] = static_cast<int>(rows_.size());
-        rows_.push_back({link.row, link.element, l, o, link.kind == LinkKind::permanent});
+        rows_.push_back({link.row, link.element, l, o, m_.is_permanent_link(l),
+                         link.kind == LinkKind::gear_loss ? link.element : -1});
         if (pass == 0) num_dry_rows_ = static_cast<int>(rows_.size());
       }
   }
@@ -343,6 +346,10 @@ class MoreauJean {
         hi_[i] = INFINITY;
         b_[i] = -u_free;
         qp_.x[i] = impulse_[r];
+      } else if (rows_[r].gear >= 0) {  // a lossy gear's loss: its cone at the last step's mesh torque
+        gear_bound(i, h, impulse_[mesh_row(rows_[r].gear)]);
+        b_[i] = -u_free;
+        qp_.x[i] = impulse_[r];
       } else if (r < num_dry_rows_) {
         // lambda within [-L, L] (friction), o lambda <= L (one-way): P = -h lambda;
         // a friction element's row holds S tau_0 (the rest of its table is smooth)
@@ -364,7 +371,34 @@ class MoreauJean {
     }
     solve_box_qp(A_, b_, lo_, hi_, qp_ws_, qp_, 20000, true);
     if (static_limit_on_arrival()) solve_box_qp(A_, b_, lo_, hi_, qp_ws_, qp_, 20000, true);
+    if (gear_cones_at_step(h)) solve_box_qp(A_, b_, lo_, hi_, qp_ws_, qp_, 20000, true);
     if (!qp_.converged) ++lcp_not_converged_;
+  }
+
+  // The LCP row of lossy gear g's mesh (a dry row: its LCP index is its row index).
+  int mesh_row(int g) const { return link_row_[m_.lossy_gears[g].mesh_link]; }
+  // Lossy gear row i's box at the mesh impulse P_mesh (lambda = -P_mesh / h):
+  // its loss L in the cone [L_min(lambda), L_max(lambda)] (elements/lossy_gear.hpp), P = -h L.
+  void gear_bound(int i, double h, double mesh_impulse) {
+    const LossyGearLaw& law = m_.lossy_gears[rows_[active_[i]].gear].law;
+    const double lambda = -mesh_impulse / h;
+    lo_[i] = -h * lossy_loss_max(law, lambda);
+    hi_[i] = -h * lossy_loss_min(law, lambda);
+  }
+  // A lossy gear's cone is a box only once its mesh torque is known: the
+  // first solve takes the last step's (lagged by one step), and this
+  // corrects each gear's box to the mesh torque that solve gave, for one
+  // more solve (a gear starting under load would otherwise slip for a step in
+  // the box of an unloaded one). Whether a box changed.
+  bool gear_cones_at_step(double h) {
+    bool changed = false;
+    for (int i = 0; i < num_dry_rows_; ++i) {
+      if (rows_[i].gear < 0) continue;
+      const double lo = lo_[i], hi = hi_[i];
+      gear_bound(i, h, qp_.x[mesh_row(rows_[i].gear)]);
+      changed = changed || lo != lo_[i] || hi != hi_[i];
+    }
+    return changed;
   }
 
   // A slipping element that comes to rest within the step (its velocity ends
@@ -375,7 +409,7 @@ class MoreauJean {
     bool any = false;
     widened_.assign(num_dry_rows_, 0);
     for (int i = 0; i < num_dry_rows_; ++i) {
-      if (rows_[i].permanent) continue;
+      if (rows_[i].permanent || rows_[i].gear >= 0) continue;  // (a gear's cone has no static ratio)
       const Friction& fr = dry_law(i);
       if (link_held_[rows_[i].link] || fr.static_ratio == 1.0 || finite_bound(i) == 0.0) continue;
       const double u0 = rows_[i].dot(v_);
@@ -465,6 +499,13 @@ class MoreauJean {
       link_impulse_[l] = r >= 0 ? impulse_[r] : 0.0;
       if (r >= 0 && rows_[r].permanent) {
         link_held_[l] = 1;
+        continue;
+      }
+      if (r >= 0 && rows_[r].gear >= 0) {  // strictly inside its cone's box, or at rest at its end
+        const double P = link_impulse_[l], width = hi_[r] - lo_[r];
+        const bool inside = P - lo_[r] > 1e-9 * width && hi_[r] - P > 1e-9 * width;
+        const double u = rows_[r].dot(v_free_) + A_.row(r).dot(qp_.x);
+        link_held_[l] = inside || std::abs(u) <= 1e-9 * A_(r, r) * std::max(-lo_[r], hi_[r]);
         continue;
       }
       // (a one-way clutch holds at a bound 0 too: any impulse in its locking direction)

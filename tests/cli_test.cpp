@@ -35,11 +35,13 @@ TEST_F(Cli, RunsEveryModel) {
     EXPECT_NE(o.out.find("status reached_time"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("energy"), std::string::npos) << o.out;
     const io::StoredRun back = io::read_hdf5(h5);
-    // the summary lists the time stuck of each friction element and the time
-    // locked of each one-way clutch (a model of springs only has none)
+    // the summary lists the time stuck of each friction element and lossy
+    // gear and the time locked of each one-way clutch (a model of springs
+    // only has none)
     const auto& kinds = back.result.element_kinds;
     const bool sticks = std::find(kinds.begin(), kinds.end(), "friction") != kinds.end() ||
-                        std::find(kinds.begin(), kinds.end(), "one_way_clutch") != kinds.end();
+                        std::find(kinds.begin(), kinds.end(), "one_way_clutch") != kinds.end() ||
+                        std::find(kinds.begin(), kinds.end(), "lossy_gear") != kinds.end();
     EXPECT_EQ(o.out.find("time stuck") != std::string::npos, sticks) << o.out;
     EXPECT_DOUBLE_EQ(back.result.time.back(), 1.0);
     EXPECT_TRUE(fs::exists(csv));

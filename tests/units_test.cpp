@@ -104,7 +104,7 @@ TEST(Units, EveryNumericFieldHasItsDimension) {
 // kind that has it, and every number and signal field must take its units.
 TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
   std::string types = element_types() + ", ";
-  EXPECT_EQ(types, "spring, friction, torque, one_way_clutch, force, rack_pinion, link, planetary, ");
+  EXPECT_EQ(types, "spring, friction, torque, one_way_clutch, force, rack_pinion, link, planetary, lossy_gear, ");
   int fields = 0;
   for (std::size_t start = 0, comma; (comma = types.find(", ", start)) != std::string::npos; start = comma + 2) {
     ElementSpec kind;
@@ -127,8 +127,8 @@ TEST(Units, ElementFieldKeysMeanOneQuantityInEveryKind) {
       }
     }, kind);
   }
-  EXPECT_EQ(fields, 49);  // 10 of a spring, 8 of a friction element, 2 of a torque, 5 of a one-way clutch, 2 of a
-                          // force, 11 of a rack and pinion, 2 of a link, 9 of a planetary set
+  EXPECT_EQ(fields, 54);  // 10 of a spring, 8 of a friction element, 2 of a torque, 5 of a one-way clutch, 2 of a
+                          // force, 11 of a rack and pinion, 2 of a link, 9 of a planetary set, 5 of a lossy gear
   EXPECT_EQ(field_dimension("elements.clutch.radius"), Dimension::length);
   EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.final"), Dimension::force);
   EXPECT_EQ(field_dimension("elements.clutch.normal_force.ramp.end"), Dimension::time);

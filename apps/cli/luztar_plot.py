@@ -63,9 +63,10 @@ DISPLAY_UNITS = {
 # Event kinds in the strip below the panels, top to bottom, with their colours.
 EVENT_COLOURS = {"stick": "tab:blue", "break_away": "tab:red", "reversal": "tab:purple",
                  "contact": "tab:green", "separation": "tab:olive", "impact": "black",
-                 "stage": "tab:cyan", "lock": "tab:brown", "overrun": "tab:orange"}
-# Element kinds whose state 0 is stuck (friction) or locked (one-way clutch).
-STICKING_KINDS = ("friction", "one_way_clutch")
+                 "stage": "tab:cyan", "lock": "tab:brown", "overrun": "tab:orange",
+                 "power_flow": "tab:pink"}
+# Element kinds whose state 0 is stuck (friction, lossy gear) or locked (one-way clutch).
+STICKING_KINDS = ("friction", "one_way_clutch", "lossy_gear")
 # Palette of the stuck intervals, one colour per friction element or one-way
 # clutch (apart from the lines' tab10 colours).
 STUCK_COLOURS = ["#e6a817", "#2a9d8f", "#b56576", "#6d597a", "#8ab17d", "#e76f51", "#457b9d", "#9c6644"]

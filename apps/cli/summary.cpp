@@ -100,7 +100,10 @@ void print_summary(std::ostream& out, const SummarySource& model, const Simulati
 
   const double span = t_last - s.t_start;
   std::size_t width = 0;  // the names in one column
-  auto sticks = [&](int e) { return r.element_kinds[e] == "friction" || r.element_kinds[e] == "one_way_clutch"; };
+  auto sticks = [&](int e) {
+    return r.element_kinds[e] == "friction" || r.element_kinds[e] == "one_way_clutch" ||
+           r.element_kinds[e] == "lossy_gear";
+  };
   for (int e = 0; e < r.num_elements(); ++e)
     if (sticks(e)) width = std::max(width, r.element_names[e].size());
   if (width > 0) out << "  time stuck\n";

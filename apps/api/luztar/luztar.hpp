@@ -88,10 +88,12 @@ LUZTAR_PUBLIC const char* to_string(Status s);  // "reached_time", ...
 struct Event {
   double time = 0.0;     // [s], exact (located by the integrator to its tolerance)
   std::string element;   // the element's name
-  std::string kind;      // stick, break_away, reversal, contact, separation, impact, stage, lock, overrun
+  std::string kind;      // stick, break_away, reversal, contact, separation, impact, stage, lock, overrun,
+                         // power_flow
   int before = 0;        // element state before: friction -1/0/+1 slip-/stuck/slip+,
   int after = 0;         // spring -1/0/+1 freeplay side (0: inside the gap),
-                         // one-way clutch 0 locked, its overrun direction +1/-1 overrunning
+                         // one-way clutch 0 locked, its overrun direction +1/-1 overrunning,
+                         // lossy gear 0 stuck, s forward, 2 s back-driven (s = sgn w_a)
 };
 
 // Counters of a run or of a simulator so far.

@@ -135,7 +135,8 @@ class Result:
         energy: dict input_work / kinetic / elastic / dissipated -> (nt,) array [J].
         block_output: (nt, nsb) held outputs of the sampled blocks (:attr:`block_names`).
         events: structured array with fields t [s], element (name), kind (stick,
-            break_away, reversal, contact, separation, impact, stage, lock, overrun), before, after (states).
+            break_away, reversal, contact, separation, impact, stage, lock, overrun, power_flow), before,
+            after (states).
         time_stuck: dict element -> seconds stuck (a one-way clutch: locked; 0 for other elements).
         status: "reached_time", "event_limit", "event_storm", "solver_failure", or
             "interrupted" (Ctrl-C; the samples so far).
