@@ -48,10 +48,8 @@ struct ModalSplit {
   Eigen::MatrixXd As;               // m x m, the slow block
   std::vector<FastMode> fast;       // the fast eigenvalues, one per real one or conjugate pair
   double condition = 1.0;           // ||T||_inf ||Tinv||_inf (1 when nothing is split)
-  // Entries of As at or below this are the similarity's roundoff (1e-14 of
-  // the largest entry of the balanced A, times the condition): As is far
-  // smaller than A once its fast eigenvalues are split off, so its own
-  // largest entry says nothing of the roundoff it carries (balance()).
+  // Entries of As at or below this are its product's roundoff (1e-14 of
+  // the largest entry of |Tinv_s| |A Ys|, times the condition; balance()).
   double roundoff = 0.0;
   int fast_dims() const { return static_cast<int>(T.rows()) - slow; }
 };
