@@ -76,10 +76,11 @@ SignalPath block(const SignalSpace& m, int k) { return {Kind::input, static_cast
 
 }  // namespace
 
-const OwnerQuantity kBodyQuantities[3] = {
+const OwnerQuantity kBodyQuantities[4] = {
     {"angle", Kind::angle, unit::angle, &Result::angle},
     {"velocity", Kind::velocity, unit::velocity, &Result::velocity},
     {"acceleration", Kind::acceleration, unit::acceleration, &Result::acceleration},
+    {"drive_torque", Kind::drive_torque, unit::torque, &Result::drive_torque},
 };
 const OwnerQuantity kElementQuantities[6] = {
     {"torque", Kind::torque, unit::torque, &Result::element_torque},
@@ -201,6 +202,7 @@ std::vector<double> recorded_signal(const Result& r, const std::string& path) {
   }
   if (const OwnerQuantity* q = owner_quantity(s.kind)) {
     const std::vector<double>& values = r.*(q->values);
+    if (s.kind == Kind::drive_torque && values.empty()) return v;  // no drive: 0 (none stored)
     const bool of_body = q >= std::begin(kBodyQuantities) && q < std::end(kBodyQuantities);
     if (values.size() != nt * (of_body ? r.body_names.size() : ne))
       wrong(path, std::string("the result has no '") + q->name + "' (a file written before luztar stored it)");

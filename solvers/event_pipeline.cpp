@@ -149,6 +149,7 @@ void EventPipeline::close_segment() {
 void EventPipeline::restart_integrator(bool inputs_only) {
   for (int s = 0; s < ms.num_splits(); ++s) data.stats.redundant_splits += ms.split(s).nullity > 0 ? 1 : 0;
   pack(ms, state.q, state.w, y.data());
+  if (!model.driven_bodies.empty()) signal_values(model, state.t, ws);  // the drives' motion at state.t
   unpack(ms, y.data(), ws);
   // Massless bodies carry no velocity in y: theirs follows from the forces in
   // the new modes (as the Simulator's sync does between stops), so that the
