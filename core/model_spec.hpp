@@ -127,7 +127,7 @@ struct BodySpec {
   // is an output (bodies.<b>.drive_torque).
   enum class Drive { none, angle, velocity, acceleration };
   Drive prescribed = Drive::none;
-  Signal motion;  // the prescribing signal [rad], [rad/s] or [rad/s^2] (m, m/s, m/s^2)
+  Signal motion = {};  // the prescribing signal [rad], [rad/s] or [rad/s^2] (m, m/s, m/s^2)
 };
 // The YAML key of a prescribed quantity ("angle", "velocity", "acceleration";
 // a translational body's angle is its "position").

@@ -101,10 +101,12 @@ const OwnerQuantity* owner_quantity(SignalPath::Kind k) {
 
 static const std::vector<std::string> kNoInputs;  // a Result records none
 
-SignalSpace signal_space(const Result& r) { return {r.body_names, r.element_names, kNoInputs, r.block_names}; }
+SignalSpace signal_space(const Result& r) {
+  return {r.body_names, r.element_names, kNoInputs, r.block_names, !r.drive_torque.empty()};
+}
 
 SignalSpace signal_space(const Model& m) {
-  return {m.reported_body_names, m.element_names, m.input_names, m.sampled_names};
+  return {m.reported_body_names, m.element_names, m.input_names, m.sampled_names, !m.driven_bodies.empty()};
 }
 
 SignalPath resolve_signal_path(const Model& m, const std::string& path, SignalNames names, const char* noun) {
@@ -164,7 +166,8 @@ std::vector<std::string> signal_paths(const Model& m) { return signal_paths(sign
 std::vector<std::string> signal_paths(const SignalSpace& m) {
   std::vector<std::string> paths;
   for (const std::string& b : m.bodies)
-    for (const OwnerQuantity& q : kBodyQuantities) paths.push_back("bodies." + b + "." + q.name);
+    for (const OwnerQuantity& q : kBodyQuantities)
+      if (q.kind != Kind::drive_torque || m.drives) paths.push_back("bodies." + b + "." + q.name);
   for (const std::string& e : m.elements)
     for (const OwnerQuantity& q : kElementQuantities) paths.push_back("elements." + e + "." + q.name);
   for (const std::string& i : m.inputs) paths.push_back("inputs." + i);

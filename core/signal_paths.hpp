@@ -67,6 +67,9 @@ struct SignalSpace {
   const std::vector<std::string>& elements;
   const std::vector<std::string>& inputs;
   const std::vector<std::string>& blocks;  // block k is input value inputs.size() + k
+  // Some body's motion is prescribed: signal_paths lists bodies.<b>.drive_torque
+  // (the path resolves in any model, to 0 where no drive acts).
+  bool drives = false;
 };
 SignalSpace signal_space(const Model& model);
 

@@ -19,7 +19,7 @@ namespace luztar {
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), sigma(signal_slot_count(m)), force(m.num_bodies()), limit(m.num_links()),
       lambda(m.num_links()), acc(m.num_bodies()), slot_acc(m.num_bodies()), group_utilisation(m.num_links()), massless_mt0(m.num_bodies()),
-      drive_torque(m.num_bodies()), drives(m.drives), driven_bodies(m.driven_bodies),
+      drive_torque(m.num_bodies()), drives(m.drives), driven_bodies(m.driven_bodies), drive_cluster(m.num_bodies()),
       massless_bearings(has_massless_bearings(m)) {}
 
 bool has_massless_bearings(const Model& m) {
@@ -359,21 +359,23 @@ namespace {
 // q_j' = (M_j - side MT0) / mu_j.
 class ForceJacobian {
  public:
-  ForceJacobian(const Model& m, const State& modes, const LockedClusters& c, JacobianSink& jac)
-      : m_(m), modes_(modes), c_(c), jac_(jac), driven_(c.num_clusters(), 0), moved_(c.num_clusters(), 0) {
-    for (int p : m.driven_bodies) {
-      driven_[c.cluster_of[p]] = 1;
-      moved_[c.cluster_of[p]] = m.drives[p].velocity_slot >= 0;
-    }
+  // drive_cluster: scratch of (at least) one entry per cluster (Workspace::drive_cluster).
+  ForceJacobian(const Model& m, const State& modes, const LockedClusters& c, JacobianSink& jac,
+                std::vector<char>& drive_cluster)
+      : m_(m), modes_(modes), c_(c), jac_(jac), drive_(m.driven_bodies.empty() ? nullptr : drive_cluster.data()) {
+    if (!drive_) return;
+    std::fill(drive_cluster.begin(), drive_cluster.end(), 0);
+    for (int p : m.driven_bodies) drive_[c.cluster_of[p]] = m.drives[p].velocity_slot >= 0 ? 2 : 1;
   }
   // Cluster k's velocities are a drive's (its signal, not y).
-  bool moved(int k) const { return moved_[k] != 0; }
+  bool moved(int k) const { return drive_ && drive_[k] == 2; }
 
   void add(int j, bool wrt_velocity, int i, double value) {
     // A drive fixes its cluster's acceleration, and reads its angle or
     // velocities from its slots: no entries there.
-    if (wrt_velocity ? moved_[c_.cluster_of[i]] != 0 : m_.drives[i].angle_slot >= 0) return;
-    if (driven_[c_.cluster_of[j]] != 0) return;
+    if (drive_ && (drive_[c_.cluster_of[j]] != 0 ||
+                   (wrt_velocity ? drive_[c_.cluster_of[i]] == 2 : m_.drives[i].angle_slot >= 0)))
+      return;
     if (m_.massless(j)) {
       if (!wrt_velocity && modes_.massless_side[j] != 0 && value != 0.0)
         jac_.add(2 * j, 2 * i, value / m_.massless_viscous[j]);
@@ -435,7 +437,7 @@ class ForceJacobian {
   const State& modes_;
   const LockedClusters& c_;
   JacobianSink& jac_;
-  std::vector<char> driven_, moved_;  // (nc) cluster with a prescribed body; its velocities the drive's
+  char* drive_;  // (nc) 1: cluster moved by a drive, 2: its velocities the drive's too; null without drives
 };
 
 }  // namespace
@@ -444,7 +446,7 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
               JacobianSink& jac, Workspace& ws) {
   signal_values(m, t, ws);  // a friction table's tangent reads its scale
   const LockedClusters& c = ms.clusters;
-  ForceJacobian dforce(m, modes, c, jac);
+  ForceJacobian dforce(m, modes, c, jac, ws.drive_cluster);
   for (int j = 0; j < m.num_bodies(); ++j)
     if (c.rep[j] >= 0 && !m.massless(j) && !dforce.moved(c.cluster_of[j])) jac.add(2 * j, 2 * c.rep[j] + 1, c.gain[j]);
   for (int k = 0; c.has_dense && k < c.num_clusters(); ++k) {  // q_j' = sum_q N_jq v_q in a dense cluster

@@ -84,6 +84,8 @@ struct Workspace {
   std::vector<double> drive_torque;
   std::vector<Drive> drives;              // (nb) Model::drives (unpack reads them)
   std::vector<int> driven_bodies;         // Model::driven_bodies
+  std::vector<char> drive_cluster;        // (nb) jacobian's scratch: per cluster, 1 moved by a drive, 2 its
+                                          // velocities the drive's too
   std::span<double> algebraic_q;          // (nb) last angles of algebraic bodies (warm start) [rad]: the
                                           // simulation's (SimData::algebraic_q), bound by its owner
   std::vector<struct Coupling> couplings; // Schur couplings through algebraic groups (Jacobian scratch)

@@ -25,12 +25,14 @@
 //    and the drive's torque is I a_P + T_brg - T_clutch at every sample.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "core/metrics.hpp"
 #include "core/model.hpp"
 #include "core/signal_paths.hpp"
 #include "io/yaml_model.hpp"
@@ -198,6 +200,33 @@ TEST_P(PrescribedMotion, AnAngleDriveSticksAndSlipsAClutchAtTheHandDerivedTimes)
   }
 }
 
+// Case 2 driven by its acceleration instead: a'' = -A w^2 sin(w t) from the
+// angle 0 and velocity A w that the angle drive starts with. The same motion,
+// so the same sequence (the acceleration's integrals are the exact
+// integrator's closed forms; a stick's plastic locking keeps the drive's velocity).
+TEST_P(PrescribedMotion, AnAccelerationDriveGivesTheAngleDrivesSequence) {
+  const Integrator& how = GetParam();
+  const Result r = run(R"(
+bodies:
+  robot: {inertia: 0.1, velocity: 6.283185307179586, prescribed: {acceleration: {sine: {amplitude: -39.47841760435743, frequency: 1}}}}
+  wheel: {inertia: 0.01}
+elements:
+  clutch: {type: friction, bodies: [wheel, robot], coulomb: 0.35}
+)", how, 2.0, 0.01);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  const std::vector<Expected> expected = clutch_sequence(2.0);
+  ASSERT_EQ(r.events.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(r.events[i].t, expected[i].t, how.tolerance) << i;
+    EXPECT_EQ(r.events[i].kind, expected[i].kind) << i;
+  }
+  const std::vector<double> q = signal(r, "bodies.robot.angle");
+  for (std::size_t k = 0; k < r.time.size(); ++k) EXPECT_NEAR(q[k], kAngle * std::sin(kW * r.time[k]), how.tolerance);
+  if (std::string(how.name) == "exact") {
+    EXPECT_LT(std::abs(r.stats.energy_residual), 1e-10);
+  }
+}
+
 // Case 3: the clutch's sequence does not change; the bearing reverses at t = 1/4 + k/2.
 TEST_P(PrescribedMotion, ABearingOnTheDrivenBodyAloneIsAKnownTorque) {
   const Integrator& how = GetParam();
@@ -337,6 +366,23 @@ elements:
     EXPECT_NEAR(ra[k], rb[k], 1e-10);
   }
   EXPECT_NEAR(pa.front(), 0.2, 0.0);  // the initial angle of a velocity drive is the body's
+}
+
+// A drive's torque is a sweep metric like any signal path: the peak |R| over
+// the samples, and its unit N m.
+TEST(PrescribedMotion, TheDriveTorqueIsASweepMetric) {
+  const std::string text = "simulation: {t_end: 1.0, output_step: 0.01, integrator: exact}\n" + kSpeedDriven;
+  const Model model = io::parse_model(text, "test.yaml", ".", {});
+  MetricSpec peak;  // as a sweep file's {peak_abs: bodies.motor.drive_torque} reads
+  peak.kind = MetricSpec::Kind::peak_abs;
+  peak.signal = "bodies.motor.drive_torque";
+  EXPECT_EQ(peak.unit(), "N m");
+  check_metric(peak, model);
+  const Result r = simulate(model);
+  double expected = 0.0;
+  for (double v : signal(r, peak.signal)) expected = std::max(expected, std::abs(v));
+  EXPECT_GT(expected, 1.0);
+  EXPECT_EQ(compute_metrics({peak}, r).at(0), expected);
 }
 
 // A drive's torque is an output of the Simulator by its path, and 0 for a free body.
