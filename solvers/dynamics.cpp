@@ -287,12 +287,20 @@ void dense_accelerations(const DenseBasis& b, Workspace& ws) {
 // and the drive's torque R = (I_k acc - sum g_j f_j) / g_p on p (ws.force
 // holds the elements' torques and any R set before, which is taken out: the
 // same state gives the same R however often this runs). Held by the base
-// (a stuck bearing on p while its drive rests), the base takes the load: R = 0.
+// too (stuck links from p's cluster to the base while its drive rests: the
+// split between the drive and those links is not determined by the motion),
+// the drive holds p still against its own applied torques, R = -f_p, and the
+// links carry the other bodies' loads, as if p were the base.
 void drive_cluster(const Model& m, const LockedClusters& c, int p, Workspace& ws) {
   const int k = c.cluster_of[p];
   ws.force[p] -= ws.drive_torque[p];
   ws.drive_torque[p] = 0.0;
-  if (c.grounded[k] || c.dense(k)) return;
+  if (c.dense(k)) return;
+  if (c.grounded[k]) {
+    ws.drive_torque[p] = 0.0 - ws.force[p];  // (+0 without a load)
+    ws.force[p] = 0.0;
+    return;
+  }
   const double a = ws.sigma[m.drives[p].acceleration_slot];
   double sum = 0.0;
   for (int j : c.members(k)) sum += c.gain[j] * ws.force[j];

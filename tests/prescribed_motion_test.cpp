@@ -310,6 +310,44 @@ elements:
   EXPECT_LT(std::abs(r.stats.energy_residual), 1e-10);
 }
 
+// The same drive with the clutch's wheel on a bearing to the base: at rest,
+// the clutch and the bearing both stuck lock robot and wheel to the base
+// (a loop through the base: cvode_bdf). The drive holds its body against the
+// push (R = -2 t) and the links carry only the wheel's loads (none): 0, not
+// the push beyond their limits. From 0.5 s the clutch slips (-0.35 on the
+// robot's side, v < 0), the bearing holds the wheel (0.35 < 0.5), and
+// R = I a - (push - 0.35).
+TEST(PrescribedMotion, ADriveAtRestLockedToTheBaseHoldsItsOwnLoad) {
+  const Result r = run(R"(
+bodies:
+  robot: {inertia: 0.1, prescribed: {velocity: {ramp: {start: 0.5, end: 1, final: 2}}}}
+  wheel: {inertia: 0.01}
+elements:
+  push: {type: torque, body: robot, torque: {ramp: {start: 0, end: 1, final: 2}}}
+  clutch: {type: friction, bodies: [wheel, robot], coulomb: 0.35}
+  brg: {type: friction, body: wheel, coulomb: 0.5}
+)", kBdf, 0.99, 0.01);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].kind, EventKind::break_away);
+  EXPECT_NEAR(r.events[0].t, 0.5, 1e-12);
+  const std::vector<double> tc = signal(r, "elements.clutch.torque"), tb = signal(r, "elements.brg.torque"),
+                            drive = signal(r, "bodies.robot.drive_torque"), ww = signal(r, "bodies.wheel.velocity");
+  for (std::size_t k = 0; k < r.time.size(); ++k) {
+    const double t = r.time[k];
+    EXPECT_EQ(ww[k], 0.0) << t;
+    if (t < 0.5 - 1e-9) {
+      EXPECT_EQ(tc[k], 0.0) << t;
+      EXPECT_EQ(tb[k], 0.0) << t;
+      EXPECT_NEAR(drive[k], -2.0 * t, 1e-12) << t;
+    } else {
+      EXPECT_NEAR(tc[k], -0.35, 1e-12) << t;
+      EXPECT_NEAR(tb[k], 0.35, 1e-12) << t;
+      EXPECT_NEAR(drive[k], 0.1 * 4.0 - (2.0 * t - 0.35), 1e-9) << t;
+    }
+  }
+}
+
 // An acceleration drive: q = q0 + w0 t + a t^2 / 2 from the body's initial
 // angle and velocity (a step of the acceleration at 0.5 s is no impulse),
 // with a torque on it: R = I a - tau.
