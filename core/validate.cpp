@@ -84,7 +84,8 @@ void validate_prescribed(const ModelSpec& spec, const std::set<std::string>& bod
     const auto at = std::find_if(on.begin(), on.end(), [&](const std::string& n) { return driven.count(n) > 0; });
     if (at == on.end() || !can_lock(e)) continue;
     const std::string p = "elements." + element_name(e);
-    const bool all_driven = std::all_of(on.begin(), on.end(), [&](const std::string& n) { return driven.count(n) > 0; });
+    const bool all_driven =
+        std::all_of(on.begin(), on.end(), [&](const std::string& n) { return driven.count(n) > 0; });
     if (all_driven && !std::holds_alternative<FrictionSpec>(e))
       throw ModelError(p, "it acts on prescribed bodies alone: it would lock what the drives move (a friction "
                           "element there is a known torque, part of the drive's)");

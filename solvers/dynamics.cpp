@@ -191,16 +191,17 @@ void check_driven_clusters(const Model& m, const ModeStructure& ms, double t) {
   const LockedClusters& c = ms.clusters;
   for (std::size_t i = 0; i < m.driven_bodies.size(); ++i) {
     const int p = m.driven_bodies[i], k = c.cluster_of[p];
-    std::ostringstream os;
-    os << "prescribed body '" << m.body_names[p] << "' ";
     if (c.dense(k)) {
-      os << "is locked into a cluster of three-body links at t = " << t << " s, which a drive cannot move";
+      std::ostringstream os;
+      os << "prescribed body '" << m.body_names[p] << "' is locked into a cluster of three-body links at t = " << t
+         << " s, which a drive cannot move";
       throw std::domain_error(os.str());
     }
     for (std::size_t o = i + 1; o < m.driven_bodies.size(); ++o)
       if (c.cluster_of[m.driven_bodies[o]] == k) {
-        os << "and prescribed body '" << m.body_names[m.driven_bodies[o]] << "' are locked together at t = " << t
-           << " s: two drives on one locked cluster";
+        std::ostringstream os;
+        os << "prescribed body '" << m.body_names[p] << "' and prescribed body '" << m.body_names[m.driven_bodies[o]]
+           << "' are locked together at t = " << t << " s: two drives on one locked cluster";
         throw std::domain_error(os.str());
       }
   }

@@ -94,7 +94,8 @@ TEST_P(PrescribedMotion, AVelocityDriveThroughASpringMatchesTheClosedForm) {
   const double W2 = kK / kJ;
   const std::vector<double> qp = signal(r, "bodies.motor.angle"), wp = signal(r, "bodies.motor.velocity"),
                             ap = signal(r, "bodies.motor.acceleration"), q = signal(r, "bodies.load.angle"),
-                            drive = signal(r, "bodies.motor.drive_torque"), x = signal(r, "elements.shaft.relative_angle"),
+                            drive = signal(r, "bodies.motor.drive_torque"),
+                            x = signal(r, "elements.shaft.relative_angle"),
                             free = signal(r, "bodies.load.drive_torque");
   for (std::size_t k = 0; k < r.time.size(); ++k) {
     const double t = r.time[k];
@@ -342,6 +343,32 @@ TEST(PrescribedMotion, ADriveAtRestLockedToTheBaseHoldsItsOwnLoad) {
       EXPECT_NEAR(drive[k], 0.1 * 4.0 - (2.0 * t - 0.35), 1e-9) << t;
     }
   }
+}
+
+// A free wheel between two drives at the same speed, a clutch to each: both
+// stick at t_start and would lock the two drives into one cluster, which no
+// drive moves alone: the run stops at once naming them (a drive at another
+// speed makes its clutch slip instead, and the run goes on).
+TEST(PrescribedMotion, TwoDrivesLockedTogetherStopTheRunNamingThem) {
+  const std::string model = R"(
+bodies:
+  a: {inertia: 0.1, prescribed: {velocity: 1}}
+  f: {inertia: 0.01, velocity: 1}
+  b: {inertia: 0.1, prescribed: {velocity: SPEED}}
+elements:
+  c1: {type: friction, bodies: [a, f], coulomb: 0.35}
+  c2: {type: friction, bodies: [f, b], coulomb: 0.35}
+)";
+  const std::size_t at = model.find("SPEED");
+  auto with = [&](const std::string& speed) { return model.substr(0, at) + speed + model.substr(at + 5); };
+  const Result r = run(with("1"), kBdf, 1.0, 0.1);
+  EXPECT_EQ(r.status, StepStatus::solver_failure);
+  EXPECT_NE(r.message.find("prescribed body 'a' and prescribed body 'b' are locked together at t = 0 s"),
+            std::string::npos) << r.message;
+  const Result goes_on = run(with("{sine: {amplitude: 0.1, frequency: 1, offset: 1}}"), kBdf, 1.0, 0.1);
+  EXPECT_EQ(goes_on.status, StepStatus::reached_time) << goes_on.message;
+  const std::vector<double> wf = signal(goes_on, "bodies.f.velocity");
+  for (double v : wf) EXPECT_NEAR(v, 1.0, 1e-12);  // it follows a (acceleration 0); c2 slips
 }
 
 // An acceleration drive: q = q0 + w0 t + a t^2 / 2 from the body's initial
