@@ -446,6 +446,34 @@ TEST(PrescribedMotion, TheDriveTorqueIsASweepMetric) {
   EXPECT_EQ(compute_metrics({peak}, r).at(0), expected);
 }
 
+// An acceleration drive set by a host (an input, held between its settings):
+// the robot at rest until 0.5 s, then a = 2 rad/s^2. Its clutch to the wheel
+// (0.35 N m; the wheel needs J a = 0.02) stays stuck: both turn at
+// w = 2 (t - 0.5), and the drive applies (I + J) a = 0.22 N m. Both with and
+// without the input fast path (an input change that keeps the structure).
+TEST(PrescribedMotion, AnAccelerationDriveFollowsAHostsInput) {
+  const Model model = io::parse_model(R"(
+simulation: {t_end: 2.0, output_step: 0.01, integrator: exact}
+signals: {accel: {input: 0}}
+bodies:
+  robot: {inertia: 0.1, prescribed: {acceleration: accel}}
+  wheel: {inertia: 0.01}
+elements:
+  clutch: {type: friction, bodies: [wheel, robot], coulomb: 0.35}
+)", "test.yaml", ".", {});
+  for (bool fast : {false, true}) {
+    Simulator sim(model);
+    sim.set_input_fast_path(fast);
+    const OutputId w = sim.output("wheel.velocity"), drive = sim.output("robot.drive_torque");
+    ASSERT_EQ(sim.advance_to(0.5), StepStatus::reached_time);
+    EXPECT_EQ(sim.value(w), 0.0);
+    sim.set_input(sim.input("accel"), 2.0);
+    ASSERT_EQ(sim.advance_to(1.0), StepStatus::reached_time) << sim.message();
+    EXPECT_NEAR(sim.value(w), 1.0, 1e-12) << fast;
+    EXPECT_NEAR(sim.value(drive), 0.22, 1e-12) << fast;
+  }
+}
+
 // A drive's torque is an output of the Simulator by its path, and 0 for a free body.
 TEST(PrescribedMotion, TheDriveTorqueIsASimulatorOutput) {
   const Model model = io::parse_model("simulation: {t_end: 1.0, output_step: 0.01, integrator: exact}\n" + kSpeedDriven,
