@@ -332,9 +332,16 @@ inline void append_reported_bodies(const Model& m, const std::vector<double>& v,
 // The largest number of the model's signals (tree_magnitude; 1 when there is
 // none or it is not finite): the scale of its torques [N m] where nothing
 // better is known, so that thresholds and tolerances follow the model's units.
+// A drive's signals (an angle, a velocity and their derivatives) are no
+// torques and do not count.
 inline double signal_scale(const Model& m) {
   double s = 0.0;
-  for (const Signal& sig : m.signals) s = std::max(s, tree_magnitude(sig));
+  for (std::size_t i = 0; i < m.signals.size(); ++i) {
+    const bool drive = std::any_of(m.slots.begin(), m.slots.end(), [&](const SignalSlot& slot) {
+      return slot.body >= 0 && slot.signal == static_cast<int>(i);
+    });
+    if (!drive) s = std::max(s, tree_magnitude(m.signals[i]));
+  }
   return s > 0.0 && std::isfinite(s) ? s : 1.0;
 }
 
