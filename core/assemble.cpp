@@ -196,6 +196,51 @@ void number_slots_and_links(Model& m) {
   }
 }
 
+// The drives of the prescribed bodies (Model::drives): their signals and the
+// derivatives they need (validate() proved that these exist), slots after the
+// elements', and the initial angle and velocity they give.
+template <class AddSignal>
+void number_drives(Model& m, const ModelSpec& spec, AddSignal&& add_signal) {
+  using D = BodySpec::Drive;
+  const double t0 = m.simulation.t_start;
+  m.drives.assign(m.inertia.size(), Drive{});
+  for (const BodySpec& b : spec.bodies) {
+    if (b.prescribed == D::none) continue;
+    const int j = m.body_index(b.name);
+    Drive& d = m.drives[j];
+    d.kind = b.prescribed;
+    const char* key = drive_key(b.prescribed, is_translational(b));
+    int sig = add_signal(b.motion, "bodies." + b.name + ".prescribed." + key);
+    auto slot = [&](int signal, const char* field) {
+      m.slots.push_back({signal, -1, field, j});
+      return static_cast<int>(m.slots.size()) - 1;
+    };
+    auto derived = [&](int of) {
+      m.signals.push_back(derivative(m.signals[of], t0));
+      return static_cast<int>(m.signals.size()) - 1;
+    };
+    if (d.kind == D::angle) {
+      d.angle_slot = slot(sig, key);
+      m.angle0[j] = evaluate(m.signals[sig], t0);
+      sig = derived(sig);
+    }
+    if (d.kind != D::acceleration) {
+      d.velocity_slot = slot(sig, "velocity");
+      m.velocity0[j] = evaluate(m.signals[sig], t0);
+      sig = derived(sig);
+    }
+    d.acceleration_slot = slot(sig, "acceleration");
+    m.driven_bodies.push_back(j);
+  }
+  std::sort(m.driven_bodies.begin(), m.driven_bodies.end());
+  for (std::size_t i = 0; i < m.frictions.size() && !m.driven_bodies.empty(); ++i) {
+    const CoordinateRow& r = m.frictions[i].row;
+    bool all = true;
+    for (int k = 0; k < r.n; ++k) all = all && m.prescribed(r.body[k]);
+    if (all) m.driven_frictions.push_back(static_cast<int>(i));
+  }
+}
+
 Model build(const Reduction& reduction, const ModelSpec& full) {
   const ModelSpec& spec = reduction.spec;
   Model m;
@@ -310,6 +355,7 @@ Model build(const Reduction& reduction, const ModelSpec& full) {
     }
   }
   number_slots_and_links(m);
+  number_drives(m, spec, add_signal);
   m.massless_viscous.assign(m.inertia.size(), 0.0);
   std::vector<bool> has_bearing(m.inertia.size(), false);
   for (const Friction& f : m.frictions) {  // on a massless body only bearings (core/reduce.hpp): one term
@@ -373,12 +419,16 @@ Eigen::MatrixXd lockable_rows(const Model& m, std::vector<int>& link_of_row) {
   for (int l = 0; l < m.num_links(); ++l) {
     const ModelLink& link = m.links[l];
     if (link.kind == LinkKind::friction && !can_have_dry_friction(m, m.frictions[link.element])) continue;
+    if (link.kind == LinkKind::friction && std::binary_search(m.driven_frictions.begin(), m.driven_frictions.end(),
+                                                              link.element))
+      continue;  // (never locks)
     link_of_row.push_back(l);
   }
   Eigen::MatrixXd rows = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(link_of_row.size()), m.num_bodies());
   for (std::size_t i = 0; i < link_of_row.size(); ++i) {
     const CoordinateRow& r = m.links[link_of_row[i]].row;
-    for (int k = 0; k < r.n; ++k) rows(static_cast<Eigen::Index>(i), r.body[k]) = r.c[k];
+    for (int k = 0; k < r.n; ++k)  // a prescribed body is a moving base: no term, as the base has none
+      if (!m.prescribed(r.body[k])) rows(static_cast<Eigen::Index>(i), r.body[k]) = r.c[k];
   }
   return rows;
 }

@@ -146,8 +146,22 @@ struct Load {
 // the exact integrator as the output of its exosystem.
 struct SignalSlot {
   int signal = -1;         // index into Model::signals
-  int element = -1;        // element id of the element that reads it (named in errors)
-  const char* field = "";  // its field ("torque", "coulomb")
+  int element = -1;        // element id of the element that reads it (named in errors), -1 for a drive
+  const char* field = "";  // its field ("torque", "coulomb"; a drive's "angle", "velocity", "acceleration")
+  int body = -1;           // a drive's slot: the prescribed body (named in errors), else -1
+};
+
+// A body's prescribed motion (core/model_spec.hpp BodySpec::prescribed) as
+// the solvers read it: signal slots of the drive's angle s, velocity s' and
+// acceleration s'' (each -1 when the drive does not give it: a velocity drive
+// gives s' and s'', its angle is integrated from the initial angle; an
+// acceleration drive gives s'' only). The body's angle, velocity and
+// acceleration are these values whatever the elements do: its cluster moves
+// with it (solvers/dynamics.cpp), and the torque the drive applies is
+// I a - (the torques of the elements on it), or a locked cluster's share.
+struct Drive {
+  BodySpec::Drive kind = BodySpec::Drive::none;
+  int angle_slot = -1, velocity_slot = -1, acceleration_slot = -1;
 };
 
 // The element kinds (elements/kinds.hpp: the table the solvers iterate).
@@ -239,6 +253,13 @@ struct Model {
   std::vector<bool> translational;
   std::vector<double> angle0;     // [rad]
   std::vector<double> velocity0;  // [rad/s]
+  std::vector<Drive> drives;             // (nb) prescribed motion (Drive; kind none for a free body)
+  std::vector<int> driven_bodies;        // the prescribed bodies, ascending
+  // Friction elements on prescribed bodies alone (a bearing of a driven
+  // shaft): a known torque of the drives' motion. At rest with the drives
+  // (relative velocity and acceleration 0) such an element never locks: it
+  // is stuck with torque 0, the drive holding the body (README, "Prescribed motion").
+  std::vector<int> driven_frictions;
   std::vector<double> massless_viscous;  // sum of bearing mu on each massless body [N m s/rad], 0 otherwise
   std::vector<bool> algebraic;           // (nb) massless without bearings: angle from the torque balance
   std::vector<bool> spring_algebraic;    // (ns) spring touching an algebraic body (exact luz, no freeplay events)
@@ -323,6 +344,8 @@ struct Model {
   // The input values at the start of a run: declared inputs, initial block outputs.
   std::vector<double> initial_input_values() const;
   bool massless(int body) const { return inertia[body] == 0.0; }
+  // True when body j's motion is prescribed (Drive).
+  bool prescribed(int j) const { return drives[j].kind != BodySpec::Drive::none; }
   // -1 when absent.
   int body_index(const std::string& name) const;
   int element_id(const std::string& name) const;
@@ -347,9 +370,16 @@ inline void append_reported_bodies(const Model& m, const std::vector<double>& v,
 // The largest number of the model's signals (tree_magnitude; 1 when there is
 // none or it is not finite): the scale of its torques [N m] where nothing
 // better is known, so that thresholds and tolerances follow the model's units.
+// A drive's signals (an angle, a velocity and their derivatives) are no
+// torques and do not count.
 inline double signal_scale(const Model& m) {
   double s = 0.0;
-  for (const Signal& sig : m.signals) s = std::max(s, tree_magnitude(sig));
+  for (std::size_t i = 0; i < m.signals.size(); ++i) {
+    const bool drive = std::any_of(m.slots.begin(), m.slots.end(), [&](const SignalSlot& slot) {
+      return slot.body >= 0 && slot.signal == static_cast<int>(i);
+    });
+    if (!drive) s = std::max(s, tree_magnitude(m.signals[i]));
+  }
   return s > 0.0 && std::isfinite(s) ? s : 1.0;
 }
 

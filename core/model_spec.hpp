@@ -118,7 +118,28 @@ struct BodySpec {
   double angle = 0.0;     // initial angle q(0) [rad], or position [m]
   double velocity = 0.0;  // initial velocity q'(0) [rad/s], or [m/s]
   std::string kind = "rotational";  // rotational | translational
+  // Prescribed motion (issue 19 item 5; MSL Rotational.Sources.Position,
+  // Speed, Accelerate): `prescribed: {angle | velocity | acceleration: signal}`
+  // (a translational body: position | velocity | acceleration). The body's
+  // motion is the signal's (angle: q = s, q' = s', q'' = s''; velocity: q' = s
+  // from the initial `angle`; acceleration: q'' = s from the initial `angle`
+  // and `velocity`), whatever the elements do; the torque the drive applies
+  // is an output (bodies.<b>.drive_torque).
+  enum class Drive { none, angle, velocity, acceleration };
+  Drive prescribed = Drive::none;
+  Signal motion = {};  // the prescribing signal [rad], [rad/s] or [rad/s^2] (m, m/s, m/s^2)
 };
+// The YAML key of a prescribed quantity ("angle", "velocity", "acceleration";
+// a translational body's angle is its "position").
+inline const char* drive_key(BodySpec::Drive d, bool translational) {
+  switch (d) {
+    case BodySpec::Drive::angle: return translational ? "position" : "angle";
+    case BodySpec::Drive::velocity: return "velocity";
+    case BodySpec::Drive::acceleration: return "acceleration";
+    case BodySpec::Drive::none: break;
+  }
+  return "";
+}
 // True for a translational body.
 inline bool is_translational(const BodySpec& b) { return b.kind == "translational"; }
 

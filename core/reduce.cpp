@@ -183,7 +183,9 @@ class Reducer {
       if (std::holds_alternative<TorqueSpec>(e) || std::holds_alternative<ForceSpec>(e) ||
           std::holds_alternative<LinkSpec>(e))
         continue;
-      if (const auto* s = std::get_if<SpringSpec>(&e); s && s->coordinate.empty()) continue;
+      // (a spring on two bodies, or on a coordinate of two terms, which the
+      // substitution turns into two bodies: spring_from)
+      if (const auto* s = std::get_if<SpringSpec>(&e); s && s->coordinate.size() <= 2) continue;
       for (const std::string& b : element_bodies(e))
         if (b != gone && b != kept && is_translational(body(b)) != kept_rack) return true;
     }

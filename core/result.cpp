@@ -7,6 +7,7 @@ void Result::reserve_samples(std::size_t n) {
   const std::size_t nb = body_names.size(), ne = element_names.size();
   for (std::vector<double>* c : {&time, &input_work, &kinetic, &elastic, &dissipated}) more(*c, 1);
   for (std::vector<double>* c : {&angle, &velocity, &acceleration}) more(*c, nb);
+  if (!drive_torque.empty()) more(drive_torque, nb);
   for (std::vector<double>* c :
        {&element_torque, &element_relative, &element_relative_velocity, &element_power, &element_dissipated})
     more(*c, ne);

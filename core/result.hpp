@@ -124,6 +124,10 @@ struct Result {
   // NaN for a massless (first-order) body, whose velocity is algebraic.
   // Time stepping: (v_k+1 - v_k)/h of the step holding the sample.
   std::vector<double> acceleration;
+  // (nt x nb) the torque [N m] each body's drive applies (a prescribed body,
+  // core/model_spec.hpp BodySpec::prescribed; 0 for the others); empty when
+  // the model prescribes no motion (then not stored).
+  std::vector<double> drive_torque;
   std::vector<double> input_work;  // (nt) [J]
   std::vector<double> kinetic;     // (nt) [J]
   std::vector<double> elastic;     // (nt) [J]

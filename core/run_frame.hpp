@@ -23,11 +23,12 @@ inline constexpr long kMaxEvents = 1000000000;  // simulation.max_events
 inline constexpr long kMaxStormEvents = 1000000;  // simulation.event_storm.events (kept in memory)
 
 // Values stored per output sample: time, input work, kinetic, elastic and
-// dissipated energy, an angle, a velocity and an acceleration per body, a
+// dissipated energy, an angle, a velocity and an acceleration per body (and
+// a drive torque per body when the model prescribes a motion: `drives`), a
 // torque, a state, a relative angle and velocity, a power and a dissipated
 // energy per element (sampled blocks' outputs not counted).
-inline double stored_values_per_sample(std::size_t bodies, std::size_t elements) {
-  return 5.0 + 3.0 * static_cast<double>(bodies) + 6.0 * static_cast<double>(elements);
+inline double stored_values_per_sample(std::size_t bodies, std::size_t elements, bool drives = false) {
+  return 5.0 + (drives ? 4.0 : 3.0) * static_cast<double>(bodies) + 6.0 * static_cast<double>(elements);
 }
 
 // At most the number of samples of the output grid (output_times), computed

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <sstream>
 #include <stdexcept>
@@ -257,6 +258,109 @@ void collect_breakpoints(const Signal& s, double t0, double t1, std::vector<doub
     default:
       break;
   }
+}
+
+}  // namespace luztar
+
+namespace luztar {
+
+namespace {
+
+// A step of a ramp's or a table's slope (derivative; `reference` says where
+// it came from, for the message of its own derivative).
+Signal slope_step(double time, double height) {
+  Signal s;
+  s.kind = Signal::Kind::step;
+  s.time = time;
+  s.final_value = height;
+  s.reference = "slope";
+  return s;
+}
+
+Signal sum_of(std::vector<Signal> terms) {
+  if (terms.size() == 1) return terms.front();
+  Signal s;
+  s.kind = Signal::Kind::sum;
+  s.terms = std::move(terms);
+  return s;
+}
+
+[[noreturn]] void no_derivative(const std::string& why) { throw std::domain_error(why); }
+
+std::string seconds(double t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", t);
+  return buf;
+}
+
+}  // namespace
+
+Signal derivative(const Signal& s, double t_start) {
+  using K = Signal::Kind;
+  switch (s.kind) {
+    case K::constant: return Signal::make_constant(0.0);
+    case K::sine: {  // A w cos(w t + phase) = A w sin(w t + phase + pi/2)
+      Signal d = s;
+      d.amplitude = s.amplitude * 2.0 * std::numbers::pi * s.frequency;
+      d.phase = s.phase + std::numbers::pi / 2.0;
+      d.offset = 0.0;
+      return d;
+    }
+    case K::step:
+      if (s.initial == s.final_value || !earlier(t_start, s.time)) return Signal::make_constant(0.0);
+      no_derivative((s.reference == "slope" ? "the slope of a ramp or a table jumps at t = " : "a step jumps at t = ") +
+                    seconds(s.time) + " s: its derivative is an impulse");
+    case K::ramp: {  // the slope between start and end: two steps
+      const double slope = (s.final_value - s.initial) / (s.end - s.start);
+      return sum_of({slope_step(s.start, slope), slope_step(s.end, -slope)});
+    }
+    case K::table: {  // each segment's slope from its first knot: a step per knot
+      const std::size_t n = s.table_t.size();
+      if (n < 2) return Signal::make_constant(0.0);
+      if (n > kMaxDerivedTablePoints)
+        no_derivative("a table of " + std::to_string(n) + " points has a derivative of as many steps; at most " +
+                      std::to_string(kMaxDerivedTablePoints) + " points are taken");
+      std::vector<Signal> steps;
+      double before = 0.0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double slope = i + 1 < n ? (s.table_v[i + 1] - s.table_v[i]) / (s.table_t[i + 1] - s.table_t[i]) : 0.0;
+        steps.push_back(slope_step(s.table_t[i], slope - before));
+        before = slope;
+      }
+      return sum_of(std::move(steps));
+    }
+    case K::sum: {
+      std::vector<Signal> terms;
+      for (const Signal& t : s.terms) terms.push_back(derivative(t, t_start));
+      return sum_of(std::move(terms));
+    }
+    case K::product: {  // the product rule: one product per term, that term differentiated
+      std::vector<Signal> terms;
+      for (std::size_t i = 0; i < s.terms.size(); ++i) {
+        Signal p = s;
+        p.terms[i] = derivative(s.terms[i], t_start);
+        terms.push_back(std::move(p));
+      }
+      return sum_of(std::move(terms));
+    }
+    case K::input:
+      no_derivative("an input is set from outside while running: it jumps, and its derivative is an impulse");
+    case K::hold:
+    case K::play:
+    case K::saturated_integrator:
+    case K::relay:
+      no_derivative(std::string("a ") + kind_name(s.kind) +
+                    " holds its output between samples: it jumps, and its derivative is an impulse");
+    case K::dead_zone:
+    case K::saturation:
+      no_derivative(std::string("the derivative of a ") + kind_name(s.kind) +
+                    " switches where its input crosses a bound: it is no signal of its own");
+    case K::reference:
+    case K::angle:
+    case K::velocity:
+      break;
+  }
+  no_derivative(std::string("a ") + kind_name(s.kind) + " has no derivative here");
 }
 
 }  // namespace luztar

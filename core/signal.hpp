@@ -136,4 +136,15 @@ double turning_time(const Signal& s);
 // solvers/blocks/sampled_blocks.hpp), nor does their input, which is read only there.
 void collect_breakpoints(const Signal& s, double t0, double t1, std::vector<double>& out);
 
+// The time derivative of s as a signal, exact between breakpoints: a drive's
+// velocity and acceleration (core/model_spec.hpp BodySpec::prescribed). A
+// sine's is a sine, a ramp's or a table's a sum of steps (the slopes of its
+// pieces, at most kMaxDerivedTablePoints knots), a sum's the sum, a product's
+// the product rule; a constant, or a step at or before t_start, has 0.
+// Throws std::domain_error saying why there is none: a step, an input or a
+// sampled block jumps (its derivative is an impulse), a dead_zone's or a
+// saturation's switches with its input. References must be resolved.
+Signal derivative(const Signal& s, double t_start);
+inline constexpr std::size_t kMaxDerivedTablePoints = 64;
+
 }  // namespace luztar

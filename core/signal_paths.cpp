@@ -76,10 +76,11 @@ SignalPath block(const SignalSpace& m, int k) { return {Kind::input, static_cast
 
 }  // namespace
 
-const OwnerQuantity kBodyQuantities[3] = {
+const OwnerQuantity kBodyQuantities[4] = {
     {"angle", Kind::angle, unit::angle, &Result::angle},
     {"velocity", Kind::velocity, unit::velocity, &Result::velocity},
     {"acceleration", Kind::acceleration, unit::acceleration, &Result::acceleration},
+    {"drive_torque", Kind::drive_torque, unit::torque, &Result::drive_torque},
 };
 const OwnerQuantity kElementQuantities[6] = {
     {"torque", Kind::torque, unit::torque, &Result::element_torque},
@@ -100,10 +101,12 @@ const OwnerQuantity* owner_quantity(SignalPath::Kind k) {
 
 static const std::vector<std::string> kNoInputs;  // a Result records none
 
-SignalSpace signal_space(const Result& r) { return {r.body_names, r.element_names, kNoInputs, r.block_names}; }
+SignalSpace signal_space(const Result& r) {
+  return {r.body_names, r.element_names, kNoInputs, r.block_names, !r.drive_torque.empty()};
+}
 
 SignalSpace signal_space(const Model& m) {
-  return {m.reported_body_names, m.element_names, m.input_names, m.sampled_names};
+  return {m.reported_body_names, m.element_names, m.input_names, m.sampled_names, !m.driven_bodies.empty()};
 }
 
 SignalPath resolve_signal_path(const Model& m, const std::string& path, SignalNames names, const char* noun) {
@@ -163,7 +166,8 @@ std::vector<std::string> signal_paths(const Model& m) { return signal_paths(sign
 std::vector<std::string> signal_paths(const SignalSpace& m) {
   std::vector<std::string> paths;
   for (const std::string& b : m.bodies)
-    for (const OwnerQuantity& q : kBodyQuantities) paths.push_back("bodies." + b + "." + q.name);
+    for (const OwnerQuantity& q : kBodyQuantities)
+      if (q.kind != Kind::drive_torque || m.drives) paths.push_back("bodies." + b + "." + q.name);
   for (const std::string& e : m.elements)
     for (const OwnerQuantity& q : kElementQuantities) paths.push_back("elements." + e + "." + q.name);
   for (const std::string& i : m.inputs) paths.push_back("inputs." + i);
@@ -201,6 +205,7 @@ std::vector<double> recorded_signal(const Result& r, const std::string& path) {
   }
   if (const OwnerQuantity* q = owner_quantity(s.kind)) {
     const std::vector<double>& values = r.*(q->values);
+    if (s.kind == Kind::drive_torque && values.empty()) return v;  // no drive: 0 (none stored)
     const bool of_body = q >= std::begin(kBodyQuantities) && q < std::end(kBodyQuantities);
     if (values.size() != nt * (of_body ? r.body_names.size() : ne))
       wrong(path, std::string("the result has no '") + q->name + "' (a file written before luztar stored it)");

@@ -36,6 +36,7 @@ struct SignalPath {
     input_work, kinetic, elastic, dissipated,  // index -1
     acceleration,                                          // index: body
     relative_angle, relative_velocity, power, element_dissipated,  // index: element
+    drive_torque,                                          // index: body (a prescribed body's drive)
   };
   Kind kind = Kind::angle;
   int index = -1;
@@ -54,7 +55,7 @@ struct OwnerQuantity {
   const char* unit;                   // SI (core/units.hpp)
   std::vector<double> Result::*values;  // (nt x nb or ne); nullptr: the element state (int8)
 };
-extern const OwnerQuantity kBodyQuantities[3];
+extern const OwnerQuantity kBodyQuantities[4];
 extern const OwnerQuantity kElementQuantities[6];
 // The quantity of kind k (nullptr for inputs, blocks and energies).
 const OwnerQuantity* owner_quantity(SignalPath::Kind k);
@@ -66,6 +67,9 @@ struct SignalSpace {
   const std::vector<std::string>& elements;
   const std::vector<std::string>& inputs;
   const std::vector<std::string>& blocks;  // block k is input value inputs.size() + k
+  // Some body's motion is prescribed: signal_paths lists bodies.<b>.drive_torque
+  // (the path resolves in any model, to 0 where no drive acts).
+  bool drives = false;
 };
 SignalSpace signal_space(const Model& model);
 

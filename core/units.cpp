@@ -249,6 +249,14 @@ Dimension field_dimension(const std::string& path) {
     if (last == "rest_velocity") return Dimension::angular_velocity;
     return Dimension::time;  // t_start, t_end, output_step, max_step, step, event_storm.span
   }
+  if (p[0] == "bodies" && p.size() >= 4 && p[2] == "prescribed") {  // a drive's signal
+    const std::string& q = p[3];
+    const Dimension d = q == "angle"      ? Dimension::angle
+                        : q == "position" ? Dimension::length
+                        : q == "velocity" ? Dimension::angular_velocity
+                                          : Dimension::plain;  // acceleration: SI numbers
+    return signal_part(p, 4, d);
+  }
   if (p[0] == "bodies" && p.size() == 3) {
     if (last == "inertia") return Dimension::inertia;
     if (last == "mass") return Dimension::mass;

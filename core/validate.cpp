@@ -2,12 +2,106 @@
 // the dotted path of the field (io adds file:line:col to it). The parts are
 // core/validate_simulation.cpp, validate_signals.cpp, validate_elements.cpp
 // and validate_springs.cpp (core/validate_common.hpp).
+#include <algorithm>
+#include <cmath>
+#include <map>
 #include <set>
+#include <stdexcept>
 
 #include "core/model.hpp"
 #include "core/validate_common.hpp"
 
 namespace luztar {
+
+namespace {
+
+// s with its references replaced by copies of the named signals (validate
+// has checked that they exist, close no cycle and stay within the limits).
+Signal inlined(const Signal& s, const std::map<std::string, Signal>& named) {
+  if (s.kind == Signal::Kind::reference) return inlined(named.at(s.reference), named);
+  Signal out = s;
+  for (Signal& t : out.terms) t = inlined(t, named);
+  return out;
+}
+
+// Whether element e can lock its bodies together (a link of the variable
+// structure: friction, a one-way clutch, a permanent link, rigid teeth).
+bool can_lock(const ElementSpec& e) {
+  if (const auto* s = std::get_if<SpringSpec>(&e)) return s->stiffness == INFINITY;
+  if (const auto* r = std::get_if<RackPinionSpec>(&e)) return r->stiffness == INFINITY;
+  if (const auto* g = std::get_if<PlanetarySpec>(&e)) return g->stiffness == INFINITY;
+  return !std::holds_alternative<TorqueSpec>(e) && !std::holds_alternative<ForceSpec>(e);
+}
+
+// The rules of prescribed motion (BodySpec::prescribed): the drive's signal
+// and the derivatives it needs, the initial conditions it gives, and what the
+// solvers serve around a prescribed body.
+void validate_prescribed(const ModelSpec& spec, const std::set<std::string>& body_names) {
+  using D = BodySpec::Drive;
+  std::set<std::string> driven;
+  for (const BodySpec& b : spec.bodies) {
+    if (b.prescribed == D::none) continue;
+    const bool moves = is_translational(b);
+    const std::string p = "bodies." + b.name, f = p + ".prescribed." + drive_key(b.prescribed, moves);
+    validation::validate_signal(b.motion, f, spec.signals, body_names,
+                                spec.simulation.t_end - spec.simulation.t_start);
+    if (b.inertia == 0.0)
+      throw ModelError(p + (moves ? ".mass" : ".inertia"),
+                       "a prescribed body takes an inertia > 0 (the drive's torque includes I a; a massless one is "
+                       "not supported)");
+    // What the signal gives is not written beside it.
+    const std::string angle = p + (moves ? ".position" : ".angle"), velocity = p + ".velocity";
+    if (b.prescribed == D::angle && spec.locations.count(angle))
+      throw ModelError(angle, std::string("the prescribed ") + drive_key(D::angle, moves) +
+                                  " gives it (its value at t_start): leave it out");
+    if (b.prescribed != D::acceleration && spec.locations.count(velocity))
+      throw ModelError(velocity, std::string("the prescribed ") + drive_key(b.prescribed, moves) +
+                                     " gives it (its value at t_start): leave it out");
+    // The derivatives the drive needs exist: no impulse.
+    const double t0 = spec.simulation.t_start;
+    const Signal s = inlined(b.motion, spec.signals);
+    try {
+      if (b.prescribed != D::acceleration) derivative(s, t0);
+    } catch (const std::domain_error& e) {
+      throw ModelError(f, std::string("a prescribed ") + drive_key(b.prescribed, moves) +
+                              " must not jump (the drive's torque would be an impulse): " + e.what());
+    }
+    try {
+      if (b.prescribed == D::angle) derivative(derivative(s, t0), t0);
+    } catch (const std::domain_error& e) {
+      throw ModelError(f, std::string("a prescribed ") + drive_key(D::angle, moves) +
+                              " needs a velocity without jumps (else the drive's torque is an impulse): " + e.what() +
+                              " (prescribe the velocity instead)");
+    }
+    if (spec.simulation.solver == "time_stepping")
+      throw ModelError(p + ".prescribed", "prescribed motion is served by the event-driven solver only "
+                                          "(simulation.solver: event_driven)");
+    driven.insert(b.name);
+  }
+  if (driven.empty()) return;
+  for (const ElementSpec& e : spec.elements) {
+    const std::vector<std::string> on = element_bodies(e);
+    const auto at = std::find_if(on.begin(), on.end(), [&](const std::string& n) { return driven.count(n) > 0; });
+    if (at == on.end() || !can_lock(e)) continue;
+    const std::string p = "elements." + element_name(e);
+    const bool all_driven =
+        std::all_of(on.begin(), on.end(), [&](const std::string& n) { return driven.count(n) > 0; });
+    if (all_driven && !std::holds_alternative<FrictionSpec>(e))
+      throw ModelError(p, "it acts on prescribed bodies alone: it would lock what the drives move (a friction "
+                          "element there is a known torque, part of the drive's)");
+    const bool rigid_spring = std::holds_alternative<SpringSpec>(e) || std::holds_alternative<RackPinionSpec>(e) ||
+                              std::holds_alternative<PlanetarySpec>(e);
+    if (rigid_spring)
+      throw ModelError(p + ".stiffness", "a rigid connection or rigid freeplay at prescribed body '" + *at +
+                                             "' is not supported (it would merge the body or strike it); give a "
+                                             "finite stiffness");
+    if (on.size() > 2)
+      throw ModelError(p, "an element that can lock three or more bodies is not supported at prescribed body '" +
+                              *at + "'");
+  }
+}
+
+}  // namespace
 
 void validate(const ModelSpec& spec) { validate(spec, true); }
 
@@ -43,6 +137,7 @@ void validate(const ModelSpec& spec, bool body_kinds) {
     validate_element(spec, e, p, body_names, body_kinds);
   }
   validate_named_signals(spec, body_names);
+  validate_prescribed(spec, body_names);
 }
 
 }  // namespace luztar

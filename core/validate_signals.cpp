@@ -326,6 +326,9 @@ void require_inlined_within_limits(const ModelSpec& spec) {
     const std::string p = "elements." + element_name(e);
     for_each_element_signal(e, [&](const Signal& s, const std::string& key) { add(s, p + "." + key); });
   }
+  for (const BodySpec& b : spec.bodies)
+    if (b.prescribed != BodySpec::Drive::none)
+      add(b.motion, "bodies." + b.name + ".prescribed." + drive_key(b.prescribed, is_translational(b)));
   for (const auto& entry : spec.signals) size.named(entry.first);
 }
 

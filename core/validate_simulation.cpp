@@ -1,5 +1,7 @@
 // The rules of the simulation settings: times, output grid, tolerances,
 // limits on the run's size, and the solver and integrator choices.
+#include <algorithm>
+
 #include "core/model.hpp"
 #include "core/run_frame.hpp"
 #include "core/validate_common.hpp"
@@ -29,13 +31,13 @@ void require_count(long n, long lo, long hi, const std::string& field) {
 }
 
 // The output grid fits in memory: samples x values per sample <= kMaxStoredValues.
-void require_stored_values(const SimulationSettings& sim, std::size_t bodies, std::size_t elements) {
+void require_stored_values(const SimulationSettings& sim, std::size_t bodies, std::size_t elements, bool drives) {
   const double samples = output_sample_count(sim);
-  const double values = samples * stored_values_per_sample(bodies, elements);
+  const double values = samples * stored_values_per_sample(bodies, elements, drives);
   if (!(values <= kMaxStoredValues))
     throw ModelError("simulation.output_step",
                      "(t_end - t_start) / output_step gives " + show(samples) + " output samples x " +
-                         show(stored_values_per_sample(bodies, elements)) + " values per sample = " + show(values) +
+                         show(stored_values_per_sample(bodies, elements, drives)) + " values per sample = " + show(values) +
                          " stored values, more than the limit " + show(kMaxStoredValues) + " (got output_step " +
                          show(sim.output_step) + "; raise it or shorten the run)");
 }
@@ -60,7 +62,9 @@ void validate_simulation(const ModelSpec& spec) {
   if (!(sim.t_end > sim.t_start))
     throw ModelError("simulation.t_end", "must be later than t_start (got " + show(sim.t_end) + ")");
   require_positive(sim.output_step, "simulation.output_step");
-  require_stored_values(sim, spec.bodies.size(), spec.elements.size());
+  const bool drives = std::any_of(spec.bodies.begin(), spec.bodies.end(),
+                                  [](const BodySpec& b) { return b.prescribed != BodySpec::Drive::none; });
+  require_stored_values(sim, spec.bodies.size(), spec.elements.size(), drives);
   require_in(sim.rtol, 0.0, kMaxRtol, "simulation.rtol");
   require_in(sim.atol, 0.0, kMaxAtol, "simulation.atol");
   require_nonnegative(sim.max_step, "simulation.max_step");

@@ -67,7 +67,7 @@ void Reader::named_entries(const YAML::Node& map, const std::string& field, bool
 // translational, mass, position, velocity} (core/model_spec.hpp BodySpec).
 void Reader::body(const std::string& name, const YAML::Node& n, const std::string& f, BodySpec& b) {
   require_map(n, f);
-  check_keys(n, f, {"kind", "inertia", "mass", "angle", "position", "velocity"});
+  check_keys(n, f, {"kind", "inertia", "mass", "angle", "position", "velocity", "prescribed"});
   b.name = name;
   if (n["kind"]) b.kind = text(n["kind"], f + ".kind");
   const bool moves = b.kind == "translational";
@@ -86,8 +86,28 @@ void Reader::body(const std::string& name, const YAML::Node& n, const std::strin
   b.inertia = number(required(n, moves ? "mass" : "inertia", f), f + (moves ? ".mass" : ".inertia"));
   b.angle = number_or(n, moves ? "position" : "angle", f, 0.0);
   b.velocity = number_or(n, "velocity", f, 0.0);
+  if (n["prescribed"]) prescribed(n["prescribed"], f + ".prescribed", b);
   translational_owner_.clear();
   if (moves) translational_bodies_.insert(name);
+}
+
+// A body's prescribed motion: a mapping with one of angle (position),
+// velocity, acceleration, whose value is a signal.
+void Reader::prescribed(const YAML::Node& n, const std::string& f, BodySpec& b) {
+  remember(f, n);
+  require_map(n, f);
+  const bool moves = b.kind == "translational";
+  using D = BodySpec::Drive;
+  const D drives[] = {D::angle, D::velocity, D::acceleration};
+  check_keys(n, f, {drive_key(D::angle, moves), "velocity", "acceleration"});
+  if (n.size() != 1)
+    fail(n, f, std::string("give exactly one of ") + drive_key(D::angle, moves) + ", velocity, acceleration (found " +
+                   std::to_string(n.size()) + ")");
+  for (D d : drives)
+    if (const char* key = drive_key(d, moves); n[key]) {
+      b.prescribed = d;
+      b.motion = signal(n[key], f + "." + key);
+    }
 }
 
 ModelSpec Reader::model(const YAML::Node& root) {

@@ -108,6 +108,7 @@ class Reader {
   // `bodies`, `coordinate` or `rack`), as read so far.
   bool on_translational_bodies(const YAML::Node& e) const;
   void body(const std::string& name, const YAML::Node& n, const std::string& f, BodySpec& b);
+  void prescribed(const YAML::Node& n, const std::string& f, BodySpec& b);
 
   std::string origin_, base_dir_;
   std::set<std::string> translational_bodies_;  // the translational bodies read so far

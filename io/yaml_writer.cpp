@@ -367,8 +367,15 @@ std::string to_yaml(const ModelSpec& spec, const std::vector<std::string>& comme
     const bool moves = is_translational(b);  // in SI, as every value written
     if (moves) out << YAML::Key << "kind" << YAML::Value << b.kind;
     put(out, moves ? "mass" : "inertia", b.inertia);
-    put(out, moves ? "position" : "angle", b.angle, 0.0);
-    put(out, "velocity", b.velocity, 0.0);
+    using D = BodySpec::Drive;  // a drive's signal gives what it prescribes and its derivatives
+    if (b.prescribed != D::angle) put(out, moves ? "position" : "angle", b.angle, 0.0);
+    if (b.prescribed == D::none || b.prescribed == D::acceleration) put(out, "velocity", b.velocity, 0.0);
+    if (b.prescribed != D::none) {
+      out << YAML::Key << "prescribed" << YAML::Value << YAML::BeginMap << YAML::Key
+          << drive_key(b.prescribed, moves) << YAML::Value;
+      emit_signal(out, b.motion);
+      out << YAML::EndMap;
+    }
     out << YAML::EndMap;
   }
   out << YAML::EndMap;

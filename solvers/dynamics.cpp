@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <sstream>
+#include <stdexcept>
 
 #include "core/energy.hpp"
 #include "core/projections.hpp"
@@ -18,6 +20,7 @@ namespace luztar {
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), sigma(signal_slot_count(m)), force(m.num_bodies()), limit(m.num_links()),
       lambda(m.num_links()), acc(m.num_bodies()), slot_acc(m.num_bodies()), group_utilisation(m.num_links()), massless_mt0(m.num_bodies()),
+      drive_torque(m.num_bodies()), drives(m.drives), driven_bodies(m.driven_bodies), drive_cluster(m.num_bodies()),
       massless_bearings(has_massless_bearings(m)) {}
 
 bool has_massless_bearings(const Model& m) {
@@ -50,7 +53,9 @@ int max_root_count(const Model& m) { return max_witness_count(m); }
 bool link_locked(const Model& m, const State& modes, int l) {
   const ModelLink& link = m.links[l];
   switch (link.kind) {
-    case LinkKind::friction: return modes.friction_mode[link.element] == FrictionMode::stuck;
+    case LinkKind::friction:  // (one on prescribed bodies alone never locks: Model::driven_frictions)
+      return modes.friction_mode[link.element] == FrictionMode::stuck &&
+             !std::binary_search(m.driven_frictions.begin(), m.driven_frictions.end(), link.element);
     case LinkKind::contact: return modes.spring_side[link.element] != 0;
     case LinkKind::one_way: return one_way_locked(m, link.element, modes);
     case LinkKind::permanent: return true;
@@ -141,6 +146,7 @@ void watch_witnesses(const Model& m, const State& modes, double slip_margin, con
 void build_mode_structure(const Model& m, const State& modes, double t, const double* inputs, double slip_margin,
                           ModeStructure& ms, const double* torque_scale) {
   lock_structure(m, modes, ms);
+  if (!m.driven_bodies.empty()) check_driven_clusters(m, ms, t);
   static_splits(m, t, inputs, ms);
   watch_witnesses(m, modes, slip_margin, torque_scale, ms);
 }
@@ -167,6 +173,41 @@ void unpack(const ModeStructure& ms, const double* y, Workspace& ws) {
   const int nb = static_cast<int>(ws.q.size());
   for (int j = 0; j < nb; ++j) ws.q[j] = y[2 * j];
   body_velocities(ms, y, ws.w.data());
+  const LockedClusters& c = ms.clusters;
+  for (int p : ws.driven_bodies) {  // the drive's own values, not integrated ones
+    const Drive& d = ws.drives[p];
+    if (d.angle_slot >= 0) ws.q[p] = ws.sigma[d.angle_slot];
+    if (d.velocity_slot < 0) continue;
+    const int k = c.cluster_of[p];
+    if (c.grounded[k] || c.dense(k)) continue;  // (held: check_driven_clusters)
+    const double v = ws.sigma[d.velocity_slot];
+    if (c.gain[p] == 1.0) {
+      for (int j : c.members(k)) ws.w[j] = c.gain[j] * v;
+    } else {
+      for (int j : c.members(k)) ws.w[j] = c.gain[j] / c.gain[p] * v;
+    }
+    ws.w[p] = v;
+  }
+}
+
+void check_driven_clusters(const Model& m, const ModeStructure& ms, double t) {
+  const LockedClusters& c = ms.clusters;
+  for (std::size_t i = 0; i < m.driven_bodies.size(); ++i) {
+    const int p = m.driven_bodies[i], k = c.cluster_of[p];
+    if (c.dense(k)) {
+      std::ostringstream os;
+      os << "prescribed body '" << m.body_names[p] << "' is locked into a cluster of three-body links at t = " << t
+         << " s, which a drive cannot move";
+      throw std::domain_error(os.str());
+    }
+    for (std::size_t o = i + 1; o < m.driven_bodies.size(); ++o)
+      if (c.cluster_of[m.driven_bodies[o]] == k) {
+        std::ostringstream os;
+        os << "prescribed body '" << m.body_names[p] << "' and prescribed body '" << m.body_names[m.driven_bodies[o]]
+           << "' are locked together at t = " << t << " s: two drives on one locked cluster";
+        throw std::domain_error(os.str());
+      }
+  }
 }
 
 void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vector<double>& w, double* y) {
@@ -193,8 +234,9 @@ void signal_values(const Model& m, double t, Workspace& ws) {
   const double* inputs = ws.inputs.data();
   for (std::size_t k = 0; k < m.slots.size(); ++k) {
     const SignalSlot& slot = m.slots[k];
-    ws.sigma[k] = require_finite_at(evaluate(m.signals[slot.signal], t, inputs), t, "element",
-                                    m.element_names[slot.element], slot.field);
+    ws.sigma[k] = require_finite_at(evaluate(m.signals[slot.signal], t, inputs), t, slot.body < 0 ? "element" : "body",
+                                    slot.body < 0 ? m.element_names[slot.element] : m.body_names[slot.body],
+                                    slot.field);
   }
 }
 
@@ -206,11 +248,14 @@ void applied_forces(const Model& m, const State& modes, double t, Workspace& ws)
 void applied_forces(const Model& m, const State& modes, Workspace& ws) {
   if (!m.algebraic_groups.empty()) solve_algebraic_bodies(m, ws);
   std::fill(ws.force.begin(), ws.force.end(), 0.0);
+  for (int p : m.driven_bodies) ws.drive_torque[p] = 0.0;
   const ModeFrame frame = mode_frame(&modes, ws);
   const ForceTargets out{ws.force.data(), ws.lambda.data(), ws.limit.data()};
   for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
     if (row.forces) row.forces(m, i, frame, out);
   });
+  for (int i : m.driven_frictions)  // at rest with its drives: the drive holds the body
+    if (modes.friction_mode[i] == FrictionMode::stuck) ws.lambda[i] = 0.0;
   if (ws.massless_bearings) massless_velocities(m, modes, ws);  // their bearings' law is the body's
 }
 
@@ -242,9 +287,37 @@ void dense_accelerations(const DenseBasis& b, Workspace& ws) {
   }
 }
 
+// The cluster of prescribed body p moves with it: its acceleration a_p / g_p,
+// and the drive's torque R = (I_k acc - sum g_j f_j) / g_p on p (ws.force
+// holds the elements' torques and any R set before, which is taken out: the
+// same state gives the same R however often this runs). Held by the base
+// too (stuck links from p's cluster to the base while its drive rests: the
+// split between the drive and those links is not determined by the motion),
+// the drive holds p still against its own applied torques, R = -f_p, and the
+// links carry the other bodies' loads, as if p were the base.
+void drive_cluster(const Model& m, const LockedClusters& c, int p, Workspace& ws) {
+  const int k = c.cluster_of[p];
+  ws.force[p] -= ws.drive_torque[p];
+  ws.drive_torque[p] = 0.0;
+  if (c.dense(k)) return;
+  if (c.grounded[k]) {
+    ws.drive_torque[p] = 0.0 - ws.force[p];  // (+0 without a load)
+    ws.force[p] = 0.0;
+    return;
+  }
+  const double a = ws.sigma[m.drives[p].acceleration_slot];
+  double sum = 0.0;
+  for (int j : c.members(k)) sum += c.gain[j] * ws.force[j];
+  const double g = c.gain[p];
+  ws.acc[k] = g == 1.0 ? a : a / g;
+  const double r = g == 1.0 ? c.inertia[k] * a - sum : (c.inertia[k] * ws.acc[k] - sum) / g;
+  ws.drive_torque[p] = r;
+  ws.force[p] += r;
+}
+
 }  // namespace
 
-void cluster_accelerations(const Model&, const ModeStructure& ms, Workspace& ws) {
+void cluster_accelerations(const Model& m, const ModeStructure& ms, Workspace& ws) {
   const LockedClusters& c = ms.clusters;
   for (int k = 0; k < c.num_clusters(); ++k) {
     if (c.dense(k)) {
@@ -260,6 +333,7 @@ void cluster_accelerations(const Model&, const ModeStructure& ms, Workspace& ws)
     for (int j : c.members(k)) sum += c.gain[j] * ws.force[j];
     ws.acc[k] = sum / c.inertia[k];
   }
+  for (int p : m.driven_bodies) drive_cluster(m, c, p, ws);
 }
 
 void static_friction(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws) {
@@ -297,10 +371,23 @@ namespace {
 // q_j' = (M_j - side MT0) / mu_j.
 class ForceJacobian {
  public:
-  ForceJacobian(const Model& m, const State& modes, const LockedClusters& c, JacobianSink& jac)
-      : m_(m), modes_(modes), c_(c), jac_(jac) {}
+  // drive_cluster: scratch of (at least) one entry per cluster (Workspace::drive_cluster).
+  ForceJacobian(const Model& m, const State& modes, const LockedClusters& c, JacobianSink& jac,
+                std::vector<char>& drive_cluster)
+      : m_(m), modes_(modes), c_(c), jac_(jac), drive_(m.driven_bodies.empty() ? nullptr : drive_cluster.data()) {
+    if (!drive_) return;
+    std::fill(drive_cluster.begin(), drive_cluster.end(), 0);
+    for (int p : m.driven_bodies) drive_[c.cluster_of[p]] = m.drives[p].velocity_slot >= 0 ? 2 : 1;
+  }
+  // Cluster k's velocities are a drive's (its signal, not y).
+  bool moved(int k) const { return drive_ && drive_[k] == 2; }
 
   void add(int j, bool wrt_velocity, int i, double value) {
+    // A drive fixes its cluster's acceleration, and reads its angle or
+    // velocities from its slots: no entries there.
+    if (drive_ && (drive_[c_.cluster_of[j]] != 0 ||
+                   (wrt_velocity ? drive_[c_.cluster_of[i]] == 2 : m_.drives[i].angle_slot >= 0)))
+      return;
     if (m_.massless(j)) {
       if (!wrt_velocity && modes_.massless_side[j] != 0 && value != 0.0)
         jac_.add(2 * j, 2 * i, value / m_.massless_viscous[j]);
@@ -362,6 +449,7 @@ class ForceJacobian {
   const State& modes_;
   const LockedClusters& c_;
   JacobianSink& jac_;
+  char* drive_;  // (nc) 1: cluster moved by a drive, 2: its velocities the drive's too; null without drives
 };
 
 }  // namespace
@@ -370,8 +458,9 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
               JacobianSink& jac, Workspace& ws) {
   signal_values(m, t, ws);  // a friction table's tangent reads its scale
   const LockedClusters& c = ms.clusters;
+  ForceJacobian dforce(m, modes, c, jac, ws.drive_cluster);
   for (int j = 0; j < m.num_bodies(); ++j)
-    if (c.rep[j] >= 0 && !m.massless(j)) jac.add(2 * j, 2 * c.rep[j] + 1, c.gain[j]);
+    if (c.rep[j] >= 0 && !m.massless(j) && !dforce.moved(c.cluster_of[j])) jac.add(2 * j, 2 * c.rep[j] + 1, c.gain[j]);
   for (int k = 0; c.has_dense && k < c.num_clusters(); ++k) {  // q_j' = sum_q N_jq v_q in a dense cluster
     if (!c.dense(k) || c.grounded[k]) continue;
     const DenseBasis& b = c.basis(k);
@@ -380,7 +469,6 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
         if (b.basis(static_cast<int>(l), q) != 0.0)
           jac.add(2 * b.members[l], 2 * b.slots[q] + 1, b.basis(static_cast<int>(l), q));
   }
-  ForceJacobian dforce(m, modes, c, jac);
   for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
     Tangent t;
     if (row.relation && row.tangent && row.tangent(m, i, modes, ws.sigma.data(), t))
@@ -396,7 +484,7 @@ void jacobian(const Model& m, const State& modes, const ModeStructure& ms, doubl
 
 void root_functions(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
                     double* g, Workspace& ws) {
-  if (ms.roots_need_forces) signal_values(m, t, ws);
+  if (ms.roots_need_forces || !m.driven_bodies.empty()) signal_values(m, t, ws);
   root_functions(m, modes, ms, y, g, ws);
 }
 
@@ -404,7 +492,7 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
                     Workspace& ws) {
   unpack(ms, y, ws);
   if (ms.roots_need_forces) applied_forces(m, modes, ws);
-  if (!ms.stuck_links.empty()) {
+  if (!ms.stuck_links.empty()) {  // (a drive's torque is part of a locked cluster's balance)
     cluster_accelerations(m, ms, ws);
     static_friction(m, modes, ms, ws);
   }
@@ -437,7 +525,9 @@ double power_sum(const Model& m, const State* modes, const Workspace& ws,
 }  // namespace
 
 double input_power(const Model& m, const Workspace& ws) {
-  return power_sum(m, nullptr, ws, &ElementKindInfo::input_power);  // external torques depend on no mode
+  double p = power_sum(m, nullptr, ws, &ElementKindInfo::input_power);  // external torques depend on no mode
+  for (int b : m.driven_bodies) p += ws.drive_torque[b] * ws.w[b];      // the drives' work
+  return p;
 }
 
 double dissipation_power(const Model& m, const State& modes, const Workspace& ws) {

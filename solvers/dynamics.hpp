@@ -79,6 +79,13 @@ struct Workspace {
   std::vector<double> slot_acc;  // (nb) accelerations of dense clusters' coordinates, at their free members [rad/s^2]
   std::vector<double> group_utilisation;  // (splits) largest |lambda|/limit of each stuck group
   std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
+  // (nb) the torque each drive applies to its prescribed body [N m] (Model::drives; 0 for a free body),
+  // set by cluster_accelerations (reset by applied_forces, whose ws.force it is then part of)
+  std::vector<double> drive_torque;
+  std::vector<Drive> drives;              // (nb) Model::drives (unpack reads them)
+  std::vector<int> driven_bodies;         // Model::driven_bodies
+  std::vector<char> drive_cluster;        // (nb) jacobian's scratch: per cluster, 1 moved by a drive, 2 its
+                                          // velocities the drive's too
   std::span<double> algebraic_q;          // (nb) last angles of algebraic bodies (warm start) [rad]: the
                                           // simulation's (SimData::algebraic_q), bound by its owner
   std::vector<struct Coupling> couplings; // Schur couplings through algebraic groups (Jacobian scratch)
@@ -122,8 +129,13 @@ bool link_locked(const Model& m, const State& modes, int l);
 // the structure: w_j = g_j v_rep (0 when held), a dense cluster's w = N v.
 // Given y', the bodies' accelerations.
 void body_velocities(const ModeStructure& ms, const double* y, double* w);
-// y -> full q, w in ws.
+// y -> full q, w in ws. A prescribed body's angle (an angle drive) and its
+// cluster's velocities (an angle or velocity drive) come from its drive's
+// slots in ws.sigma, which must hold the signals at y's time.
 void unpack(const ModeStructure& ms, const double* y, Workspace& ws);
+// Throws std::domain_error when the structure locks a prescribed body into a
+// cluster it cannot drive: with another prescribed body, or a dense cluster.
+void check_driven_clusters(const Model& m, const ModeStructure& ms, double t);
 // Full q, w -> y (velocity slots of a cluster take the representative's velocity).
 void pack(const ModeStructure& ms, const std::vector<double>& q, const std::vector<double>& w, double* y);
 
@@ -149,7 +161,9 @@ void applied_forces(const Model& m, const State& modes, Workspace& ws);
 void applied_forces(const Model& m, const State& modes, double t, Workspace& ws);
 // Velocities of massless bodies and their bearings' torques (part of applied_forces).
 void massless_velocities(const Model& m, const State& modes, Workspace& ws);
-// Cluster accelerations from ws.force (ws.acc, ws.slot_acc).
+// Cluster accelerations from ws.force (ws.acc, ws.slot_acc). A cluster with a
+// prescribed body P (gain g_P) moves with it, acc = a_P / g_P, and the drive
+// applies R = (I_k acc - sum g_j f_j) / g_P to P: ws.drive_torque, added to ws.force.
 void cluster_accelerations(const Model& m, const ModeStructure& ms, Workspace& ws);
 // Static friction of stuck elements and contact torques into ws.lambda (needs force and acc).
 void static_friction(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws);
@@ -165,7 +179,8 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
                     Workspace& ws);
 void root_functions(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
                     double* g, Workspace& ws);
-// Power of the external torques and dissipated power [W] from ws (after applied_forces).
+// Power of the external torques and dissipated power [W] from ws (after
+// applied_forces; the drives' power sum R w_P after cluster_accelerations).
 double input_power(const Model& m, const Workspace& ws);
 double dissipation_power(const Model& m, const State& modes, const Workspace& ws);
 

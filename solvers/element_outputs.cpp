@@ -42,6 +42,13 @@ void OutputSample::resize(const Model& m) {
   for (std::vector<double>* v : {&torque, &relative, &rate, &power, &dissipated}) v->resize(ne);
   state.resize(ne);
   acceleration.resize(m.reported_body_names.size());  // the merged bodies' too
+  drive_torque.resize(m.driven_bodies.empty() ? 0 : m.reported_body_names.size());
+}
+
+void drive_torques(const Model& m, const Workspace& ws, std::vector<double>& out) {
+  std::fill(out.begin(), out.end(), 0.0);
+  if (out.empty()) return;
+  for (int p : m.driven_bodies) out[static_cast<std::size_t>(p)] = ws.drive_torque[p];
 }
 
 void append_sample(const OutputSample& s, Result& r) {
@@ -55,6 +62,7 @@ void append_sample(const OutputSample& s, Result& r) {
   append(r.element_power, s.power);
   append(r.element_dissipated, s.dissipated);
   append(r.acceleration, s.acceleration);
+  append(r.drive_torque, s.drive_torque);
 }
 
 void element_outputs(const Model& m, const State& modes, const Workspace& ws, double* torque,

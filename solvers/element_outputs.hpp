@@ -23,10 +23,14 @@ struct OutputSample {
   std::vector<double> power;              // (ne) [W]
   std::vector<double> dissipated;         // (ne) [J]
   std::vector<double> acceleration;       // (reported bodies: nb, then merged ones) [rad/s^2]
+  std::vector<double> drive_torque;       // (reported bodies) [N m] when the model has drives, else empty
   void resize(const Model& m);
 };
 // Appends the sample to the Result's per-element and per-body arrays.
 void append_sample(const OutputSample& s, Result& r);
+// The drives' torques (ws.drive_torque after cluster_accelerations) of the
+// reported bodies into out (0 for free and merged bodies).
+void drive_torques(const Model& m, const Workspace& ws, std::vector<double>& out);
 
 // Element torques and states (Result conventions) from ws after applied_forces,
 // cluster_accelerations and static_friction (ne each).

@@ -150,6 +150,7 @@ void EventPipeline::close_segment() {
 void EventPipeline::restart_integrator(bool inputs_only) {
   for (int s = 0; s < ms.num_splits(); ++s) data.stats.redundant_splits += ms.split(s).nullity > 0 ? 1 : 0;
   pack(ms, state.q, state.w, y.data());
+  if (!model.driven_bodies.empty()) signal_values(model, state.t, ws);  // the drives' motion at state.t
   unpack(ms, y.data(), ws);
   // Massless bodies carry no velocity in y: theirs follows from the forces in
   // the new modes (as the Simulator's sync does between stops), so that the
@@ -498,9 +499,10 @@ void EventPipeline::projection_weights() {
     double inv = 0.0;
     for (int k = 0; k < r.n; ++k) {
       const double inertia = model.inertia[r.body[k]];
+      if (model.prescribed(r.body[k])) continue;  // its drive moves it: no impulse does
       inv += inertia > 0.0 ? r.c[k] * r.c[k] / inertia : INFINITY;
     }
-    share.push_back(u * u / (2.0 * inv));
+    share.push_back(inv > 0.0 ? u * u / (2.0 * inv) : 0.0);  // (0: a row of prescribed bodies alone)
   }
 }
 
@@ -515,6 +517,42 @@ void EventPipeline::book_projection_shares(double lost) {
         lost * (sum > 0.0 ? share[k] / sum : 1.0 / static_cast<double>(candidates.size()));
 }
 
+namespace {
+
+// project_velocities where a cluster holds a prescribed body P (gain g_P): it
+// moves at the drive's velocity, v = w_P / g_P, as if P were infinitely
+// heavy; the drive's impulse J (g_P J = I_k v - sum I_j g_j w_j) does the work
+// J w_P, booked in `input`; the loss is that work less the kinetic energy
+// gained. Other clusters as project_velocities. Returns the loss [J] (>= 0).
+double project_with_drives(const Model& m, const LockedClusters& c, std::vector<double>& w, double& input) {
+  std::vector<char> driven(static_cast<std::size_t>(c.num_clusters()), 0);
+  double lost = 0.0;
+  for (int p : m.driven_bodies) {
+    const int k = c.cluster_of[p];
+    if (c.grounded[k] || c.dense(k) || driven[k]) continue;
+    driven[k] = 1;
+    const double v = w[p] / c.gain[p];
+    double momentum = 0.0, gained = 0.0;
+    for (int j : c.members(k)) {
+      momentum += m.inertia[j] * c.gain[j] * w[j];
+      gained += 0.5 * m.inertia[j] * (c.gain[j] * v * c.gain[j] * v - w[j] * w[j]);
+      if (j != p) w[j] = c.gain[j] * v;
+    }
+    const double work = v * (c.inertia[k] * v - momentum);
+    input += work;
+    lost += work - gained;
+  }
+  // the clusters without a drive (a drive's are consistent now: at most
+  // roundoff, and each prescribed body keeps its drive's velocity exactly)
+  std::vector<double> drive_velocity;
+  for (int p : m.driven_bodies) drive_velocity.push_back(w[p]);
+  lost += project_velocities(c, m.inertia, w);
+  for (std::size_t i = 0; i < m.driven_bodies.size(); ++i) w[m.driven_bodies[i]] = drive_velocity[i];
+  return lost > 0.0 ? lost : 0.0;
+}
+
+}  // namespace
+
 // S-S selection for the elements at zero relative velocity (with `arrived`
 // and `exhausted` of the event).
 void EventPipeline::select_at_event() {
@@ -525,7 +563,8 @@ void EventPipeline::select_at_event() {
   if (candidates.empty()) return;
   lock_clusters(model.inertia, links, locked);
   projection_weights();  // before the projection: the rows' velocities u-
-  const double lost = project_velocities(locked, model.inertia, state.w);
+  const double lost = model.driven_bodies.empty() ? project_velocities(locked, model.inertia, state.w)
+                                                 : project_with_drives(model, locked, state.w, state.input_work);
   state.dissipated += lost;
   book_projection_shares(lost);
   data.stats.velocity_projection_loss += lost;

@@ -38,7 +38,8 @@ ModeSelectionScratch::Group& group_for(const Model& m, ModeSelectionScratch& sc,
   g.f_minv.setZero(n, nb);
   for (int r = 0; r < n; ++r) {
     const CoordinateRow& l = m.links[g.elements[r]].row;
-    for (int t = 0; t < l.n; ++t) g.f_minv(r, local(l.body[t])) += l.c[t] / m.inertia[l.body[t]];
+    for (int t = 0; t < l.n; ++t)  // a prescribed body's acceleration is its drive's: no torque moves it
+      if (!m.prescribed(l.body[t])) g.f_minv(r, local(l.body[t])) += l.c[t] / m.inertia[l.body[t]];
   }
   g.delassus.resize(n, n);
   for (int r = 0; r < n; ++r)
@@ -63,6 +64,11 @@ void group_bounds(const Model& m, const State& modes, ModeSelectionScratch::Grou
   const int n = static_cast<int>(g.elements.size()), nb = static_cast<int>(g.bodies.size());
   for (int j = 0; j < nb; ++j) g.force[j] = ws.force[g.bodies[j]];
   g.b.noalias() = g.f_minv * g.force;
+  for (int r = 0; !m.driven_bodies.empty() && r < n; ++r) {  // the drives' accelerations on the rows
+    const CoordinateRow& l = m.links[g.elements[r]].row;
+    for (int t = 0; t < l.n; ++t)
+      if (m.prescribed(l.body[t])) g.b[r] += l.c[t] * ws.sigma[m.drives[l.body[t]].acceleration_slot];
+  }
   for (int r = 0; r < n; ++r) {
     const int i = g.elements[r];
     const ModelLink& link = m.links[i];
@@ -225,6 +231,30 @@ void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, 
   classify_group(m, modes, g, exhausted_direction, exhausted_scale, still_stuck, any_slip);
 }
 
+// A link on prescribed bodies alone (a bearing on a driven shaft) at rest:
+// its relative acceleration is the drives' sum c_k a_k, whatever its torque.
+// It slips that way (a one-way clutch overruns, or locks against it); at
+// zero it stays at rest. Returns false for the other links (Gauss's principle).
+bool decide_driven_link(const Model& m, State& modes, double t, int i, Workspace& ws) {
+  const ModelLink& l = m.links[i];
+  if (m.driven_bodies.empty()) return false;
+  for (int k = 0; k < l.row.n; ++k)
+    if (!m.prescribed(l.row.body[k])) return false;
+  signal_values(m, t, ws);
+  double a = 0.0;
+  for (int k = 0; k < l.row.n; ++k) a += l.row.c[k] * ws.sigma[m.drives[l.row.body[k]].acceleration_slot];
+  if (l.kind == LinkKind::one_way) {
+    set_one_way_locked(m, l.element, m.one_way_clutches[l.element].overrun * a <= 0.0, modes);
+  } else if (l.kind == LinkKind::friction) {
+    modes.friction_mode[l.element] = a > 0.0 ? FrictionMode::slip_positive
+                                     : a < 0.0 ? FrictionMode::slip_negative
+                                               : FrictionMode::stuck;
+  } else {
+    return false;  // (validate: no rigid teeth or permanent link at a prescribed body alone)
+  }
+  return true;
+}
+
 }  // namespace
 
 ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t,
@@ -253,7 +283,9 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
   sc.links.reserve(nl);
   sc.clusters.reserve(m.num_bodies());
   sc.filed.resize(nl);
-  sc.open = candidates;  // elements still to decide
+  sc.open.clear();  // elements still to decide
+  for (int i : candidates)
+    if (!decide_driven_link(m, modes, t, i, ws)) sc.open.push_back(i);
   std::sort(sc.open.begin(), sc.open.end());
   for (int i : sc.open) {
     const ModelLink& l = m.links[i];

@@ -62,8 +62,10 @@ class ModeSystem final : public OdeSystem {
     std::fill(g + ms_.roots.size(), g + root_slots_, 1.0);
   }
   void quadrature(double t, const double* y, double* qdot) override {
+    signal_values(model_, t, ws_);  // (a drive's slots give its body's motion)
     unpack(ms_, y, ws_);
-    applied_forces(model_, modes_, t, ws_);
+    applied_forces(model_, modes_, ws_);
+    if (!model_.driven_bodies.empty()) cluster_accelerations(model_, ms_, ws_);  // the drives' torques
     qdot[kQuadInput] = input_power(model_, ws_);
     // the global one as dissipation_power sums it (the same terms in the same
     // order from 0: the same bits), each term evaluated once
@@ -133,6 +135,7 @@ class ExactModeSystem final : public exact::AffineModeSystem {
     set_slots(sigma);
     unpack(ms_, y, ws_);
     applied_forces(model_, modes_, ws_);
+    if (!model_.driven_bodies.empty()) cluster_accelerations(model_, ms_, ws_);  // the drives' torques
     qdot[ModeSystem::kQuadInput] = input_power(model_, ws_);
     qdot[ModeSystem::kQuadDissipated] = dissipation_power(model_, modes_, ws_);
     element_dissipation_powers(model_, modes_, ws_, qdot + ModeSystem::kQuadElements);
@@ -149,7 +152,8 @@ class ExactModeSystem final : public exact::AffineModeSystem {
     for (int j = 0; j < model_.num_bodies(); ++j) row()[2 * j + 1] = 1.0;
     for (const Spring& sp : model_.springs) {
       auto r = row();
-      for (int k = 0; k < sp.row.n; ++k) r[2 * sp.row.body[k]] += sp.row.c[k];
+      for (int k = 0; k < sp.row.n; ++k)  // (an angle drive's body reads its angle from its slot, not y)
+        if (model_.drives[sp.row.body[k]].angle_slot < 0) r[2 * sp.row.body[k]] += sp.row.c[k];
     }
     return model_.num_bodies() + static_cast<int>(model_.springs.size());
   }

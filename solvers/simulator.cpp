@@ -216,6 +216,7 @@ class Simulator::Impl {
   void sync(double t) {
     State& state = data.state;
     state.t = t;
+    if (!model.driven_bodies.empty()) signal_values(model, t, ws);  // the drives' motion at t
     unpack(ms, y.data(), ws);
     if (pipeline.has_massless()) {  // velocities of massless bodies, angles of algebraic ones
       applied_forces(model, state, t, ws);
@@ -245,6 +246,7 @@ class Simulator::Impl {
     element_powers(model, o.torque.data(), o.rate.data(), o.power.data());
     o.dissipated = s.element_dissipated;
     body_accelerations(model, ms, ws, o.acceleration.data());
+    drive_torques(model, ws, o.drive_torque);
   }
 
   // Breakpoints are compared as instants (core/times.hpp): t a few ulp off
@@ -450,6 +452,10 @@ double Simulator::value(OutputId id) const {
       return s.data.state.element_dissipated.at(static_cast<std::size_t>(id.index));
     case OutputId::Kind::acceleration:
       return s.refresh_outputs().acceleration.at(static_cast<std::size_t>(id.index));  // (reported bodies)
+    case OutputId::Kind::drive_torque: {
+      const std::vector<double>& r = s.refresh_outputs().drive_torque;
+      return r.empty() ? 0.0 : r.at(static_cast<std::size_t>(id.index));
+    }
     case OutputId::Kind::input_work: return s.data.state.input_work;
     case OutputId::Kind::kinetic: return kinetic_energy(s.model, s.data.state.w);
     case OutputId::Kind::elastic: return elastic_energy(s.model, s.data.state.q);

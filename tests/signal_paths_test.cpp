@@ -97,7 +97,7 @@ TEST(SignalPaths, ErrorsNameTheProblemAndListTheModelsNames) {
   };
   EXPECT_EQ(message("bodies.nope.angle", SignalNames::canonical), "'bodies.nope.angle': the model has no body 'nope'");
   EXPECT_EQ(message("bodies.block.torque", SignalNames::canonical),
-            "'bodies.block.torque': a body has 'angle', 'velocity' and 'acceleration', not 'torque'");
+            "'bodies.block.torque': a body has 'angle', 'velocity', 'acceleration' and 'drive_torque', not 'torque'");
   EXPECT_EQ(message("elements.shaft.angle", SignalNames::canonical),
             "'elements.shaft.angle': an element has 'torque', 'state', 'relative_angle', 'relative_velocity', "
             "'power' and 'dissipated', not 'angle'");
@@ -107,11 +107,11 @@ TEST(SignalPaths, ErrorsNameTheProblemAndListTheModelsNames) {
   EXPECT_EQ(message("energy.potential", SignalNames::canonical),
             "'energy.potential': energy has input_work, kinetic, elastic and dissipated");
   EXPECT_EQ(message("block.speed", SignalNames::with_aliases),
-            "no output 'block.speed' (paths are bodies.<body>.angle|velocity|acceleration, "
+            "no output 'block.speed' (paths are bodies.<body>.angle|velocity|acceleration|drive_torque, "
             "elements.<element>.torque|state|relative_angle|relative_velocity|power|dissipated, "
             "inputs.<input>, blocks.<block>, energy.input_work|kinetic|elastic|dissipated, or the short names "
-            "<body>.angle|velocity|acceleration, <element>.torque|state|relative_angle|relative_velocity|power|"
-            "dissipated, <input>, <block>; bodies: drive, block; elements: shaft, "
+            "<body>.angle|velocity|acceleration|drive_torque, <element>.torque|state|relative_angle|relative_velocity|"
+            "power|dissipated, <input>, <block>; bodies: drive, block; elements: shaft, "
             "bearing, push, feedback; inputs: u; blocks: held)");
 }
 

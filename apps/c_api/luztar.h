@@ -14,7 +14,7 @@
  * Every function returns a luztar_status; on failure luztar_last_error() (per
  * thread) says why. Units are SI: rad, rad/s, rad/s^2, N m, W, J, s. Outputs
  * are named by signal path (README, "Signal paths"):
- * "bodies.<body>.angle|velocity|acceleration",
+ * "bodies.<body>.angle|velocity|acceleration|drive_torque",
  * "elements.<element>.torque|state|relative_angle|relative_velocity|power|dissipated",
  * "inputs.<input>", "blocks.<block>",
  * "energy.input_work|kinetic|elastic|dissipated", or by the short names

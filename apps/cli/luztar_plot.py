@@ -29,6 +29,7 @@ STORED = [
     ("bodies.*.angle", "angle", "rad"),
     ("bodies.*.velocity", "velocity", "rad/s"),
     ("bodies.*.acceleration", "acceleration", "rad/s^2"),
+    ("bodies.*.drive_torque", "torque", "N m"),
     ("elements.*.torque", "torque", "N m"),
     ("elements.*.state", "state", ""),
     ("elements.*.relative_angle", "angle", "rad"),
@@ -147,7 +148,7 @@ def model_order(f):
     groups = ["bodies", "elements", "energy", "blocks"]
     place = {g: {n: i for i, n in enumerate(model.get(g) or {})} for g in ("bodies", "elements")}
     place["energy"] = {n: i for i, n in enumerate(["input_work", "kinetic", "elastic", "dissipated"])}
-    fields = ["angle", "velocity", "acceleration", "torque", "state", "relative_angle", "relative_velocity", "power",
+    fields = ["angle", "velocity", "acceleration", "drive_torque", "torque", "state", "relative_angle", "relative_velocity", "power",
               "dissipated"]
 
     def key(s):
@@ -214,8 +215,9 @@ def select(signals, spec, option):
 
 def default_selection(f, signals):
     """Angles and velocities of the first DEFAULT_BODIES bodies, the applied
-    torques (torque elements: the drives and loads), the sampled blocks'
-    outputs (the control path) and the energies."""
+    torques (torque elements: the drives and loads; the torques of the drives
+    of prescribed bodies), the sampled blocks' outputs (the control path) and
+    the energies."""
     bodies = []
     for s in signals:
         b = s.path.split(".")[1]
@@ -227,6 +229,10 @@ def default_selection(f, signals):
               and s.path.split(".")[2] in ("angle", "velocity")]
     picked += [s for s in signals if s.path.startswith("elements.") and s.path.endswith(".torque")
                and s.path.split(".")[1] in applied]
+    driven = {n for n, b in ((stored_model(f) or {}).get("bodies") or {}).items()
+              if isinstance(b, dict) and "prescribed" in b}
+    picked += [s for s in signals if s.path.startswith("bodies.") and s.path.endswith(".drive_torque")
+               and s.path.split(".")[1] in driven]
     picked += [s for s in signals if s.path.startswith("blocks.") or s.path.startswith("energy.")]
     return picked, len(bodies)
 
@@ -667,7 +673,7 @@ def main():
     parser.add_argument("result", help="HDF5 file written by luztar run or luztar sweep")
     parser.add_argument("-o", "--output", help="picture file; its extension is the format (png, svg, pdf, ...)")
     parser.add_argument("--signals", help="run: comma-separated globs over the stored signal paths "
-                        "(bodies.B.angle|velocity|acceleration, "
+                        "(bodies.B.angle|velocity|acceleration|drive_torque, "
                         "elements.E.torque|state|relative_angle|relative_velocity|power|dissipated, energy.KIND, "
                         "blocks.NAME)")
     parser.add_argument("--units", help="display units, comma-separated (deg, rpm, N mm, kJ, ms, ...)")

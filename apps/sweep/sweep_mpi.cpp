@@ -104,6 +104,7 @@ std::vector<char> encode(const SweepRunResult& r) {
     w.put(t.element_power);
     w.put(t.element_dissipated);
     w.put(t.acceleration);
+    w.put(t.drive_torque);
     w.put(t.input_work);
     w.put(t.kinetic);
     w.put(t.elastic);
@@ -147,6 +148,7 @@ SweepRunResult decode(const std::vector<char>& bytes) {
     rd.get(t.element_power);
     rd.get(t.element_dissipated);
     rd.get(t.acceleration);
+    rd.get(t.drive_torque);
     rd.get(t.input_work);
     rd.get(t.kinetic);
     rd.get(t.elastic);

@@ -18,7 +18,7 @@
 //               publish(sim.value(angle));
 //
 // Units are SI: rad, rad/s, rad/s^2, N m, W, J, s. Signals are named by path
-// (README, "Signal paths"): bodies.<body>.angle|velocity|acceleration,
+// (README, "Signal paths"): bodies.<body>.angle|velocity|acceleration|drive_torque,
 // elements.<element>.torque|state|relative_angle|relative_velocity|power|dissipated,
 // inputs.<input>, blocks.<block>, energy.input_work|kinetic|elastic|dissipated;
 // the stepping Simulator also takes the short names <body>.angle, <element>.power,

@@ -76,7 +76,8 @@ from . import _luztar  # noqa: E402  (the exceptions above must exist before it 
 __version__: str = _luztar.__version__
 
 # Units of the stored signals (SI), by the last part of the path.
-_UNITS = {"time": "s", "angle": "rad", "velocity": "rad/s", "acceleration": "rad/s^2", "torque": "N m", "state": "1",
+_UNITS = {"time": "s", "angle": "rad", "velocity": "rad/s", "acceleration": "rad/s^2", "drive_torque": "N m",
+          "torque": "N m", "state": "1",
           "relative_angle": "rad", "relative_velocity": "rad/s", "power": "W",
           "input_work": "J", "kinetic": "J", "elastic": "J", "dissipated": "J"}
 
@@ -110,6 +111,7 @@ class Result:
     Every stored signal is a 1-D numpy array of the length of :attr:`time`, reached by its
     path in the HDF5 file with dots: ``result["bodies.psi.angle"]`` [rad],
     ``"bodies.<b>.velocity"`` [rad/s], ``"bodies.<b>.acceleration"`` [rad/s^2],
+    ``"bodies.<b>.drive_torque"`` [N m] (a prescribed body's drive; stored when the model has one),
     ``"elements.<e>.torque"`` [N m],
     ``"elements.<e>.state"`` (int8: friction -1 slip-, 0 stuck, +1 slip+; spring freeplay
     side), ``"elements.<e>.relative_angle"`` [rad] and ``"relative_velocity"`` [rad/s] (the
