@@ -177,8 +177,11 @@ bool repeated_vectors(const Eigen::MatrixXd& A, std::complex<double> l, Eigen::I
 double cluster_roundoff(const Eigen::MatrixXcd& V, const Eigen::MatrixXcd& U, const std::vector<std::complex<double>>& lambda,
                         bool shared, double horizon) {
   double worst = 0.0;
+  // (a shared value's cluster: the 2-norm of its projector, 1 when it is
+  // orthogonal; Frobenius would be sqrt(r) and refused twin stiff branches)
+  const double projector = shared ? Eigen::JacobiSVD<Eigen::MatrixXcd>(V * U).singularValues()(0) : 0.0;
   for (Eigen::Index c = 0; c < V.cols(); ++c) {
-    const double kappa = shared ? (V * U).norm() : V.col(c).norm() * U.row(c).norm();
+    const double kappa = shared ? projector : V.col(c).norm() * U.row(c).norm();
     const std::complex<double> l = lambda[static_cast<std::size_t>(c)];
     const double life = l.real() < 0.0 ? std::min(horizon, 1.0 / (std::exp(1.0) * -l.real())) : horizon;
     // (kappa^2 <= 2: at most the error any method has, again)
@@ -212,7 +215,8 @@ FastVectors fast_vectors(const Eigen::MatrixXd& A, const Eigen::VectorXcd& lr, c
     for (int c : cluster) spread = std::max(spread, std::abs(lr(c) - mean));
     const auto r = static_cast<Eigen::Index>(cluster.size());
     std::vector<std::complex<double>> values(cluster.size(), mean);
-    if (r > 1 && spread <= 1e-10 * std::abs(mean) && repeated_vectors(A, mean, r, Vc, U)) {
+    const bool repeated = r > 1 && spread <= 1e-10 * std::abs(mean);
+    if (repeated && repeated_vectors(A, mean, r, Vc, U)) {
       for (int c : cluster) used_right_pair(ll, used, lr(c));
       if (cluster_roundoff(Vc, U, values, true, horizon) <= kMaxClusterRoundoff)
         for (Eigen::Index c = 0; c < r; ++c) {
@@ -226,7 +230,9 @@ FastVectors fast_vectors(const Eigen::MatrixXd& A, const Eigen::VectorXcd& lr, c
         Vc.col(c) = VR.col(cluster[static_cast<std::size_t>(c)]);
         values[static_cast<std::size_t>(c)] = lr(cluster[static_cast<std::size_t>(c)]);
       }
-      if (cluster_roundoff(Vc, U, values, false, horizon) <= kMaxClusterRoundoff)
+      // (a value repeated to roundoff: its vectors are any basis of the
+      // eigenspace, whose own conditions mean nothing; its projector's counts)
+      if (cluster_roundoff(Vc, U, values, repeated, horizon) <= kMaxClusterRoundoff)
         for (Eigen::Index c = 0; c < r; ++c) {
           out.fast.push_back({values[static_cast<std::size_t>(c)], 0});
           out.v_cols.push_back(Vc.col(c));
