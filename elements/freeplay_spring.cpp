@@ -154,6 +154,10 @@ double spring_witness(const Model& m, const Witness& w, const WitnessInputs& in)
   }
 }
 
+SolvedReach spring_reach(const Model& m, const Witness& w, const WitnessInputs&) {
+  return {&m.springs[w.index].row, -1, 0.0};
+}
+
 }  // namespace luztar
 
 // --- its row in the table of kinds (elements/kinds.hpp) ----------------------

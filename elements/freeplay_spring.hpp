@@ -168,6 +168,10 @@ void spring_witnesses(const Spring& s, int index, std::int8_t state, double x, b
 // Value of a spring witness (freeplay_upper/lower, stage_upper/lower,
 // gap_turnaround, contact_force, damping_upper/lower: c x' -/+ |T_el|).
 double spring_witness(const Model& m, const Witness& w, const WitnessInputs& in);
+// A contact's torque (contact_force), solved in its cluster, and a contact
+// damper's clamp (damping_upper, damping_lower): the spring's coordinate
+// (WitnessKindInfo::solved).
+SolvedReach spring_reach(const Model& m, const Witness& w, const WitnessInputs& in);
 
 // --- outputs ----------------------------------------------------------------
 // In a state the solver keeps: the law in that state plus a rigid freeplay's

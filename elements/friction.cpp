@@ -56,6 +56,10 @@ double friction_witness(const Model& m, const Witness& w, const WitnessInputs& i
   }
 }
 
+SolvedReach friction_reach(const Model& m, const Witness& w, const WitnessInputs& in) {
+  return {&m.links[w.index].row, -1, in.limit[w.index]};
+}
+
 EventKind friction_event(std::int8_t before, std::int8_t after) {
   if (after == 0) return EventKind::stick;
   return before == 0 ? EventKind::break_away : EventKind::reversal;

@@ -143,6 +143,9 @@ void friction_witnesses(const FrictionTable& table, int index, FrictionMode mode
 // Value of a friction witness (slip_velocity, stick_upper/lower, knot_upper/lower),
 // of a friction element's or a one-way clutch's: its index is their link.
 double friction_witness(const Model& m, const Witness& w, const WitnessInputs& in);
+// A stuck link's reserve (stick_upper, stick_lower): its torque, solved in its
+// cluster, against its limit (WitnessKindInfo::solved).
+SolvedReach friction_reach(const Model& m, const Witness& w, const WitnessInputs& in);
 // The segment of the table a slipping element is on after its mode `segment`
 // (stuck: 0) met the state: kept while the speed lies in it (to within the
 // roundoff of a knot crossing), else the one that holds the speed (a velocity

@@ -192,8 +192,9 @@ struct WitnessKindInfo {
   Crossing crossing;    // ... and for the event pipeline
   int sign;             // the side or direction the crossing leads to (+1 / -1; 0 when none)
   // Its value reads solved torques (applied, link torques, limits) [N m]:
-  // its roundoff is eps times their size, not eps times its own.
-  bool solved;
+  // its roundoff is eps times their size, not eps times its own. Where it
+  // gets them (SolvedReach); nullptr for a kind that reads none.
+  SolvedReach (*solved)(const Model& m, const Witness& w, const WitnessInputs& in);
   // Its value at the state in `in` (the root is where it crosses 0).
   double (*value)(const Model& m, const Witness& w, const WitnessInputs& in);
 };

@@ -111,6 +111,11 @@ double lossy_gear_witness(const Model& m, const Witness& w, const WitnessInputs&
   return reserve - w.level;
 }
 
+SolvedReach lossy_gear_reach(const Model& m, const Witness& w, const WitnessInputs&) {
+  const double own = w.kind == WitnessKind::gear_mesh ? 0.0 : m.lossy_gears[m.links[w.index].element].law.bearing;
+  return {&m.links[w.index].row, -1, own};
+}
+
 bool lossy_holds(const LossyGearLaw& g, double lambda, double loss, double tol) {
   return loss <= lossy_loss_max(g, lambda) + tol && loss >= lossy_loss_min(g, lambda) - tol;
 }

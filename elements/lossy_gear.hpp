@@ -179,6 +179,9 @@ void lossy_gear_witnesses(const LossyGear& g, std::int8_t mode, double slip_marg
                           std::vector<Witness>& out);
 // The value of witness w (gear_mesh, gear_upper, gear_lower) at `in`.
 double lossy_gear_witness(const Model& m, const Witness& w, const WitnessInputs& in);
+// Its mesh torque and loss, solved in its shafts' cluster, and (a reserve)
+// its bearing friction (WitnessKindInfo::solved).
+SolvedReach lossy_gear_reach(const Model& m, const Witness& w, const WitnessInputs& in);
 // Whether a stuck gear's torques (mesh lambda, loss L) lie in its cone, within tol [N m].
 bool lossy_holds(const LossyGearLaw& g, double lambda, double loss, double tol);
 // The event a change of its state (lossy_state: 0, s, 2 s) is: stick, break_away, reversal, or power_flow.

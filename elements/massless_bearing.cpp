@@ -20,4 +20,8 @@ double massless_witness(const Model&, const Witness& w, const WitnessInputs& in)
   return w.kind == WitnessKind::massless_upper ? M - L : M + L;
 }
 
+SolvedReach massless_reach(const Model&, const Witness& w, const WitnessInputs& in) {
+  return {nullptr, w.index, in.massless_mt0[w.index]};
+}
+
 }  // namespace luztar

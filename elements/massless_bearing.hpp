@@ -36,5 +36,7 @@ inline constexpr int kMaxMasslessWitnesses = 2;
 void massless_witnesses(int body, int side, std::vector<Witness>& out);
 // Value of a massless witness (massless_upper/lower): M -+ MT0_total.
 double massless_witness(const Model& m, const Witness& w, const WitnessInputs& in);
+// The torques on the massless body against its MT0 (WitnessKindInfo::solved).
+SolvedReach massless_reach(const Model& m, const Witness& w, const WitnessInputs& in);
 
 }  // namespace luztar

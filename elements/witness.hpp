@@ -9,6 +9,9 @@
 
 namespace luztar {
 
+struct CoordinateRow;
+struct Model;
+
 enum class WitnessKind {
   slip_velocity,   // friction slipping: its relative velocity reaches 0 (arrives at rest)
   stick_upper,     // friction stuck: its reserve r MT0 - lambda reaches 0 (breaks away +)
@@ -61,6 +64,16 @@ struct Witness {
   int direction;
   double level = 0.0;  // the root is where the watched quantity crosses this value (a knot: its x)
   int element = -1;    // element id of the element that watches it (set by the solver); -1: a group or a body
+};
+
+// Where a witness that reads solved torques (a contact torque, a reserve) gets
+// them from: the torques on the bodies of its coordinate's locked clusters
+// (or of one body's), and a torque of its own that its value adds to them (a
+// static limit). Its roundoff is eps times the largest of these.
+struct SolvedReach {
+  const CoordinateRow* row = nullptr;  // the coordinate it reads; nullptr: `body` alone
+  int body = -1;
+  double own = 0.0;  // [N m]
 };
 
 // What the solver evaluated at the state a witness is read at; sizes in

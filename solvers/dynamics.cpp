@@ -20,6 +20,7 @@ namespace luztar {
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), sigma(signal_slot_count(m)), force(m.num_bodies()), limit(m.num_links()),
       lambda(m.num_links()), acc(m.num_bodies()), slot_acc(m.num_bodies()), group_utilisation(m.num_links()), massless_mt0(m.num_bodies()),
+      cluster_torque(m.num_bodies()), root_scale(max_root_count(m)),
       drive_torque(m.num_bodies()), drives(m.drives), driven_bodies(m.driven_bodies), drive_cluster(m.num_bodies()),
       massless_bearings(has_massless_bearings(m)) {}
 
@@ -507,6 +508,38 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
   in.spring_side = modes.spring_side.data();
   in.element_mode = modes.element_mode.data();
   for (std::size_t r = 0; r < ms.roots.size(); ++r) g[r] = witness_value(m, ms.roots[r], in);
+}
+
+void solved_torque_scales(const Model& m, const ModeStructure& ms, Workspace& ws, double* scale) {
+  const LockedClusters& c = ms.clusters;
+  std::vector<double>& cluster = ws.cluster_torque;
+  std::fill(cluster.begin(), cluster.begin() + c.num_clusters(), 0.0);
+  if (ms.roots_need_forces)
+    for (int j = 0; j < m.num_bodies(); ++j) {
+      double& s = cluster[static_cast<std::size_t>(c.cluster_of[j])];
+      s = std::max(s, std::abs(ws.force[j]));
+    }
+  if (!ms.stuck_links.empty())
+    for (int k = 0; k < c.num_clusters(); ++k)
+      for (int l : ms.stuck_by_cluster.of(k)) cluster[k] = std::max(cluster[k], std::abs(ws.lambda[l]));
+  WitnessInputs in;
+  in.limit = ws.limit.data();
+  in.massless_mt0 = ws.massless_mt0.data();
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
+    const Witness& w = ms.roots[r];
+    const auto reach = witness_kind_info(w.kind).solved;
+    if (reach == nullptr) {
+      scale[r] = 0.0;
+      continue;
+    }
+    const SolvedReach at = reach(m, w, in);
+    double s = std::abs(at.own);
+    if (at.row == nullptr) s = std::max(s, cluster[static_cast<std::size_t>(c.cluster_of[at.body])]);
+    else
+      for (int k = 0; k < at.row->n; ++k)
+        if (at.row->body[k] != kGround) s = std::max(s, cluster[static_cast<std::size_t>(c.cluster_of[at.row->body[k]])]);
+    scale[r] = s;
+  }
 }
 
 namespace {

@@ -79,6 +79,8 @@ struct Workspace {
   std::vector<double> slot_acc;  // (nb) accelerations of dense clusters' coordinates, at their free members [rad/s^2]
   std::vector<double> group_utilisation;  // (splits) largest |lambda|/limit of each stuck group
   std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
+  std::vector<double> cluster_torque;     // (nb) solved_torque_scales' scratch: per locked cluster [N m]
+  std::vector<double> root_scale;         // (max_root_count) its result where the caller keeps none
   // (nb) the torque each drive applies to its prescribed body [N m] (Model::drives; 0 for a free body),
   // set by cluster_accelerations (reset by applied_forces, whose ws.force it is then part of)
   std::vector<double> drive_torque;
@@ -179,6 +181,16 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
                     Workspace& ws);
 void root_functions(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y,
                     double* g, Workspace& ws);
+// The solved torques behind each of the structure's root functions at ws
+// [N m], after root_functions (scale, one per ms.roots): a contact torque or a
+// reserve is solved from the applied torques on the bodies and the link
+// torques of the locked clusters its coordinate touches, and from nothing
+// else, so its roundoff is eps times the largest of those, and a reserve's
+// own limit (a static limit, a massless body's MT0, a lossy gear's bearing
+// friction). 0 for a root that reads no solved torque (WitnessKindInfo::
+// solved). Per cluster, not over the model: a brake of 1e11 N m elsewhere
+// made a contact's real unloading read as roundoff.
+void solved_torque_scales(const Model& m, const ModeStructure& ms, Workspace& ws, double* scale);
 // Power of the external torques and dissipated power [W] from ws (after
 // applied_forces; the drives' power sum R w_P after cluster_accelerations).
 double input_power(const Model& m, const Workspace& ws);

@@ -19,20 +19,6 @@
 
 namespace luztar {
 
-// The solved torques of the last root_functions at ws: the largest applied
-// torque on a body, link torque and static limit [N m] (a contact torque or
-// a reserve is solved from all of them in its group: its roundoff is eps
-// times this).
-inline double solved_torque_scale(const ModeStructure& ms, const Workspace& ws) {
-  double torques = 0.0;
-  if (ms.roots_need_forces)
-    for (double f : ws.force) torques = std::max(torques, std::abs(f));
-  if (!ms.stuck_links.empty())
-    for (std::size_t l = 0; l < ws.lambda.size(); ++l)
-      torques = std::max({torques, std::abs(ws.lambda[l]), std::abs(ws.limit[l])});
-  return torques;
-}
-
 class ModeSystem final : public OdeSystem {
  public:
   static constexpr int kQuadInput = 0, kQuadDissipated = 1, kQuadElements = 2;
@@ -50,15 +36,16 @@ class ModeSystem final : public OdeSystem {
     luztar::jacobian(model_, modes_, ms_, t, y, jac, ws_);
   }
   // A contact torque is watched from 64 eps of the solved torques behind it
-  // (solved_torque_scale) below 0: one that is 0 with all its terms (bodies
+  // (solved_torque_scales: its own clusters') below 0: one that is 0 with all its terms (bodies
   // whose viscous damping is proportional to their inertia) changes sign with
   // its roundoff, and CVODE's root finder took each change for an unloading
   // and chattered contact/separation pairs.
   void roots(double t, const double* y, double* g) override {
     root_functions(model_, modes_, ms_, t, y, g, ws_);
-    const double floor = 64.0 * std::numeric_limits<double>::epsilon() * solved_torque_scale(ms_, ws_);
+    solved_torque_scales(model_, ms_, ws_, ws_.root_scale.data());
     for (std::size_t r = 0; r < ms_.roots.size(); ++r)
-      if (ms_.roots[r].kind == WitnessKind::contact_force) g[r] += floor;
+      if (ms_.roots[r].kind == WitnessKind::contact_force)
+        g[r] += 64.0 * std::numeric_limits<double>::epsilon() * ws_.root_scale[r];
     std::fill(g + ms_.roots.size(), g + root_slots_, 1.0);
   }
   void quadrature(double t, const double* y, double* qdot) override {
@@ -125,10 +112,9 @@ class ExactModeSystem final : public exact::AffineModeSystem {
     root_functions(model_, modes_, ms_, y, g, ws_);
     std::fill(g + ms_.roots.size(), g + root_slots_, 1.0);
   }
-  // The solved torques of the last roots() (solved_torque_scale).
+  // The solved torques of the last roots() (solved_torque_scales).
   void root_term_scales(double* scale) const override {
-    const double torques = solved_torque_scale(ms_, ws_);
-    for (std::size_t r = 0; r < ms_.roots.size(); ++r) scale[r] = witness_kind_info(ms_.roots[r].kind).solved ? torques : 0.0;
+    solved_torque_scales(model_, ms_, ws_, scale);
     std::fill(scale + ms_.roots.size(), scale + root_slots_, 0.0);
   }
   void quadrature(const double* y, const double* sigma, double* qdot) override {

@@ -307,6 +307,51 @@ TEST(ExactStiff, AContactCarryingNoTorqueDoesNotChatterInCvode) {
     }
 }
 
+// A contact that parts (b's own push outgrows what a's drag asks of it: its
+// torque 0.075 w - 0.00015 N m, of 1e-4 N m, reaches 0 at 2.08 s) beside an
+// unrelated braked wheel (coulomb 1e9, 1e11 N m, stuck under 1 N m). The
+// roundoff scale of a solved torque was the largest torque or limit in the
+// whole model: exact zeroed the contact's root coefficients as roundoff and
+// found the parting at the next output sample (2.09 s), CVODE's floor of 64
+// eps of 1e9 N m held it there too (a review finding). The scale is now the
+// contact's own clusters' (solved_torque_scales): the brake changes no event.
+TEST(ExactStiff, AnUnrelatedBrakeDoesNotDelayAParting) {
+  auto model = [](const char* brake) {
+    std::string text = R"(
+simulation: {t_end: 3.0, output_step: 0.01}
+bodies:
+  a: {inertia: 0.01, velocity: 1.0}
+  b: {inertia: 0.03}
+  c: {inertia: 1}
+elements:
+  mesh: {type: spring, bodies: [a, b], stiffness: .inf, freeplay: 0.01}
+  ba: {type: friction, body: a, viscous: 0.001, coulomb: 0}
+  bb: {type: friction, body: b, viscous: 0.006, coulomb: 0}
+  push: {type: torque, body: b, torque: 0.0006}
+  load: {type: torque, body: c, torque: 1}
+)";
+    if (brake) text += std::string("  brake: {type: friction, body: c, coulomb: ") + brake + "}\n";
+    return assemble(io::parse_model_spec(text, "parting.yaml", "."));
+  };
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    SimulationSettings s = model(nullptr).simulation;
+    s.integrator = integrator;
+    const Result free = simulate(model(nullptr), s);
+    ASSERT_EQ(free.status, StepStatus::reached_time) << free.message;
+    ASSERT_EQ(free.events.back().kind, EventKind::separation);
+    // the closed form: a coasts into b (pushed from rest) at t_i = 0.010006004871 s, they go on
+    // plastically at w0, then w' = (0.0006 - 0.007 w) / 0.04 to w = 0.2 (mpmath, 30 digits)
+    const double tolerance = integrator[0] == 'e' ? 1e-12 : 1e-6;  // exact: roundoff; CVODE: rtol 1e-7
+    EXPECT_NEAR(free.events.back().t, 2.0802694041643432, tolerance) << integrator;
+    for (const char* brake : {"1e9", "1e11"}) {
+      const Result r = simulate(model(brake), s);
+      ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+      ASSERT_EQ(r.events.back().kind, EventKind::separation) << integrator << " " << brake;
+      EXPECT_NEAR(r.events.back().t, 2.0802694041643432, tolerance) << integrator << " " << brake;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace luztar
 
