@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -33,12 +34,11 @@ bool can_lock(const ElementSpec& e) {
   return !std::holds_alternative<TorqueSpec>(e) && !std::holds_alternative<ForceSpec>(e);
 }
 
-// The rules of prescribed motion (BodySpec::prescribed): the drive's signal
-// and the derivatives it needs, the initial conditions it gives, and what the
-// solvers serve around a prescribed body.
-void validate_prescribed(const ModelSpec& spec, const std::set<std::string>& body_names) {
+// The rules of prescribed motion (BodySpec::prescribed), first its drives':
+// the drive's signal and the derivatives it needs, and the initial conditions
+// it gives (not written beside it).
+void validate_drives(const ModelSpec& spec, const std::set<std::string>& body_names) {
   using D = BodySpec::Drive;
-  std::set<std::string> driven;
   for (const BodySpec& b : spec.bodies) {
     if (b.prescribed == D::none) continue;
     const bool moves = is_translational(b);
@@ -76,8 +76,38 @@ void validate_prescribed(const ModelSpec& spec, const std::set<std::string>& bod
     if (spec.simulation.solver == "time_stepping")
       throw ModelError(p + ".prescribed", "prescribed motion is served by the event-driven solver only "
                                           "(simulation.solver: event_driven)");
-    driven.insert(b.name);
   }
+}
+
+// The model at t_start as its elements' rules read it: a prescribed body's
+// angle and velocity are its drive's there (assemble takes them so too), not
+// the 0 of fields left out, so that a link, gear or one-way clutch at a
+// driven shaft is checked against the motion it starts with (it was checked
+// against rest: a one-way clutch started in its locked direction, exit 0).
+// nullopt: no body is prescribed (the spec as written). After validate_drives.
+std::optional<ModelSpec> driven_start(const ModelSpec& spec) {
+  using D = BodySpec::Drive;
+  if (std::none_of(spec.bodies.begin(), spec.bodies.end(), [](const BodySpec& b) { return b.prescribed != D::none; }))
+    return std::nullopt;
+  ModelSpec started = spec;
+  const double t0 = spec.simulation.t_start;
+  for (BodySpec& b : started.bodies) {
+    if (b.prescribed == D::none) continue;
+    Signal s = inlined(b.motion, spec.signals);
+    if (b.prescribed == D::angle) {
+      b.angle = evaluate(s, t0);
+      s = derivative(s, t0);
+    }
+    if (b.prescribed != D::acceleration) b.velocity = evaluate(s, t0);
+  }
+  return started;
+}
+
+// Then what the solvers serve around a prescribed body.
+void validate_driven_elements(const ModelSpec& spec) {
+  std::set<std::string> driven;
+  for (const BodySpec& b : spec.bodies)
+    if (b.prescribed != BodySpec::Drive::none) driven.insert(b.name);
   if (driven.empty()) return;
   for (const ElementSpec& e : spec.elements) {
     const std::vector<std::string> on = element_bodies(e);
@@ -89,15 +119,23 @@ void validate_prescribed(const ModelSpec& spec, const std::set<std::string>& bod
     if (all_driven && !std::holds_alternative<FrictionSpec>(e))
       throw ModelError(p, "it acts on prescribed bodies alone: it would lock what the drives move (a friction "
                           "element there is a known torque, part of the drive's)");
-    const bool rigid_spring = std::holds_alternative<SpringSpec>(e) || std::holds_alternative<RackPinionSpec>(e) ||
-                              std::holds_alternative<PlanetarySpec>(e);
+    if (std::holds_alternative<PlanetarySpec>(e))
+      throw ModelError(p, "an ideal or rigid planetary set (it locks three bodies) is not supported at prescribed "
+                          "body '" + *at + "'; give its mesh a finite stiffness");
+    if (on.size() > 2)
+      throw ModelError(p, "an element that can lock three or more bodies is not supported at prescribed body '" +
+                              *at + "'");
+    const bool rigid_spring = std::holds_alternative<SpringSpec>(e) || std::holds_alternative<RackPinionSpec>(e);
     if (rigid_spring)
       throw ModelError(p + ".stiffness", "a rigid connection or rigid freeplay at prescribed body '" + *at +
                                              "' is not supported (it would merge the body or strike it); give a "
                                              "finite stiffness");
-    if (on.size() > 2)
-      throw ModelError(p, "an element that can lock three or more bodies is not supported at prescribed body '" +
-                              *at + "'");
+    // Its selection (lossy_select) takes both shafts as free: at a driven
+    // shaft it left the drive unfollowed, or took the wrong loss.
+    if (std::holds_alternative<LossyGearSpec>(e))
+      throw ModelError(p, "a lossy gear at prescribed body '" + *at + "' is not supported yet (its mode selection "
+                          "takes both shafts as free); drive it through a compliant shaft (a spring of finite "
+                          "stiffness to a free shaft) or by a torque");
   }
 }
 
@@ -128,16 +166,18 @@ void validate(const ModelSpec& spec, bool body_kinds) {
   }
   const std::set<std::string> body_names = names;
   require_inlined_within_limits(spec);
+  validate_named_signals(spec, body_names);
+  validate_drives(spec, body_names);
+  validate_driven_elements(spec);  // (what is not served at a drive, before the rules of what is)
+  const std::optional<ModelSpec> started = driven_start(spec);
   for (const ElementSpec& e : spec.elements) {
     const std::string& name = element_name(e);
     const std::string p = "elements." + name;
     if (name.empty()) throw ModelError("elements", "an element has an empty name");
     if (const std::string problem = name_problem(name, false); !problem.empty()) throw ModelError(p, problem);
     if (!names.insert(name).second) throw ModelError(p, "the name '" + name + "' is used twice");
-    validate_element(spec, e, p, body_names, body_kinds);
+    validate_element(started ? *started : spec, e, p, body_names, body_kinds);
   }
-  validate_named_signals(spec, body_names);
-  validate_prescribed(spec, body_names);
 }
 
 }  // namespace luztar

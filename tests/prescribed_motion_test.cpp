@@ -486,5 +486,31 @@ TEST(PrescribedMotion, TheDriveTorqueIsASimulatorOutput) {
   EXPECT_EQ(sim.value(free), 0.0);
 }
 
+// A link (ratio 2) at a driven shaft starts from the drive's velocity: w_a =
+// 1 + t, so b (0.5 kg m^2) starts at 0.5 rad/s and speeds up at 0.5 rad/s^2;
+// the link's torque lambda (-lambda on a, +2 lambda on b) is J_b w_b' / 2 =
+// 0.125 N m and the drive's R = I_a a_a + lambda = 0.135 N m. The start check
+// read a driven body's velocity as the 0 of the field left out: it refused
+// b = 0.5 and took b = 0, which the run then set to 0.5 (a new-user hunt;
+// tests/bad_inputs/body_prescribed_link_start.yaml).
+TEST_P(PrescribedMotion, ALinkAtADrivenShaftStartsFromTheDrivesVelocity) {
+  const Result r = run(R"(
+bodies:
+  a: {inertia: 0.01, prescribed: {velocity: {ramp: {start: 0, end: 10, initial: 1, final: 11}}}}
+  b: {inertia: 0.5, velocity: 0.5}
+elements:
+  l: {type: link, bodies: [a, b], ratio: 2}
+)", GetParam(), 1.0, 0.25);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  const std::vector<double> wb = signal(r, "bodies.b.velocity"), tl = signal(r, "elements.l.torque"),
+                            drive = signal(r, "bodies.a.drive_torque");
+  for (std::size_t k = 0; k < r.time.size(); ++k) {
+    EXPECT_NEAR(wb[k], 0.5 * (1.0 + r.time[k]), GetParam().tolerance) << r.time[k];
+    EXPECT_NEAR(std::abs(tl[k]), 0.125, 1e-9) << r.time[k];
+    EXPECT_NEAR(drive[k], 0.135, 1e-9) << r.time[k];
+  }
+  expect_exact_residual(r, GetParam());
+}
+
 }  // namespace
 }  // namespace luztar

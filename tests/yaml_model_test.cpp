@@ -460,7 +460,7 @@ TEST(YamlModel, SignalsThatReferToEachOtherAreRefused) {
       "  b: {product: [2, a]}\n"
       "bodies:\n  j: {inertia: 1}\n"
       "elements:\n  d: {type: torque, body: j, torque: a}\n";
-  EXPECT_EQ(error_of(yaml), "t.yaml:4:20: signals.b.product[1]: signal 'a' refers to itself");
+  EXPECT_EQ(error_of(yaml), "t.yaml:3:16: signals.a.sum[1]: signal 'b' refers to itself");
 }
 
 // yaml-cpp refuses nesting past its parser's depth of 2000 (so that no file
