@@ -16,6 +16,7 @@
 // sensitive to any perturbation (see tests/gear_train_test.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -245,6 +246,31 @@ TEST(TimeStepping, TimeStuckAgreesWithTheStickEvents) {
     EXPECT_NEAR(ts.events[e].t, 1.0 + static_cast<double>(e), 1e-12) << e;
     EXPECT_NEAR(ts.time_stuck[static_cast<std::size_t>(ts.events[e].element)], 2.0 - ts.events[e].t, 1e-12) << e;
   }
+}
+
+// A one-way clutch without drag carries b (2 kg m^2, pushed by 3 N m until
+// 1 s) and a (1 kg m^2, a 0.5 N m bearing) together: w' = 2.5 / 3, then
+// -0.5 / 3 from 1 s (the clutch pulls b along, -1/3 N m), to rest at 6 s,
+// locked throughout. At rest b kept 2.3e-17 rad/s of the stick step's
+// roundoff, the clutch (a bound of 0) read as overrunning from 5.999 s to the
+// end and its time locked was 6 s instead of 8 (a new-user hunt).
+TEST(TimeStepping, AOneWayClutchAtRestStaysLocked) {
+  const Model m = io::parse_model(
+      "simulation: {t_end: 8, output_step: 0.5, solver: time_stepping, step: 0.001}\n"
+      "bodies:\n  a: {inertia: 1}\n  b: {inertia: 2}\n"
+      "elements:\n  fw: {type: one_way_clutch, bodies: [a, b]}\n  brg: {type: friction, body: a, coulomb: 0.5}\n"
+      "  tb: {type: torque, body: b, torque: {step: {time: 1, initial: 3, final: 0}}}\n",
+      "owc.yaml", ".");
+  const Result ts = time_stepping(m, 1e-3, 8.0);
+  ASSERT_EQ(ts.status, StepStatus::reached_time) << ts.message;
+  const auto fw = static_cast<int>(
+      std::find(ts.element_names.begin(), ts.element_names.end(), "fw") - ts.element_names.begin());
+  ASSERT_LT(fw, ts.num_elements());
+  for (const EventRecord& e : ts.events) EXPECT_NE(e.element, fw) << to_string(e.kind) << " at " << e.t;
+  for (int k = 0; k < ts.num_samples(); ++k)
+    EXPECT_EQ(ts.element_state[static_cast<std::size_t>(k * ts.num_elements() + fw)], 0) << ts.time[k];
+  EXPECT_NEAR(ts.time_stuck[fw], 8.0, 1e-9);
+  EXPECT_NEAR(ts.velocity[ts.velocity.size() - 1], 0.0, 1e-15);
 }
 
 // Linear spring (no freeplay) from x = 0: with theta = 1/2 the scheme is the
