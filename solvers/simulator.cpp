@@ -178,19 +178,20 @@ class Simulator::Impl {
   }
 
   // After set_input: a jump of an applied torque or a friction limit. The
-  // state stays continuous, so the integrator goes on with its history (its
-  // error test absorbs the kink) unless the jump changes the structure: a
-  // stuck element over its new limit, or massless bodies whose branch depends
-  // on the forces. Then it is handled like a breakpoint: S-S selection and a
-  // restart. Returns whether it restarted.
+  // state stays continuous, the right-hand side jumps: every integrator
+  // restarts there (CVODE's multistep history is of the old torques: carried
+  // across the jump, BDF's error test failed at once and Adams lost 2000 times
+  // its rtol). Where the jump changes the structure (a stuck element over its
+  // new limit, or massless bodies whose branch depends on the forces) it is
+  // handled like a breakpoint: S-S selection and a restart. Returns whether
+  // it restarted (always, after a change).
   bool apply_input_change() {
     if (!data.inputs_changed) return false;
     data.inputs_changed = false;
     if (!pipeline.has_massless() && pipeline.stuck_consistent()) {
-      // The structure stays; an integrator that holds the inputs (exact)
-      // restarts with the new ones (without rebuilding the structure where
-      // nothing it depends on changed), CVODE goes on with its history.
-      if (!integrator->holds_inputs()) return false;
+      // The structure stays: a restart with the new inputs, without
+      // rebuilding the structure where nothing it depends on changed (exact
+      // keeps its identified mode: the inputs are states of its exosystem).
       if (!input_fast_path || !pipeline.restart_for_inputs()) pipeline.restart();
       return true;
     }
