@@ -765,5 +765,39 @@ elements:
   EXPECT_EQ(m.link_element(m.one_way_clutches[0].link), m.element_id("fw"));
 }
 
+// A planetary set (ring/sun 2) driven at its sun by 10 N m, its carrier on a
+// viscous load (1 N m s), its ring held by a drag-free freewheel (locking in
+// -) beside a brake of 30 N m; a clutch from the sun to the ring slips with a
+// limit rising at 500 N m/s from 1 s. The ring rests with its torque 3 T - 20
+// + 6 w_c' against the freewheel while negative, then against the brake,
+// which gives way at 30 N m: 14 w_c' + w_c = 30 - 1500 (t - 1) from w_c(1) =
+// 30 (1 - e^{-1/14}), so the ring breaks away and its freewheel overruns at
+// t = 1.0443589216150610 s (30 digits). The loop of the brake and the
+// freewheel (nullity 1) was split with the freewheel's zero limit taken at its
+// roundoff: a utilisation of 1e15, the group's reserve root at every CVODE step
+// from 1.0358 s (286 stops, the break-away 4e-12 s off; a new-user hunt).
+TEST(OneWayClutch, AFreewheelBesideABrakeInALoopSplitsItsTorqueWithoutChatter) {
+  const Model m = assemble(io::parse_model_spec(R"(
+simulation: {t_end: 1.2, output_step: 0.01, rtol: 1e-10, atol: 1e-12, integrator: cvode_bdf}
+bodies: {sun: {inertia: 1.0}, car: {inertia: 5.0}, ring: {inertia: 0.1}}
+elements:
+  ps: {type: planetary, sun: sun, carrier: car, ring: ring, ratio: 2}
+  T: {type: torque, body: sun, torque: 10}
+  load: {type: friction, body: car, viscous: 1, coulomb: 0}
+  ow: {type: one_way_clutch, body: ring, overrun: positive}
+  brake: {type: friction, body: ring, coulomb: 30}
+  cl: {type: friction, bodies: [sun, ring], coulomb: {ramp: {start: 1.0, end: 1.1, initial: 0, final: 50}}}
+)", "loop.yaml", "."));
+  const Result r = simulate(m);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  ASSERT_GE(r.events.size(), 2u);
+  EXPECT_EQ(r.element_names[r.events[0].element], "brake");
+  EXPECT_EQ(r.events[0].kind, EventKind::break_away);
+  EXPECT_EQ(r.element_names[r.events[1].element], "ow");
+  EXPECT_EQ(r.events[1].kind, EventKind::overrun);
+  for (int e = 0; e < 2; ++e) EXPECT_NEAR(r.events[e].t, 1.0443589216150610, 1e-9) << e;
+  EXPECT_LE(r.stats.events, 3);  // the break-away and the clutch's lock-up: no stops in between
+}
+
 }  // namespace
 }  // namespace luztar
