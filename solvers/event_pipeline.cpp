@@ -28,6 +28,7 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
   g_probe.assign(max_root_count(m), 0.0);
   g_scale.assign(max_root_count(m), 0.0);
   flat.assign(max_root_count(m), 0);
+  touched.assign(max_root_count(m), 0);
   const std::size_t nl = static_cast<std::size_t>(m.num_links());
   arrived.reserve(nl);
   candidates.reserve(nl);
@@ -84,6 +85,7 @@ void EventPipeline::at_roots() {
   const std::vector<int>& found = integrator.roots_found();
   if (!collect_roots(found)) return;  // nothing changed: the integrator goes on with its history
   before = state;                     // copy into kept storage
+  mark_touched_reserves(found);
   bool friction_event = apply_crossings(found);
   find_missed_strikes();
   count_instant(true);  // (every root stop: a loop of roots at one instant still counts towards max_events)
@@ -264,6 +266,7 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
         friction_event = true;
         break;
       case Crossing::reserve_exhausted:
+        if (touched[r]) break;  // (mark_touched_reserves: no break-away)
         exhausted.push_back({spec.index, info.sign > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative});
         friction_event = true;
         break;
@@ -279,6 +282,45 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
   }
   if (!resting_knots.empty()) cross_knots_from_rest();
   return friction_event;
+}
+
+// The reserve roots in `found` that the reserve only touches: a moment later
+// (kProbe, along the motion of the structure it was found in) it has not
+// dropped beyond its roundoff, nor, flat to first order, under the
+// second-order probes (decide_by_curvature). They are no break-away (marked
+// in `touched`): CVODE finds the reserve's roundoff below 0 where a load's
+// peaks graze the limit (a sine of amplitude MT0), and the element broke away
+// and stuck again 1e-6 s later at every peak; a load that rises to the limit
+// and stays there broke away and stuck at one instant (a new-user hunt). The
+// restart that follows (at_roots) looks at them again, as at any restart
+// (break_away_at_limits), so a tie at the limit is the selection's as ever.
+void EventPipeline::mark_touched_reserves(const std::vector<int>& found) {
+  std::fill(touched.begin(), touched.end(), 0);
+  auto is_reserve_root = [&](std::size_t r) {
+    return found[r] != 0 && witness_kind_info(ms.roots[r].kind).crossing == Crossing::reserve_exhausted;
+  };
+  bool any = false;
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) any = any || is_reserve_root(r);
+  if (!any) return;
+  root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) g_scale[r] = is_reserve_root(r) ? reserve_scale(ms.roots[r]) : -1.0;
+  const double dt = probe_state();
+  root_functions(model, state, ms, state.t + dt, probe_y.data(), g_probe.data(), ws);
+  std::fill(leaving.begin(), leaving.end(), 0);
+  std::fill(flat.begin(), flat.end(), 0);
+  bool undecided = false;
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
+    if (!is_reserve_root(r)) continue;
+    const double moved = g_probe[r] - g_now[r], noise = reserve_roundoff(r);
+    if (moved < -noise) leaving[r] = -1;
+    else if (moved <= noise) flat[r] = 1, undecided = true;
+  }
+  if (undecided) {
+    decide_by_curvature(dt);
+    rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);  // ws back at the state (its rhs too)
+  }
+  root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);  // ws back at the state
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) touched[r] = is_reserve_root(r) && leaving[r] == 0 ? 1 : 0;
 }
 
 // Knots whose roots came at rest (at_rest_at_knot): the segment beyond is

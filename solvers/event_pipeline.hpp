@@ -86,6 +86,7 @@ class EventPipeline {
   void restart_integrator(bool inputs_only);
   bool collect_roots(const std::vector<int>& found) const;
   bool apply_crossings(const std::vector<int>& found);
+  void mark_touched_reserves(const std::vector<int>& found);
   void apply_own_mode(const Witness& w);
   void set_massless_side(int body, int side);
   void place_massless_bodies();
@@ -148,6 +149,7 @@ class EventPipeline {
   std::vector<int> leaving;                             // (max_root_count) reserves leaving 0 (break_away_at_limits)
   std::vector<double> g_now, g_probe, g_scale;          // (max_root_count) their witnesses now and a moment later; reserve scales
   std::vector<std::int8_t> flat;                        // (max_root_count) reserves flat to first order (decide_by_curvature)
+  std::vector<std::int8_t> touched;                     // (max_root_count) reserve roots found at a touch (mark_touched_reserves)
   std::vector<double> probe_curve;                      // (2 nb) y'' (decide_by_curvature)
   EnergyQuadratures energies;        // the integrator's quadratures at a restart
   std::vector<double> share;         // (links) the candidates' weights in a projection's loss

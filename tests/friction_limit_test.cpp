@@ -156,20 +156,41 @@ TEST_P(FrictionAtLimit, ReachingTheLimitWithZeroSlopeBreaksAwayThere) {
 
 // ... and touching it with zero slope from below and turning back (tau = sin(2 pi t)
 // peaks at MT0 at 0.25 s, where another body's torque steps: the pipeline
-// stops there): the block never moves. (Under CVODE the touch still logs a
-// break-away and a stick at 0.25 s, as it did before the second-order probe:
-// CVODE's root finding reports the reserve's roundoff dip at the peak as a
-// crossing. Exact logs nothing.)
+// stops there): the block never moves, and no integrator logs an event of the
+// bearing. (CVODE's root finding reports the reserve's roundoff dip at the
+// peak as a crossing; mark_touched_reserves probes it: no break-away. It
+// logged a break-away and a stick 1e-6 s apart at every peak.)
 TEST_P(FrictionAtLimit, TouchingTheLimitWithZeroSlopeKeepsItStuck) {
+  auto no_bearing_event = [](const Result& r) {
+    return std::none_of(r.events.begin(), r.events.end(),
+                        [&](const EventRecord& e) { return r.element_names[e.element] == "bearing"; });
+  };
   const Result r = run(block_model("{t_end: 0.5, output_step: 0.05}", "{sine: {amplitude: 1.0, frequency: 1.0}}",
                                    "  other: {inertia: 1.0}\n",
                                    "  kick: {type: torque, body: other, torque: {step: {time: 0.25, final: 1}}}\n"));
   for (std::size_t k = 0; k < static_cast<std::size_t>(r.num_samples()); ++k)
     EXPECT_EQ(r.velocity[k * r.body_names.size()], 0.0) << "at " << r.time[k];
-  if (GetParam() == "exact") {
-    EXPECT_TRUE(std::none_of(r.events.begin(), r.events.end(),
-                             [&](const EventRecord& e) { return r.element_names[e.element] == "bearing"; }));
+  EXPECT_TRUE(no_bearing_event(r));
+  // the peaks alone, + and -, four of them; and a load that rises to the
+  // limit and stays there (it broke away and stuck at one instant)
+  for (const char* push : {"{sine: {amplitude: 1.0, frequency: 1.0}}", "{ramp: {start: 0, end: 1, final: 1}}"}) {
+    const Result alone = run(block_model("{t_end: 2.0, output_step: 0.01}", push));
+    for (double w : alone.velocity) EXPECT_EQ(w, 0.0) << push;
+    EXPECT_TRUE(no_bearing_event(alone)) << push;
   }
+}
+
+// A peak 1e-6 above the limit is a real crossing: the block breaks away where
+// (1 + 1e-6) sin(2 pi t) = 1, 2.25e-4 s before the peak, and sticks again
+// after it (the touch's probe must not take it for one).
+TEST_P(FrictionAtLimit, ExceedingTheLimitBy1e6AtAPeakBreaksAway) {
+  const double A = 1.0 + 1e-6, t_b = std::asin(1.0 / A) / (2.0 * std::acos(-1.0));
+  const Result r = run(block_model("{t_end: 0.5, output_step: 0.01}", "{sine: {amplitude: 1.000001, frequency: 1.0}}"));
+  ASSERT_EQ(r.events.size(), 2u);
+  EXPECT_EQ(r.events[0].kind, EventKind::break_away);
+  EXPECT_NEAR(r.events[0].t, t_b, GetParam() == "exact" ? 1e-12 : 1e-6);
+  EXPECT_EQ(r.events[1].kind, EventKind::stick);
+  EXPECT_GT(r.events[1].t, 0.25);
 }
 
 // A load stepping past the limit at 0.5 s: the break-away is decided at the
