@@ -122,7 +122,12 @@ class MoreauJean {
     const double due = sampler_.next_instant();
     if (at_or_before(due, t_)) sampler_.sample(m_, std::max(t_, due), q_.data(), v_.data(), values_.data());
     const double t1 = t_ + h;
-    if (v_.size() > 0) speed_scale_ = std::max(speed_scale_, v_.cwiseAbs().maxCoeff());
+    for (int r = 0; r < num_dry_rows_; ++r) {
+      const CoordinateRow& row = rows_[static_cast<std::size_t>(r)].row;
+      double speed = 0.0;
+      for (int k = 0; k < row.n; ++k) speed += std::abs(row.c[k] * v_[row.body[k]]);
+      row_speed_[static_cast<std::size_t>(r)] = std::max(row_speed_[static_cast<std::size_t>(r)], speed);
+    }
     const Iteration& it = iteration(h);
     free_velocity(h, t1, it);
     impulses(h, t1, it);
@@ -144,7 +149,7 @@ class MoreauJean {
   std::vector<double> values_ = m_.initial_input_values();
   BlockSampler sampler_;
   Eigen::VectorXd q_, v_, force_, rhs_, v_free_, v_new_, v_mid_, v_theta_;
-  double speed_scale_ = 0.0;  // the largest |v_j| at a step's start so far [rad/s] (ends_at_rest)
+  std::vector<double> row_speed_;  // (dry rows) the largest sum |c_k v_k| of its bodies at a step's start so far (ends_at_rest)
   std::vector<double> contact_upper_, contact_lower_;  // (links) rigid freeplay impulses of the step [N m s]
   double input_work_ = 0.0, dissipated_ = 0.0;
   std::vector<double> element_dissipated_;  // (ne)
@@ -183,6 +188,7 @@ class MoreauJean {
                          link.kind == LinkKind::gear_loss ? link.element : -1});
         if (pass == 0) num_dry_rows_ = static_cast<int>(rows_.size());
       }
+    row_speed_.assign(static_cast<std::size_t>(num_dry_rows_), 0.0);
   }
   // The friction law of dry row r (a friction element's, or a one-way clutch's drag).
   const Friction& dry_law(int r) const {
@@ -203,14 +209,14 @@ class MoreauJean {
   // within 1e-9 of the change its bound's impulse makes. At the tie
   // |lambda| = limit the impulse sits on the bound and the row is still at
   // rest; the S-S selection keeps such an element stuck, and so does this.
-  // Or within the roundoff of the speeds met so far: a one-way clutch without
-  // drag (a bound of 0) came to rest with 2e-17 rad/s left of the stick
-  // step's roundoff in its body, and read as overrunning to the end of the run.
+  // Or within the roundoff of its own bodies' speeds met so far (row_speed_):
+  // a one-way clutch without drag (a bound of 0) came to rest with 2e-17
+  // rad/s left of the stick step's roundoff in its body, and read as
+  // overrunning to the end of the run. (Its own: the speed of an unrelated
+  // body made a real slow overrun or break-away read as rest.)
   bool ends_at_rest(int i) const {
     const double u = rows_[i].dot(v_free_) + A_.row(i).dot(qp_.x);
-    double terms = 0.0;
-    for (int k = 0; k < rows_[i].row.n; ++k) terms += std::abs(rows_[i].row.c[k]);
-    const double roundoff = 64.0 * std::numeric_limits<double>::epsilon() * speed_scale_ * terms;
+    const double roundoff = 64.0 * std::numeric_limits<double>::epsilon() * row_speed_[static_cast<std::size_t>(i)];
     return std::abs(u) <= std::max(1e-9 * A_(i, i) * finite_bound(i), roundoff);
   }
 

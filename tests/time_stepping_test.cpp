@@ -273,6 +273,33 @@ TEST(TimeStepping, AOneWayClutchAtRestStaysLocked) {
   EXPECT_NEAR(ts.velocity[ts.velocity.size() - 1], 0.0, 1e-15);
 }
 
+// Rest within roundoff is a row's own: a turbine at 1e5 rad/s elsewhere in
+// the model changes neither a bearing's break-away (a step to 1.5000001 N m
+// over a static limit of 1.5 at 0.01 s) nor a drag-free backstop pushed by
+// 1e-9 N m, which overruns from 0 (a review finding: a tolerance of 64 eps
+// times the model's largest speed held the first until 0.025 s and locked
+// the second for 1.4 s).
+TEST(TimeStepping, AnUnrelatedFastBodyChangesNoRowsRest) {
+  const std::string sim = "simulation: {t_end: 0.1, output_step: 0.01, solver: time_stepping, step: 0.001}\n";
+  for (const char* turbine : {"0", "1.0e5"}) {
+    const std::string bodies = std::string("bodies:\n  turbine: {inertia: 0.01, velocity: ") + turbine + "}\n  b: {inertia: 1}\n";
+    const Result brg = time_stepping(
+        io::parse_model(sim + bodies + "elements:\n  brg: {type: friction, body: b, coulomb: 1, static_ratio: 1.5}\n"
+                        "  tb: {type: torque, body: b, torque: {step: {time: 0.01, initial: 0, final: 1.5000001}}}\n",
+                        "brg.yaml", "."),
+        1e-3, 0.1);
+    ASSERT_EQ(brg.events.size(), 1u) << turbine;
+    EXPECT_EQ(brg.events[0].kind, EventKind::break_away) << turbine;
+    EXPECT_NEAR(brg.events[0].t, 0.011, 1e-12) << turbine;
+    const Result fw = time_stepping(
+        io::parse_model(sim + bodies + "elements:\n  fw: {type: one_way_clutch, body: b, overrun: positive}\n"
+                        "  tb: {type: torque, body: b, torque: 1.0e-9}\n", "fw.yaml", "."),
+        1e-3, 0.1);
+    EXPECT_TRUE(fw.events.empty()) << turbine;
+    EXPECT_EQ(fw.time_stuck[0], 0.0) << turbine;
+  }
+}
+
 // Linear spring (no freeplay) from x = 0: with theta = 1/2 the scheme is the
 // trapezoidal rule, which keeps the oscillator's energy exactly and lags in
 // phase by w^3 h^2 t / 12: q = sin(w t) / w within w^2 h^2 t / 12 (8.3e-6 here).
