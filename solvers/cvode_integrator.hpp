@@ -29,6 +29,8 @@ class CvodeIntegrator final : public Integrator {
 
   const char* name() const override { return method_ == Method::bdf ? "cvode_bdf" : "cvode_adams"; }
   void reset(double t0, const double* y0, const double* q0, const std::vector<int>& directions) override;
+  // reset(), its first step trying the last one's size (an input's jump).
+  void reset_inputs(double t0, const double* y0, const double* q0, const std::vector<int>& directions) override;
   // Interpolated at tout when reached.
   Outcome advance(double tout, double tstop, double& t, double* y) override;
   const std::vector<int>& roots_found() override;
