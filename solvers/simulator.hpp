@@ -161,7 +161,8 @@ class Simulator {
   // continued one bit for bit.
   Snapshot snapshot();
   // Returns to a snapshot of a simulator of the same model; the event log is
-  // cut back to its length then.
+  // cut back to its length then. (The snapshot holds no events: restored into
+  // another simulator, that one's log goes on, without the earlier events.)
   void restore(const Snapshot& s);
 
   class Impl;
