@@ -42,8 +42,10 @@ class ModeSystem final : public OdeSystem {
   // and chattered contact/separation pairs.
   void roots(double t, const double* y, double* g) override {
     root_functions(model_, modes_, ms_, t, y, g, ws_);
-    solved_torque_scales(model_, ms_, ws_, ws_.root_scale.data());
-    for (std::size_t r = 0; r < ms_.roots.size(); ++r)
+    const bool contacts = std::any_of(ms_.roots.begin(), ms_.roots.end(),
+                                      [](const Witness& w) { return w.kind == WitnessKind::contact_force; });
+    if (contacts) solved_torque_scales(model_, ms_, ws_, ws_.root_scale.data());
+    for (std::size_t r = 0; contacts && r < ms_.roots.size(); ++r)
       if (ms_.roots[r].kind == WitnessKind::contact_force)
         g[r] += 64.0 * std::numeric_limits<double>::epsilon() * ws_.root_scale[r];
     std::fill(g + ms_.roots.size(), g + root_slots_, 1.0);
