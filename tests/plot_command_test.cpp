@@ -106,6 +106,17 @@ TEST_F(PlotBlock, ListSelectsSignalsByGlobAndOnePanelPerKind) {
 // A dataset's `units` attribute, when the file has one, decides its unit and
 // so its panel (a translational body's m and m/s; 'N*m' is N m); the display
 // units then convert it.
+// --list draws nothing: an -o beside it leaves the file it names as it was
+// (it was emptied: a new-user hunt) and creates none.
+TEST_F(PlotBlock, ListLeavesTheOutputFileAlone) {
+  const std::string kept = path("kept.png"), none = path("none.png");
+  { std::ofstream(kept) << "a picture drawn before"; }
+  EXPECT_EQ(run("plot " + h5_ + " -o " + kept + " --list").code, 0);
+  EXPECT_EQ(contents(kept), "a picture drawn before");
+  EXPECT_EQ(run("plot " + h5_ + " -o " + none + " --list").code, 0);
+  EXPECT_FALSE(fs::exists(none));
+}
+
 TEST_F(PlotBlock, UsesTheUnitsAttributeWhenPresent) {
   ASSERT_EQ(test_support::run_shell("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + h5_ + "', 'a'); "
                                     "f['bodies/block/angle'].attrs['units'] = 'm'; "

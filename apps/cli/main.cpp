@@ -386,8 +386,10 @@ int main(int argc, char** argv) {
                                         {"--units", plot_units}, {"--xy", plot_xy}, {"--against", plot_against}})
         if (!value.empty()) extra.insert(extra.end(), {flag, value});
       if (plot_list) extra.push_back("--list");
-      // the script exits 2 for a refused option (format, signal, unit, element)
-      const int code = luztar::app::run_plot(plot_in, plot_out, extra);
+      // the script exits 2 for a refused option (format, signal, unit, element);
+      // --list draws nothing, so an -o beside it writes nothing either (it
+      // emptied the file it named: the staged picture was empty)
+      const int code = luztar::app::run_plot(plot_in, plot_list ? std::string() : plot_out, extra);
       return code == 0 || code == 2 ? code : 4;
     }
   } catch (const luztar::ModelError& e) {
