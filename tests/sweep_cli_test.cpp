@@ -196,6 +196,13 @@ TEST_F(SweepCli, FailedRunIsRecordedAndTheSweepGoesOn) {
     EXPECT_EQ(c.message[i], "");
     EXPECT_GT(c.metrics[0][i], 0.0);  // dissipated
   }
+  // --resume of the finished file runs nothing and exits as the file says: 3
+  // (it exited 0, as did a resumed interrupted sweep with failed runs: a
+  // new-user hunt)
+  const test_support::Outcome again = run_cli("sweep " + gear_train() + " --set simulation.t_end=0.5 "
+                                              "--set simulation.max_events=5,1000,100000 -o " + out + " --resume");
+  EXPECT_EQ(again.code, 3) << again.out;
+  EXPECT_NE(again.out.find("in the file, 1 of 3 did not"), std::string::npos) << again.out;
 }
 
 // A run stopped by an exception (a control block's LCP without a solution at

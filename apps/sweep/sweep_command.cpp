@@ -166,14 +166,26 @@ int coordinate(const SweepOptions& o, const SweepPlan& plan, const MpiSession& m
     }
   }
   progress.finish(done, failed);
+  // The exit code is the file's: on --resume, runs that did not reach t_end
+  // before the interruption count too (a resumed sweep exited 0 where the
+  // same sweep uninterrupted exited 3: a new-user hunt).
+  std::size_t failed_in_file = failed;
+  if (n_todo < total) {
+    const io::SweepFileContents c = io::read_sweep_file(out);
+    failed_in_file = static_cast<std::size_t>(std::count_if(c.status.begin(), c.status.end(), [](RunStatus s) {
+      return s != RunStatus::ok && s != RunStatus::pending;
+    }));
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!o.quiet) {
     char figures[96];
     std::snprintf(figures, sizeof figures, "%zu runs in %.2f s (%.2f runs/s)", done, wall, wall > 0 ? done / wall : 0.0);
     std::cout << "  " << figures << ", " << done - failed << " reached t_end, " << failed
-              << " did not (status and message in /runs)\n  wrote      " << out << std::endl;
+              << " did not (status and message in /runs)";
+    if (n_todo < total) std::cout << "; in the file, " << failed_in_file << " of " << total << " did not";
+    std::cout << "\n  wrote      " << out << std::endl;
   }
-  return failed ? 3 : 0;
+  return failed_in_file ? 3 : 0;
 }
 
 }  // namespace
