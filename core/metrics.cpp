@@ -303,6 +303,13 @@ void check_metric(const MetricSpec& m, const Model& model) {
   if (m.t0 > s.t_end || m.t1 < s.t_start)
     bad(m, "the window [" + number(m.t0) + ", " + number(m.t1) + "] lies outside the run [" + number(s.t_start) + ", " +
                number(s.t_end) + "] s");
+  // A window written with a bound beyond the run is refused, not cut to it:
+  // the metric would be over less than it says ([1, 3] of a run to 1.5 s gave
+  // the energy over [1, 1.5] under the name [1, 3]: a new-user hunt). The
+  // default window (no bounds) is the whole run.
+  if ((std::isfinite(m.t1) && earlier(s.t_end, m.t1)) || (std::isfinite(m.t0) && earlier(m.t0, s.t_start)))
+    bad(m, "the window [" + number(m.t0) + ", " + number(m.t1) + "] reaches beyond the run [" + number(s.t_start) +
+               ", " + number(s.t_end) + "] s: give a window within it, or lengthen the run");
   if (reads_samples(m.kind) && !holds_a_sample(s, std::max(m.t0, s.t_start), std::min(m.t1, s.t_end)))
     bad(m, "the window [" + number(m.t0) + ", " + number(m.t1) + "] holds no output sample (every " +
                number(s.output_step) + " s from " + number(s.t_start) + " s): widen it or refine simulation.output_step");

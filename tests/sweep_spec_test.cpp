@@ -218,6 +218,10 @@ TEST_F(SweepErrors, EachBadDescriptionGetsItsMessage) {
        "sweep.metrics.m: give exactly one of: max, min"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {max: bodies.psi.velocity, window: [20, 30]}\n",
        "sweep.metrics.m: the window [20, 30] lies outside the run [0, 10] s"},
+      // (it was cut to [5, 10] and named [5, 30]: a new-user hunt)
+      {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {energy: dissipated, window: [5, 30]}\n",
+       "sweep.metrics.m: the window [5, 30] reaches beyond the run [0, 10] s: give a window within it, or lengthen the "
+       "run"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {time_stuck: mesh}\n",
        "sweep.metrics.m: 'mesh' is not a friction element"},
       {"sweep:\n  parameters:\n    bodies.psi.inertia: [1]\n  metrics:\n    m: {events: slip}\n",
