@@ -277,14 +277,23 @@ class Simulator::Impl {
   RunStats collect_stats() const {
     RunStats s = data.stats;
     const IntegratorCounters c = integrator->counters();
-    s.steps = c.steps;
-    s.rhs_evals = c.rhs_evals;
-    s.jac_evals = c.jac_evals;
-    s.root_evals = c.root_evals;
-    s.nonlinear_iters = c.nonlinear_iters;
-    s.error_test_fails = c.error_test_fails;
+    s.steps = counted.steps + c.steps;
+    s.rhs_evals = counted.rhs_evals + c.rhs_evals;
+    s.jac_evals = counted.jac_evals + c.jac_evals;
+    s.root_evals = counted.root_evals + c.root_evals;
+    s.nonlinear_iters = counted.nonlinear_iters + c.nonlinear_iters;
+    s.error_test_fails = counted.error_test_fails + c.error_test_fails;
     return s;
   }
+  // The integrator's counters as a restore set them: those of the snapshot,
+  // less what the integrator had counted then (collect_stats adds them on).
+  void count_from(const RunStats& snap) {
+    const IntegratorCounters c = integrator->counters();
+    counted = {snap.steps - c.steps,           snap.rhs_evals - c.rhs_evals,
+               snap.jac_evals - c.jac_evals,   snap.root_evals - c.root_evals,
+               snap.nonlinear_iters - c.nonlinear_iters, snap.error_test_fails - c.error_test_fails};
+  }
+  IntegratorCounters counted;  // (count_from)
 
   // The energy balance from the initial condition to now, as a run's at its
   // last sample (core/energy.hpp): an embedded loop has no Result to check.
@@ -471,7 +480,9 @@ Snapshot Simulator::snapshot() {
   if (!s.apply_input_change()) s.pipeline.restart();
   s.outputs_valid = false;
   s.data.events = s.log.size();
-  return s.data;
+  Snapshot snap = s.data;
+  snap.stats = s.collect_stats();  // (with the integrator's counters: a restore goes on from them)
+  return snap;
 }
 
 void Simulator::restore(const Snapshot& snap) {
@@ -491,6 +502,7 @@ void Simulator::restore(const Snapshot& snap) {
   s.broken = false;
   s.message.clear();
   s.data.stats = snap.stats;  // the restart's counts are the snapshot's
+  s.count_from(snap.stats);    // and so are the integrator's (they went on from the later state)
 }
 
 Result simulate(const Model& model) { return simulate(model, model.simulation); }
