@@ -128,10 +128,15 @@ struct LossyGearLaw {
 // its element's byte of State::element_mode (lossy_mode: 3 s + sigma).
 struct LossyGear {
   LossyGearLaw law;
-  int body_a = -1, body_b = -1;  // shafts a and b (inertial; no other link acts on them)
+  int body_a = -1, body_b = -1;  // shafts a and b (inertial)
   CoordinateRow mesh;            // (1, -ratio) on (a, b): held at x' = 0
   CoordinateRow loss;            // (1) on a: w_a, the speed the loss opposes
   int mesh_link = -1, loss_link = -1;  // its links (Model::links)
+  // The friction links within its reach (joined to its shafts through friction
+  // elements; validate admits no other locking kind there), and those bodies
+  // besides its shafts: a stuck clutch among them moves a body with a shaft,
+  // and the moving gear's law sees that body's inertia and torques on its side.
+  std::vector<int> reach_links, reach_bodies;
 };
 
 struct Load {

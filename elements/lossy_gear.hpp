@@ -165,6 +165,16 @@ inline std::int8_t lossy_state(std::int8_t mode) {
 inline GearLoads lossy_loads(const Model& m, const LossyGear& g, const double* force) {
   return {m.inertia[g.body_a], m.inertia[g.body_b], force[g.body_a], force[g.body_b]};
 }
+// The same for each side of the moving gear as the stuck friction links
+// within its reach (LossyGear::reach_links; `modes`) lock it: every body held
+// to shaft a (b) by stuck clutches moves with it at w_j = g_j w_a (g_j w_b),
+// so its side is one inertia sum_j J_j g_j^2 under the torque sum_j f_j g_j
+// (the stuck clutches' torques are internal to it). Without stuck links there
+// it is lossy_loads. A stuck link joining the two sides (a loop through the
+// mesh, whose split the law cannot tell) leaves the shafts' own loads, and so
+// do bodies beyond kMaxGearReach.
+inline constexpr int kMaxGearReach = 32;
+GearLoads lossy_side_loads(const Model& m, const LossyGear& g, const State& modes, const double* force);
 // How far past 0 its mesh torque and its reserves go before their roots,
 // relative to its links' torque scale (as a one-way clutch's reserve,
 // elements/one_way_clutch.hpp: kOneWayReserveMargin): an unloaded gear without
