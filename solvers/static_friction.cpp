@@ -172,6 +172,22 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
       else if (b < 0.0) z_high = std::min(z_high, -a / b);
       else if (a < 0.0) feasible = false;
     }
+    for (const StaticSplit::LoopGear& lg : sp.gears) {
+      // A cone without bearing friction (f = 0) has no utilisation to share:
+      // its half bounds the offset as a contact does, f - (L - k_hi lambda) >= 0
+      // and (L - k_lo lambda) + f >= 0.
+      const LossyGear& g = m.lossy_gears[lg.gear];
+      if (g.law.bearing > 0.0) continue;
+      const int sigma = lossy_sigma_of(element_mode[m.lossy_gear_element[lg.gear]]);
+      for (int side : {1, -1}) {
+        const double k = side > 0 ? lossy_half_max(g.law, sigma, 1.0) : lossy_half_min(g.law, sigma, 1.0);
+        const double a = -side * (sp.sol[lg.loss] - k * sp.sol[lg.mesh]);
+        const double b = -side * (sp.null_dir[lg.loss] - k * sp.null_dir[lg.mesh]);
+        if (b > 0.0) z_low = std::max(z_low, -a / b);
+        else if (b < 0.0) z_high = std::min(z_high, -a / b);
+        else if (a < 0.0) feasible = false;
+      }
+    }
     if (z_low > z_high) feasible = false;
     // Without an admissible offset some contact must let go: utilisation > 1
     // makes the group's reserve root fire where the interval closed.
@@ -180,10 +196,6 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
     if (sp.gears.empty()) {
       z = chebyshev_offset(sp.sol, sp.null_dir, sp.bound, sp.bound_lower, u, z_low, z_high);
     } else {
-      double floor = kTiny;  // a cone without bearing friction: 1e-9 of the loop's largest limit
-      for (int k = 0; k < nl; ++k)
-        for (double b : {sp.bound[k], sp.bound_lower[k]})
-          if (std::isfinite(b)) floor = std::max(floor, 1e-9 * b);
       sp.row_l0.head(nl) = sp.sol;
       sp.row_n.head(nl) = sp.null_dir;
       sp.row_upper.head(nl) = sp.bound;
@@ -192,7 +204,7 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
       for (const StaticSplit::LoopGear& lg : sp.gears) {
         const LossyGear& g = m.lossy_gears[lg.gear];
         const int sigma = lossy_sigma_of(element_mode[m.lossy_gear_element[lg.gear]]);
-        const double f = std::max(g.law.bearing, floor);
+        const double f = g.law.bearing > 0.0 ? g.law.bearing : INFINITY;  // (f = 0: bounds on z above)
         const double k_hi = lossy_half_max(g.law, sigma, 1.0) - g.law.bearing;
         const double k_lo = lossy_half_min(g.law, sigma, 1.0) + g.law.bearing;
         for (int side : {1, -1}) {  // L - k lambda: at most f (k_hi), at least -f (k_lo)

@@ -22,7 +22,7 @@
 // each with the utilisation (L - k lambda) / f: the Chebyshev split then
 // spreads the load over the bearing and the cone, and the group's
 // utilisation reaches 1 where no split holds (a cone without bearing
-// friction, f = 0, is taken with the limit 1e-9 of the loop's largest one).
+// friction, f = 0, bounds the split from both sides as a contact does).
 //
 // When the stuck links of a cluster form a tree the solution is unique. When
 // they close a loop (two stuck bearings on bodies that a stuck clutch locks
