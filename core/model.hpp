@@ -208,8 +208,8 @@ inline bool element_kind_dissipates(ElementKind k) { return k != ElementKind::to
 // limit and no reserve), then each lossy gear's mesh and loss links
 // (LossyGear::mesh_link: a permanent link to the machinery, Model::
 // is_permanent_link; LossyGear::loss_link: locked while the gear is stuck,
-// its bound a cone in the mesh torque that the gear's own selection decides,
-// elements/lossy_gear.hpp), so that clusters, static splits, mode selection,
+// its bound a cone in the mesh torque that the gear's selection decides,
+// alone or with the friction beside it, elements/lossy_gear.hpp), so that clusters, static splits, mode selection,
 // impacts and roots index torques and limits by one link id.
 enum class LinkKind { friction, contact, one_way, permanent, gear_mesh, gear_loss };
 struct ModelLink {

@@ -316,7 +316,9 @@ std::vector<std::string> locking_reach(const ModelSpec& spec, const std::string&
 // friction (bearings, brakes, clutches) may lock: its S-S selection
 // enumerates the modes of the gear and of those (solvers/mode_selection.cpp,
 // GearGroupSelection), which no other bound (a contact, a one-way clutch, a
-// link, a second gear's cone) joins, and no impulse reaches them.
+// link, a second gear's cone) joins, and no impulse reaches them; nor a drive
+// (a prescribed body) beyond its shafts, whose inertia the moving gear's law
+// would take for a finite one.
 void kind_rules(const ModelSpec& spec, const LossyGearSpec& g, const std::string& p) {
   if (g.body_b.empty())
     throw ModelError(p + ".bodies", "a lossy gear joins two bodies, shaft a and shaft b: give 'bodies: [a, b]' (its "
@@ -344,6 +346,12 @@ void kind_rules(const ModelSpec& spec, const LossyGearSpec& g, const std::string
                                             "beside a lossy gear only dry friction (bearings, brakes, clutches) "
                                             "is supported");
   }
+  for (const std::vector<std::string>* side : {&reach, &reach_b})
+    for (const std::string& n : *side)
+      if (n != g.body_a && n != g.body_b && find_body(spec, n)->prescribed != BodySpec::Drive::none)
+        throw ModelError(p + ".bodies", "body '" + n + "' is prescribed, and the gear's shafts reach it through "
+                                            "elements that can lock: a drive locked to a lossy gear by a clutch is "
+                                            "not supported");
   if (g.efficiency_back < 0.0)
     for (const ElementSpec& e : spec.elements) {
       if (element_name(e) == g.name || locking_kind(e) != "dry friction") continue;
