@@ -346,6 +346,51 @@ void kind_rules(const ModelSpec& spec, const LossyGearSpec& g, const std::string
                                             "beside a lossy gear only dry friction (bearings, brakes, clutches) "
                                             "is supported");
   }
+  {
+    // At most one loop among the gear's rows (its loss to the housing, its
+    // mesh) and the friction within its reach: a row whose bodies (the
+    // housing "") are connected already closes one. Its selection and static
+    // split take one loop exactly (a null direction), no more.
+    std::vector<std::pair<std::string, std::string>> parent;  // union-find over names
+    auto root = [&](std::string n) {
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (const auto& [child, up] : parent)
+          if (child == n) {
+            n = up;
+            moved = true;
+            break;
+          }
+      }
+      return n;
+    };
+    int loops = 0;
+    auto add_row = [&](std::vector<std::string> on, const std::string& who) {
+      if (on.size() == 1) on.push_back("");
+      bool joined = false;
+      for (std::size_t k = 1; k < on.size(); ++k) {
+        const std::string r0 = root(on[0]), rk = root(on[k]);
+        if (r0 != rk) {
+          parent.push_back({rk, r0});
+          joined = true;
+        }
+      }
+      if (!joined && ++loops > 1)
+        throw ModelError(p + ".bodies", "element '" + who + "' (dry friction) closes a second loop of elements "
+                                            "that can lock through the gear (its loss holds shaft a to the "
+                                            "housing, its mesh shaft b to shaft a): one loop is supported; give a "
+                                            "Coulomb bearing on shaft a as the gear's bearing_friction");
+    };
+    add_row({g.body_a, g.body_b}, g.name);
+    add_row({g.body_a}, g.name);
+    for (const ElementSpec& e : spec.elements) {
+      if (element_name(e) == g.name || locking_kind(e) != "dry friction") continue;
+      const std::vector<std::string> on = element_bodies(e);
+      if (!on.empty() && (std::find(reach.begin(), reach.end(), on[0]) != reach.end() ||
+                          std::find(reach_b.begin(), reach_b.end(), on[0]) != reach_b.end()))
+        add_row(on, element_name(e));
+    }
+  }
   for (const std::vector<std::string>* side : {&reach, &reach_b})
     for (const std::string& n : *side)
       if (n != g.body_a && n != g.body_b && find_body(spec, n)->prescribed != BodySpec::Drive::none)

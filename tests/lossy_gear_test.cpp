@@ -767,6 +767,46 @@ TEST(LossyGearLaw, SelfLockingBesideABearingOnBIsAmbiguous) {
   EXPECT_FALSE(lossy_holds(g, -fb / i, fa + fb / i, 0.0));  // (without the bearing's help it moves)
 }
 
+// A Coulomb bearing of 0.4 N m on shaft a beside a gear with bearing_friction
+// 0.2 N m is that gear with 0.6 N m (MSL's tau_bf_a: the bearing and the
+// gear's loss act on the same shaft against the same speed; stuck, their
+// split is the loop's, Chebyshev with the cone). Under a motor ramp to 2 N m,
+// cut at 1 s, and a load of -0.3 N m on b, both models break away, turn their
+// power flow and stick at the same instants (cvode_bdf, 1e-9 s), with the
+// same velocities (1e-9), and the bearing moves with the gear.
+TEST(LossyGearBeside, ABearingOnShaftAIsTheGearsBearingFriction) {
+  auto model = [](double bearing, const std::string& extra) {
+    return "bodies:\n  a: {inertia: 0.5}\n  b: {inertia: 2.0}\nelements:\n"
+           "  gear: {type: lossy_gear, bodies: [a, b], ratio: 3, efficiency_forward: 0.8, efficiency_back: 0.6, "
+           "bearing_friction: " + std::to_string(bearing) + "}\n"
+           "  motor: {type: torque, body: a, torque: {ramp: {start: 0, end: 1, initial: 0, final: 2}}}\n"
+           "  cut: {type: torque, body: a, torque: {step: {time: 1, final: -2}}}\n"
+           "  load: {type: torque, body: b, torque: -0.3}\n" + extra;
+  };
+  const Result one = run(model(0.6, ""), "cvode_bdf", 2.0, 0.001);
+  const Result two = run(model(0.2, "  bearing_a: {type: friction, body: a, coulomb: 0.4}\n"), "cvode_bdf", 2.0, 0.001);
+  ASSERT_EQ(one.status, StepStatus::reached_time) << one.message;
+  ASSERT_EQ(two.status, StepStatus::reached_time) << two.message;
+  const std::vector<EventRecord> e1 = events_of(one, 0), e2 = events_of(two, 0), eb = events_of(two, 4);
+  ASSERT_EQ(e1.size(), 3u);  // break_away, power_flow, stick
+  ASSERT_EQ(e2.size(), e1.size());
+  for (std::size_t k = 0; k < e1.size(); ++k) {
+    EXPECT_EQ(e1[k].kind, e2[k].kind) << k;
+    EXPECT_EQ(e1[k].after, e2[k].after) << k;
+    EXPECT_NEAR(e1[k].t, e2[k].t, 1e-9) << k;
+  }
+  EXPECT_EQ(e1.back().kind, EventKind::stick);
+  ASSERT_EQ(eb.size(), 2u);  // the bearing: break_away, stick, with the gear
+  EXPECT_NEAR(eb[0].t, e1[0].t, 1e-9);
+  EXPECT_NEAR(eb[1].t, e1[2].t, 1e-9);
+  double worst = 0.0;
+  for (int k = 0; k < one.num_samples(); ++k)
+    for (int j : {0, 1}) worst = std::max(worst, std::abs(test::velocity(one, k, j) - test::velocity(two, k, j)));
+  std::printf("  bearing on a as the gear's: events %.9g, %.9g, %.9g s; largest velocity difference %.2e rad/s\n",
+              e1[0].t, e1[1].t, e1[2].t, worst);
+  EXPECT_LE(worst, 1e-9);
+}
+
 // A clutch (coulomb 2 N m) from a motor body m (J_m = 0.2, torque T = 0.1 +
 // 3 t) to shaft a of the gear (gear_pair), shaft b loaded by -0.6 N m. At
 // rest the gear holds (lambda0 = 0.2, L0 = T - 0.2 within [-0.18, 0.15]:
