@@ -244,9 +244,10 @@ bool decide_gear(const Model& m, State& modes, const ModeSelectionScratch::Group
 // the first in the order stuck, forward, back: a unique choice whenever
 // one mode is consistent (the common case, tested); several consistent modes
 // with as many held rows (a Painleve-like ambiguity of the non-associated law)
-// are not refused but resolved by that order. A null space of dimension 2 or
-// more (two loops) is checked at the least-squares split only. False when the
-// group holds no gear's link or the gear alone (decide_gear's fast path).
+// are not refused but resolved by that order (validate refuses the case known
+// to have them: a self-locking gear with friction on shaft b's side). A null
+// space of dimension 2 or more (two loops, which validate refuses) would be
+// checked at the least-squares split only.
 class GearGroupSelection {
  public:
   GearGroupSelection(const Model& m, const ModeSelectionScratch::Group& g, const Workspace& ws, const State& modes)
