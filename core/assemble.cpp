@@ -194,6 +194,22 @@ void number_slots_and_links(Model& m) {
     g.loss_link = static_cast<int>(m.links.size());
     m.links.push_back({LinkKind::gear_loss, static_cast<int>(i), g.loss});
   }
+  for (LossyGear& g : m.lossy_gears) {  // the friction links and bodies within its reach
+    std::vector<int> bodies{g.body_a, g.body_b};
+    for (std::size_t k = 0; k < bodies.size(); ++k)
+      for (int l = 0; l < m.num_links(); ++l) {
+        const ModelLink& link = m.links[l];
+        if (link.kind != LinkKind::friction || !can_have_dry_friction(m, m.frictions[link.element])) continue;
+        const int* first = link.row.body.data();
+        if (std::find(first, first + link.row.n, bodies[k]) == first + link.row.n) continue;
+        if (std::find(g.reach_links.begin(), g.reach_links.end(), l) == g.reach_links.end()) g.reach_links.push_back(l);
+        for (int t = 0; t < link.row.n; ++t)
+          if (link.row.body[t] != kGround && std::find(bodies.begin(), bodies.end(), link.row.body[t]) == bodies.end())
+            bodies.push_back(link.row.body[t]);
+      }
+    g.reach_bodies.assign(bodies.begin() + 2, bodies.end());
+    std::sort(g.reach_links.begin(), g.reach_links.end());
+  }
 }
 
 // The drives of the prescribed bodies (Model::drives): their signals and the

@@ -128,10 +128,15 @@ struct LossyGearLaw {
 // its element's byte of State::element_mode (lossy_mode: 3 s + sigma).
 struct LossyGear {
   LossyGearLaw law;
-  int body_a = -1, body_b = -1;  // shafts a and b (inertial; no other link acts on them)
+  int body_a = -1, body_b = -1;  // shafts a and b (inertial)
   CoordinateRow mesh;            // (1, -ratio) on (a, b): held at x' = 0
   CoordinateRow loss;            // (1) on a: w_a, the speed the loss opposes
   int mesh_link = -1, loss_link = -1;  // its links (Model::links)
+  // The friction links within its reach (joined to its shafts through friction
+  // elements; validate admits no other locking kind there), and those bodies
+  // besides its shafts: a stuck clutch among them moves a body with a shaft,
+  // and the moving gear's law sees that body's inertia and torques on its side.
+  std::vector<int> reach_links, reach_bodies;
 };
 
 struct Load {
@@ -203,8 +208,8 @@ inline bool element_kind_dissipates(ElementKind k) { return k != ElementKind::to
 // limit and no reserve), then each lossy gear's mesh and loss links
 // (LossyGear::mesh_link: a permanent link to the machinery, Model::
 // is_permanent_link; LossyGear::loss_link: locked while the gear is stuck,
-// its bound a cone in the mesh torque that the gear's own selection decides,
-// elements/lossy_gear.hpp), so that clusters, static splits, mode selection,
+// its bound a cone in the mesh torque that the gear's selection decides,
+// alone or with the friction beside it, elements/lossy_gear.hpp), so that clusters, static splits, mode selection,
 // impacts and roots index torques and limits by one link id.
 enum class LinkKind { friction, contact, one_way, permanent, gear_mesh, gear_loss };
 struct ModelLink {

@@ -285,15 +285,40 @@ std::string locking_kind(const ElementSpec& e) {
   return "";
 }
 
+// The bodies that elements able to lock (locking_kind) join to `start`
+// (itself included), not through element `skip`: those a stuck clutch or
+// bearing can make move with it.
+std::vector<std::string> locking_reach(const ModelSpec& spec, const std::string& start, const std::string& skip) {
+  std::vector<std::string> reach{start};
+  for (std::size_t k = 0; k < reach.size(); ++k)
+    for (const ElementSpec& e : spec.elements) {
+      if (element_name(e) == skip || locking_kind(e).empty()) continue;
+      const std::vector<std::string> on = element_bodies(e);
+      if (std::find(on.begin(), on.end(), reach[k]) == on.end()) continue;
+      for (const std::string& b : on)
+        if (!b.empty() && std::find(reach.begin(), reach.end(), b) == reach.end()) reach.push_back(b);
+    }
+  return reach;
+}
+
 // A lossy gear (elements/lossy_gear.hpp) joins two inertial bodies, shaft a
 // and shaft b, with 0 < efficiency_forward <= 1 and efficiency_back <=
 // efficiency_forward (<= 0: self-locking). Back-driven it moves shaft a with
 // the effective inertia J_a + efficiency_back J_b / ratio^2, which must be > 0
 // (else the back-driven motion is ill-posed: a self-locking gear whose shaft b
-// outweighs shaft a accelerates against its load). The initial velocities
-// satisfy its mesh w_a = ratio w_b. Its mode selection is its own, explicit
-// (lossy_select), so no other element that can lock acts on its shafts: its
-// cluster is its own.
+// outweighs shaft a accelerates against its load). Self-locking
+// (efficiency_back < 0), no dry friction acts on shaft b's side: stuck there,
+// it can raise the mesh torque, which widens the cone that holds the gear,
+// where the gear could as well move back-driven (two consistent modes:
+// tests/lossy_gear_test.cpp, SelfLockingBesideABearingOnBIsAmbiguous). The
+// initial velocities satisfy its mesh w_a = ratio w_b. Beside it,
+// within the reach of its shafts through elements that can lock, only dry
+// friction (bearings, brakes, clutches) may lock: its S-S selection
+// enumerates the modes of the gear and of those (solvers/mode_selection.cpp,
+// GearGroupSelection), which no other bound (a contact, a one-way clutch, a
+// link, a second gear's cone) joins, and no impulse reaches them; nor a drive
+// (a prescribed body) beyond its shafts, whose inertia the moving gear's law
+// would take for a finite one.
 void kind_rules(const ModelSpec& spec, const LossyGearSpec& g, const std::string& p) {
   if (g.body_b.empty())
     throw ModelError(p + ".bodies", "a lossy gear joins two bodies, shaft a and shaft b: give 'bodies: [a, b]' (its "
@@ -308,27 +333,94 @@ void kind_rules(const ModelSpec& spec, const LossyGearSpec& g, const std::string
   for (const BodySpec* s : {a, b})
     if (!(s->inertia > 0.0))
       throw ModelError(p + ".bodies", "shaft '" + s->name + "' is massless: a lossy gear needs bodies with inertia");
-  const double effective = a->inertia + g.efficiency_back * b->inertia / (g.ratio * g.ratio);
+  const std::vector<std::string> reach = locking_reach(spec, g.body_a, g.name), reach_b = locking_reach(spec, g.body_b, g.name);
+  for (const ElementSpec& e : spec.elements) {
+    if (element_name(e) == g.name) continue;
+    const std::string kind = locking_kind(e);
+    if (kind.empty() || kind == "dry friction") continue;
+    for (const std::string& on : element_bodies(e))
+      if (std::find(reach.begin(), reach.end(), on) != reach.end() ||
+          std::find(reach_b.begin(), reach_b.end(), on) != reach_b.end())
+        throw ModelError(p + ".bodies", "element '" + element_name(e) + "' (" + kind + ") acts on '" + on +
+                                            "', which the gear's shafts reach through elements that can lock: "
+                                            "beside a lossy gear only dry friction (bearings, brakes, clutches) "
+                                            "is supported");
+  }
+  {
+    // At most one loop among the gear's rows (its loss to the housing, its
+    // mesh) and the friction within its reach: a row whose bodies (the
+    // housing "") are connected already closes one. Its selection and static
+    // split take one loop exactly (a null direction), no more.
+    std::vector<std::pair<std::string, std::string>> parent;  // union-find over names
+    auto root = [&](std::string n) {
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (const auto& [child, up] : parent)
+          if (child == n) {
+            n = up;
+            moved = true;
+            break;
+          }
+      }
+      return n;
+    };
+    int loops = 0;
+    auto add_row = [&](std::vector<std::string> on, const std::string& who) {
+      if (on.size() == 1) on.push_back("");
+      bool joined = false;
+      for (std::size_t k = 1; k < on.size(); ++k) {
+        const std::string r0 = root(on[0]), rk = root(on[k]);
+        if (r0 != rk) {
+          parent.push_back({rk, r0});
+          joined = true;
+        }
+      }
+      if (!joined && ++loops > 1)
+        throw ModelError(p + ".bodies", "element '" + who + "' (dry friction) closes a second loop of elements "
+                                            "that can lock through the gear (its loss holds shaft a to the "
+                                            "housing, its mesh shaft b to shaft a): one loop is supported; give a "
+                                            "Coulomb bearing on shaft a as the gear's bearing_friction");
+    };
+    add_row({g.body_a, g.body_b}, g.name);
+    add_row({g.body_a}, g.name);
+    for (const ElementSpec& e : spec.elements) {
+      if (element_name(e) == g.name || locking_kind(e) != "dry friction") continue;
+      const std::vector<std::string> on = element_bodies(e);
+      if (!on.empty() && (std::find(reach.begin(), reach.end(), on[0]) != reach.end() ||
+                          std::find(reach_b.begin(), reach_b.end(), on[0]) != reach_b.end()))
+        add_row(on, element_name(e));
+    }
+  }
+  for (const std::vector<std::string>* side : {&reach, &reach_b})
+    for (const std::string& n : *side)
+      if (n != g.body_a && n != g.body_b && find_body(spec, n)->prescribed != BodySpec::Drive::none)
+        throw ModelError(p + ".bodies", "body '" + n + "' is prescribed, and the gear's shafts reach it through "
+                                            "elements that can lock: a drive locked to a lossy gear by a clutch is "
+                                            "not supported");
+  if (g.efficiency_back < 0.0)
+    for (const ElementSpec& e : spec.elements) {
+      if (element_name(e) == g.name || locking_kind(e) != "dry friction") continue;
+      for (const std::string& on : element_bodies(e))
+        if (on != g.body_a && std::find(reach_b.begin(), reach_b.end(), on) != reach_b.end())
+          throw ModelError(p + ".efficiency_back",
+                           "a self-locking gear (efficiency_back = " + show(g.efficiency_back) + " < 0) with dry "
+                           "friction on shaft b's side (element '" + element_name(e) + "' on '" + on +
+                           "') is ambiguous: stuck friction there can raise the mesh torque and with it the cone "
+                           "that holds the gear, which could as well move back-driven (two consistent modes); give "
+                           "efficiency_back >= 0, or that friction as part of the load");
+    }
+  const double inertia_b = b->inertia;  // (a clutch on b's side is refused above when efficiency_back < 0)
+  const double effective = a->inertia + g.efficiency_back * inertia_b / (g.ratio * g.ratio);
   if (!(effective > 0.0))
     throw ModelError(p + ".efficiency_back",
                      "back-driven, the gear moves shaft a with the effective inertia J_a + efficiency_back J_b / "
                      "ratio^2 = " + show(effective) + " kg m^2 <= 0, an ill-posed motion; give efficiency_back > " +
-                         show(-a->inertia * g.ratio * g.ratio / b->inertia));
+                         show(-a->inertia * g.ratio * g.ratio / inertia_b));
   const double rate = a->velocity - g.ratio * b->velocity;
   if (std::abs(rate) > 1e-9 * (std::abs(a->velocity) + std::abs(g.ratio * b->velocity)))
     throw ModelError(p, "the initial velocities break the gear w_" + g.body_a + " = " + show(g.ratio) + " w_" +
                             g.body_b + " (" + show(a->velocity) + " and " + show(b->velocity) +
                             " rad/s): give initial velocities that satisfy it");
-  for (const ElementSpec& e : spec.elements) {
-    if (element_name(e) == g.name) continue;
-    const std::string kind = locking_kind(e);
-    if (kind.empty()) continue;
-    for (const std::string& on : element_bodies(e))
-      if (on == g.body_a || on == g.body_b)
-        throw ModelError(p + ".bodies", "element '" + element_name(e) + "' (" + kind + ") also acts on shaft '" + on +
-                                            "': no other element that can lock a lossy gear's shafts is supported "
-                                            "(give shaft a's Coulomb friction as its bearing_friction)");
-  }
 }
 
 }  // namespace

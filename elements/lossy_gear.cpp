@@ -1,6 +1,7 @@
 #include "elements/lossy_gear.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "core/coordinate.hpp"
 
@@ -80,6 +81,46 @@ std::int8_t lossy_selected_mode(const LossyGearLaw& g, const GearLoads& l, int s
   return lossy_mode(s, m.forward ? s : -s);
 }
 
+GearLoads lossy_side_loads(const Model& m, const LossyGear& g, const State& modes, const double* force) {
+  GearLoads l = lossy_loads(m, g, force);
+  const int n = static_cast<int>(g.reach_bodies.size());
+  if (n == 0 || n > kMaxGearReach) return l;
+  std::array<int, kMaxGearReach> side{};  // 0 not locked to a shaft, 1 a's side, 2 b's
+  std::array<double, kMaxGearReach> gain{};
+  auto slot = [&](int body) {  // -1 shaft a, -2 shaft b, else its index in reach_bodies
+    if (body == g.body_a) return -1;
+    if (body == g.body_b) return -2;
+    return static_cast<int>(std::find(g.reach_bodies.begin(), g.reach_bodies.end(), body) - g.reach_bodies.begin());
+  };
+  auto side_of = [&](int k) { return k == -1 ? 1 : k == -2 ? 2 : side[k]; };
+  auto gain_of = [&](int k) { return k < 0 ? 1.0 : gain[k]; };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int l : g.reach_links) {
+      const ModelLink& link = m.links[l];
+      if (modes.friction_mode[link.element] != FrictionMode::stuck || link.row.n != 2) continue;
+      const int k0 = slot(link.row.body[0]), k1 = slot(link.row.body[1]);
+      const int s0 = side_of(k0), s1 = side_of(k1);
+      if (s0 != 0 && s1 != 0) {
+        if (s0 != s1) return lossy_loads(m, g, force);  // a loop through the mesh
+        continue;
+      }
+      if (s0 == 0 && s1 == 0) continue;
+      const int from = s0 != 0 ? 0 : 1, to = 1 - from, kf = from == 0 ? k0 : k1, kt = from == 0 ? k1 : k0;
+      side[kt] = side_of(kf);  // c_f w_f + c_t w_t = 0
+      gain[kt] = -link.row.c[from] / link.row.c[to] * gain_of(kf);
+      changed = true;
+    }
+  }
+  for (int k = 0; k < n; ++k) {
+    if (side[k] == 0) continue;
+    const int j = g.reach_bodies[k];
+    (side[k] == 1 ? l.inertia_a : l.inertia_b) += m.inertia[j] * gain[k] * gain[k];
+    (side[k] == 1 ? l.torque_a : l.torque_b) += force[j] * gain[k];
+  }
+  return l;
+}
+
 double lossy_half_max(const LossyGearLaw& g, int sigma, double lambda) {
   return g.bearing + (sigma > 0 ? lossy_forward_factor(g) : -lossy_back_factor(g)) * lambda;
 }
@@ -150,7 +191,7 @@ void forces(const Model& m, int i, const ModeFrame& f, const ForceTargets& out) 
   const std::int8_t mode = lossy_gear_mode(m, i, *f.modes);
   const int s = lossy_motion_of(mode);
   if (s == 0) return;
-  const double loss = lossy_moving_in(g.law, lossy_loads(m, g, out.force), s, lossy_forward(mode)).loss;
+  const double loss = lossy_moving_in(g.law, lossy_side_loads(m, g, *f.modes, out.force), s, lossy_forward(mode)).loss;
   out.lambda[g.loss_link] = loss;
   out.force[g.body_a] -= loss;
 }

@@ -27,8 +27,9 @@
 // [0, eta_mf1, eta_mf2, tau_bf1, tau_bf2]: eta_f = eta_mf1, eta_b = eta_mf2,
 // and f is MSL's tau_bf_a (the bearing friction on flange a's side):
 // tau_bf1 = eta_f f, tau_bf2 = f / eta_b. MSL's bearing on flange b's side
-// (tau_bf_b) is not offered yet: its Coulomb friction on body b would widen the
-// stuck set below, and validate refuses dry friction on a gear's shafts.
+// (tau_bf_b) is a Coulomb friction element on body b beside the gear (below:
+// its group's selection), tau_bf1 = eta_f f + tau_bf_b / i and tau_bf2 = f /
+// eta_b + tau_bf_b / i.
 //
 // Two inertias J_a, J_b carrying applied torques f_a, f_b (everything but the
 // gear) move with w_a = v, w_b = v / i:
@@ -70,6 +71,21 @@
 // decide_gear), which also settles a moving gear's quadrant; moving, its loss
 // is the law's from the other elements' torques on its shafts (its kind sums
 // last). The time stepper boxes its loss row by the cone at the mesh torque.
+//
+// Beside dry friction (a bearing on a shaft, a clutch to a third body: the
+// only locking kind validate admits within its shafts' reach) the group is no
+// box-LCP and no explicit rule: the selection enumerates the modes of the
+// gear (stuck in either half, where the bounds above are linear in lambda, or
+// moving in either quadrant, where L = s f + kappa lambda) and of the
+// friction elements, and takes the one whose held torques fit (for some split
+// of a loop) and whose slipping rows accelerate their way
+// (GearGroupSelection). The derivation above then holds for the shafts'
+// sides: J_a, f_a (J_b, f_b) sum the bodies stuck clutches lock to shaft a
+// (b) (lossy_side_loads). With eta_b >= 0 the consistent mode is unique
+// (tests: 600 random loads with a bearing on b against the closed form with
+// f_b -+ F); with eta_b < 0 a stuck bearing on b can raise lambda and so widen
+// the cone that holds the gear while moving back-driven is consistent too:
+// validate refuses friction on b's side of a self-locking gear.
 //
 // Modes (one byte): the motion s in {-1, 0, +1} and the sign sigma in {-1, +1}
 // of the mesh torque (moving: the quadrant, forward when s sigma > 0; stuck:
@@ -165,6 +181,16 @@ inline std::int8_t lossy_state(std::int8_t mode) {
 inline GearLoads lossy_loads(const Model& m, const LossyGear& g, const double* force) {
   return {m.inertia[g.body_a], m.inertia[g.body_b], force[g.body_a], force[g.body_b]};
 }
+// The same for each side of the moving gear as the stuck friction links
+// within its reach (LossyGear::reach_links; `modes`) lock it: every body held
+// to shaft a (b) by stuck clutches moves with it at w_j = g_j w_a (g_j w_b),
+// so its side is one inertia sum_j J_j g_j^2 under the torque sum_j f_j g_j
+// (the stuck clutches' torques are internal to it). Without stuck links there
+// it is lossy_loads. A stuck link joining the two sides (a loop through the
+// mesh, whose split the law cannot tell) leaves the shafts' own loads, and so
+// do bodies beyond kMaxGearReach.
+inline constexpr int kMaxGearReach = 32;
+GearLoads lossy_side_loads(const Model& m, const LossyGear& g, const State& modes, const double* force);
 // How far past 0 its mesh torque and its reserves go before their roots,
 // relative to its links' torque scale (as a one-way clutch's reserve,
 // elements/one_way_clutch.hpp: kOneWayReserveMargin): an unloaded gear without

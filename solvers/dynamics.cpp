@@ -340,7 +340,7 @@ void cluster_accelerations(const Model& m, const ModeStructure& ms, Workspace& w
 void static_friction(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws) {
   for (int s = 0; s < ms.num_splits(); ++s)
     ws.group_utilisation[s] = solve_static_split(ms.split(s), m, ms.clusters, ws.force, ws.acc, ws.slot_acc, ws.limit,
-                                                 modes.spring_side, ws.lambda);
+                                                 modes.spring_side, modes.element_mode, ws.lambda);
 }
 
 void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y, double* ydot,

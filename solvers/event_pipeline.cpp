@@ -379,7 +379,16 @@ void EventPipeline::exhausted_in_group(const StaticSplit& sp, std::vector<BreakA
   double scale = 0.0;
   for (int i : sp.links) scale = std::max(scale, std::abs(ws.lambda[i]));
   for (int i : sp.links) {
-    if (model.is_permanent_link(i) || model.is_gear_loss_link(i)) continue;  // no limit (a gear: its own reserves)
+    if (model.is_permanent_link(i)) continue;  // no limit
+    if (model.is_gear_loss_link(i)) {  // a gear's cone in its half (the split's rows): the reserve at 0
+      const LossyGear& g = model.lossy_gears[model.links[i].element];
+      const int sigma = lossy_sigma_of(state.element_mode[model.lossy_gear_element[model.links[i].element]]);
+      const double lambda = ws.lambda[g.mesh_link], loss = ws.lambda[i];
+      const double tol = 1e-6 * std::max({g.law.bearing, std::abs(lambda), std::abs(loss)});
+      if (lossy_half_max(g.law, sigma, lambda) - loss <= tol) out.push_back({i, FrictionMode::slip_positive});
+      else if (loss - lossy_half_min(g.law, sigma, lambda) <= tol) out.push_back({i, FrictionMode::slip_negative});
+      continue;
+    }
     if (model.is_contact_link(i)) {
       if (state.spring_side[model.links[i].element] * ws.lambda[i] <= 1e-6 * scale) out.push_back({i, FrictionMode::stuck});
       continue;

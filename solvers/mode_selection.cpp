@@ -1,6 +1,7 @@
 #include "solvers/mode_selection.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 #include "bodies/clusters.hpp"
@@ -183,8 +184,8 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
 }
 
 // A lossy gear's group (its mesh link, and its loss link when shaft a is at
-// rest): no other link acts on its shafts (validate), so the group is the
-// gear's alone and its selection is the gear's own, explicit (its stuck set is
+// rest) when it holds no other link (else GearGroupSelection): the fast path,
+// the gear's own selection, explicit (its stuck set is
 // a cone in its mesh torque, not a box: elements/lossy_gear.hpp,
 // lossy_select): stuck when the loss it needs lies in its cone, else moving
 // towards the bound it exceeds (at the instant a reserve runs out, `exhausted`
@@ -207,6 +208,7 @@ bool decide_gear(const Model& m, State& modes, const ModeSelectionScratch::Group
   std::int8_t& mode = modes.element_mode[m.lossy_gear_element[gear]];
   still_stuck.push_back(lg.mesh_link);
   if (!at_rest) {  // moving: the torques besides its own loss (which applied_forces put on shaft a)
+    loads = lossy_side_loads(m, lg, modes, ws.force.data());
     loads.torque_a += ws.lambda[lg.loss_link];
     mode = lossy_selected_mode(lg.law, loads, lossy_motion_of(mode));
     return true;
@@ -219,12 +221,260 @@ bool decide_gear(const Model& m, State& modes, const ModeSelectionScratch::Group
   return true;
 }
 
+// A lossy gear's group that holds other links too (dry friction beside the
+// gear: a bearing on a shaft, a clutch to a third body; validate admits no
+// other kind in a gear's reach). Its stuck set is a double cone in (lambda,
+// L), not a box, so the group is not a box-LCP: the selection is the mode
+// that satisfies every complementarity condition at once, found by
+// enumerating the modes. The gear: stuck (s = 0) in either half sigma of its
+// cone (both of its bounds linear in lambda there: lossy_half_max,
+// lossy_half_min), or (shaft a at rest) moving s = +-1 in the quadrant sigma
+// (L = s f + kappa lambda, lossy_loss), or (shaft a moving) its motion in
+// either quadrant. Each friction link: stuck, or slipping either way at its
+// static limit. Within one mode the torques of the held rows (the mesh, a
+// stuck loss, the stuck links) solve "their relative accelerations are 0",
+// linear; a loop among them (a bearing on shaft b beside the stuck gear: shaft
+// b is held twice) leaves the split free along the null space, and the mode
+// is consistent when some split keeps every held torque within its bounds and
+// in the half of the cone, and every slipping row's acceleration points its
+// way (a gear moving from rest: s a_a > 0). Exhausted reserves (`exhausted`)
+// must slip: held, such a row must keep a reserve, and slipping it may start
+// at zero acceleration. Of the consistent modes the one with the most rows
+// held is taken (stuck wins a tie at zero acceleration, as lossy_select),
+// the first in the order stuck, forward, back: a unique choice whenever
+// one mode is consistent (the common case, tested); several consistent modes
+// with as many held rows (a Painleve-like ambiguity of the non-associated law)
+// are not refused but resolved by that order (validate refuses the case known
+// to have them: a self-locking gear with friction on shaft b's side). A null
+// space of dimension 2 or more (two loops, which validate refuses) would be
+// checked at the least-squares split only.
+class GearGroupSelection {
+ public:
+  GearGroupSelection(const Model& m, const ModeSelectionScratch::Group& g, const Workspace& ws, const State& modes)
+      : m_(m), g_(g), n_(static_cast<int>(g.elements.size())) {
+    for (int r = 0; r < n_; ++r) {
+      const ModelLink& l = m.links[g.elements[r]];
+      if (l.kind == LinkKind::gear_mesh) {
+        gear_ = l.element;
+        mesh_ = r;
+      } else if (l.kind == LinkKind::gear_loss) {
+        loss_ = r;
+      } else {
+        assert(l.kind == LinkKind::friction && "validate: only dry friction beside a lossy gear");
+      }
+    }
+    const LossyGear& lg = m.lossy_gears[gear_];
+    const int a = static_cast<int>(std::lower_bound(g.bodies.begin(), g.bodies.end(), lg.body_a) - g.bodies.begin());
+    loss_col_ = loss_ >= 0 ? Eigen::VectorXd(g.delassus.col(loss_)) : Eigen::VectorXd(g.f_minv.col(a));
+    // b: the relative accelerations without the held torques, the gear's own
+    // loss taken out when it moves (applied_forces put it on shaft a).
+    Eigen::VectorXd force(g.bodies.size());
+    for (std::size_t j = 0; j < g.bodies.size(); ++j) force[static_cast<int>(j)] = ws.force[g.bodies[j]];
+    moving_ = loss_ < 0 ? lossy_motion_of(modes.element_mode[m.lossy_gear_element[gear_]]) : 0;
+    if (loss_ < 0) force[a] += ws.lambda[lg.loss_link];
+    b_ = g.f_minv * force;
+    for (int r = 0; !m.driven_bodies.empty() && r < n_; ++r) {
+      const CoordinateRow& l = m.links[g.elements[r]].row;
+      for (int t = 0; t < l.n; ++t)
+        if (m.prescribed(l.body[t])) b_[r] += l.c[t] * ws.sigma[m.drives[l.body[t]].acceleration_slot];
+    }
+    limit_.resize(n_);
+    double torque = lg.law.bearing;
+    for (int r = 0; r < n_; ++r) {
+      limit_[r] = m.links[g.elements[r]].kind == LinkKind::friction ? ws.limit[g.elements[r]] : 0.0;
+      torque = std::max(torque, limit_[r]);
+    }
+    for (double f : force) torque = std::max(torque, std::abs(f) * std::max(1.0, std::abs(lg.law.ratio)));
+    double acc = b_.cwiseAbs().maxCoeff();
+    for (int r = 0; r < n_; ++r) acc = std::max(acc, g.delassus(r, r) * torque);
+    torque_tol_ = 1e-9 * torque;
+    acc_tol_ = 1e-10 * acc;
+  }
+
+  // The gear: its motion s and half sigma. The others: each friction row's
+  // mode (0 held, +-1 slipping). Returns whether the mode is consistent.
+  template <class ExhaustedDirection>
+  bool consistent(int s, int sigma, const std::vector<int>& slip, ExhaustedDirection&& exhausted_direction) {
+    const LossyGearLaw& law = m_.lossy_gears[gear_].law;
+    const bool gear_moves = loss_ < 0 ? true : s != 0;
+    // the held rows' columns: unknowns
+    held_.clear();
+    for (int r = 0; r < n_; ++r)
+      if (r == mesh_ || (r == loss_ && s == 0) || (r != loss_ && r != mesh_ && slip[r] == 0)) held_.push_back(r);
+    const int k = static_cast<int>(held_.size());
+    const double kappa = lossy_mesh_gain(law, s * sigma > 0) - 1.0;
+    // a = a0 + B z_held
+    a0_ = b_;
+    for (int r = 0; r < n_; ++r)
+      if (r != mesh_ && r != loss_ && slip[r] != 0) a0_ -= g_.delassus.col(r) * (slip[r] * limit_[r]);
+    if (gear_moves) a0_ -= loss_col_ * (s * law.bearing);
+    B_.resize(n_, k);
+    for (int c = 0; c < k; ++c) {
+      B_.col(c) = -g_.delassus.col(held_[c]);
+      if (held_[c] == mesh_ && gear_moves) B_.col(c) -= loss_col_ * kappa;
+    }
+    Eigen::MatrixXd bk(k, k);
+    Eigen::VectorXd rhs(k);
+    for (int i = 0; i < k; ++i) {
+      rhs[i] = -a0_[held_[i]];
+      for (int c = 0; c < k; ++c) bk(i, c) = B_(held_[i], c);
+    }
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(bk, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    const Eigen::VectorXd& sv = svd.singularValues();
+    int rank = 0;
+    for (int i = 0; i < k; ++i) rank += sv[i] > 1e-10 * sv[0] ? 1 : 0;
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(k);
+    for (int i = 0; i < rank; ++i) z += svd.matrixV().col(i) * (svd.matrixU().col(i).dot(rhs) / sv[i]);
+    if ((bk * z - rhs).norm() > 1e-9 * (rhs.norm() + acc_tol_)) return false;  // (inconsistent held rows)
+    Eigen::VectorXd dir = Eigen::VectorXd::Zero(k);  // one loop: the split's free direction
+    if (k - rank == 1) dir = svd.matrixV().col(k - 1);
+    // each condition value(y) = v0 + v1 y >= -tol over the loop offset y
+    lo_ = -INFINITY;
+    hi_ = INFINITY;
+    ok_ = true;
+    auto require = [&](double v0, double v1, double tol) {
+      if (std::abs(v1) <= 1e-12 * std::abs(v0) || v1 == 0.0) {
+        if (v0 < -tol) ok_ = false;
+      } else if (v1 > 0.0) {
+        lo_ = std::max(lo_, (-tol - v0) / v1);
+      } else {
+        hi_ = std::min(hi_, (-tol - v0) / v1);
+      }
+    };
+    auto held_index = [&](int r) {
+      return static_cast<int>(std::find(held_.begin(), held_.end(), r) - held_.begin());
+    };
+    const int km = held_index(mesh_);
+    const double lambda0 = z[km], lambda1 = dir[km];
+    require(sigma * lambda0, sigma * lambda1, torque_tol_);  // the half (quadrant) of the mesh torque
+    const Eigen::VectorXd acc0 = a0_ + B_ * z, acc1 = B_ * dir;
+    if (s == 0) {  // the loss in the half sigma of the cone
+      const int kl = held_index(loss_);
+      const int e = exhausted_direction(g_.elements[loss_]);
+      const double k_hi = lossy_half_max(law, sigma, 1.0) - law.bearing, k_lo = lossy_half_min(law, sigma, 1.0) + law.bearing;
+      require(law.bearing + k_hi * lambda0 - z[kl], k_hi * lambda1 - dir[kl], e > 0 ? -torque_tol_ : torque_tol_);
+      require(z[kl] + law.bearing - k_lo * lambda0, dir[kl] - k_lo * lambda1, e < 0 ? -torque_tol_ : torque_tol_);
+    } else if (loss_ >= 0) {  // moving from rest: shaft a's acceleration its way
+      const int e = exhausted_direction(g_.elements[loss_]);
+      require(s * acc0[loss_], s * acc1[loss_], e == s ? acc_tol_ : -acc_tol_);
+    }
+    for (int r = 0; r < n_; ++r) {
+      if (r == mesh_ || r == loss_) continue;
+      const int e = exhausted_direction(g_.elements[r]);
+      if (slip[r] == 0) {  // within its limit (an exhausted one strictly below it)
+        const int kr = held_index(r);
+        for (int side : {1, -1})
+          require(limit_[r] - side * z[kr], -side * dir[kr],
+                  e == side ? -1e-9 * limit_[r] : torque_tol_);
+      } else {  // its acceleration its way (from zero when its reserve ran out that way)
+        require(slip[r] * acc0[r], slip[r] * acc1[r], e == slip[r] ? acc_tol_ : -acc_tol_);
+      }
+    }
+    return ok_ && lo_ <= hi_;
+  }
+
+  int num_rows() const { return n_; }
+  int mesh() const { return mesh_; }
+  int loss() const { return loss_; }
+  int gear() const { return gear_; }
+  int moving() const { return moving_; }
+
+ private:
+  const Model& m_;
+  const ModeSelectionScratch::Group& g_;
+  int n_;
+  int gear_ = -1, mesh_ = -1, loss_ = -1, moving_ = 0;
+  Eigen::VectorXd loss_col_, b_, a0_;
+  Eigen::MatrixXd B_;
+  std::vector<double> limit_;
+  std::vector<int> held_;
+  double torque_tol_ = 0.0, acc_tol_ = 0.0, lo_ = 0.0, hi_ = 0.0;
+  bool ok_ = true;
+};
+
+// The group of a gear with other links (GearGroupSelection): every mode
+// tried, the consistent one with the most rows held applied. Groups of more
+// than kMaxGearNeighbours friction rows beside the gear (3^k modes) are not
+// enumerated: they count as unsolved and keep the rows held.
+constexpr int kMaxGearNeighbours = 6;
+
+template <class ExhaustedDirection>
+void decide_gear_group(const Model& m, State& modes, const ModeSelectionScratch::Group& g, const Workspace& ws,
+                       ExhaustedDirection&& exhausted_direction, ModeSelectionReport& report,
+                       std::vector<int>& still_stuck, bool& any_slip) {
+  GearGroupSelection sel(m, g, ws, modes);
+  const int n = sel.num_rows();
+  std::vector<int> others;
+  for (int r = 0; r < n; ++r)
+    if (r != sel.mesh() && r != sel.loss()) others.push_back(r);
+  const int k = static_cast<int>(others.size());
+  std::vector<int> slip(n, 0), best;
+  int best_s = 0, best_sigma = 1, best_held = -1;
+  ++report.qp_solves;
+  if (k <= kMaxGearNeighbours) {
+    const std::vector<int> motions = sel.loss() >= 0 ? std::vector<int>{0, 1, -1} : std::vector<int>{sel.moving()};
+    int combos = 1;
+    for (int i = 0; i < k; ++i) combos *= 3;
+    for (int s : motions)
+      for (int sigma : {1, -1})
+        for (int c = 0; c < combos; ++c) {
+          int code = c, held = (sel.loss() >= 0 && s == 0) ? 1 : 0;
+          for (int i = 0; i < k; ++i, code /= 3) {
+            slip[others[i]] = code % 3 == 0 ? 0 : code % 3 == 1 ? 1 : -1;
+            held += slip[others[i]] == 0 ? 1 : 0;
+          }
+          if (held <= best_held) continue;
+          if (!sel.consistent(s, sigma, slip, exhausted_direction)) continue;
+          best_held = held;
+          best = slip;
+          best_s = s;
+          best_sigma = sigma;
+        }
+  }
+  const LossyGear& lg = m.lossy_gears[sel.gear()];
+  std::int8_t& mode = modes.element_mode[m.lossy_gear_element[sel.gear()]];
+  still_stuck.push_back(lg.mesh_link);
+  if (best_held < 0) {  // nothing consistent (or too many rows): held, booked unsolved
+    ++report.unsolved;
+    report.converged = false;
+    best.assign(n, 0);
+    best_s = sel.loss() >= 0 ? 0 : sel.moving();
+    best_sigma = lossy_sigma_of(mode);
+  }
+  mode = lossy_mode(best_s, best_sigma);
+  if (sel.loss() >= 0) {
+    if (best_s == 0) still_stuck.push_back(lg.loss_link);
+    else any_slip = true;
+  }
+  for (int r : others) {
+    const int i = g.elements[r];
+    FrictionMode& f = modes.friction_mode[m.links[i].element];
+    f = best[r] > 0 ? FrictionMode::slip_positive : best[r] < 0 ? FrictionMode::slip_negative : FrictionMode::stuck;
+    if (best[r] == 0) still_stuck.push_back(i);
+    else any_slip = true;
+  }
+}
+
+// Whether the group holds a lossy gear's link beside other links.
+bool gear_with_neighbours(const Model& m, const ModeSelectionScratch::Group& g) {
+  bool gear = false, other = false;
+  for (int l : g.elements) {
+    const LinkKind k = m.links[l].kind;
+    (k == LinkKind::gear_mesh || k == LinkKind::gear_loss ? gear : other) = true;
+  }
+  return gear && other;
+}
+
 // Gauss's principle for one group of coupled candidates: box QP on the group's
 // Delassus matrix, classification by relative acceleration.
 template <class ExhaustedDirection, class ExhaustedScale>
 void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, const Workspace& ws,
                   ExhaustedDirection&& exhausted_direction, ExhaustedScale&& exhausted_scale,
                   ModeSelectionReport& report, std::vector<int>& still_stuck, bool& any_slip) {
+  if (gear_with_neighbours(m, g)) {
+    decide_gear_group(m, modes, g, ws, exhausted_direction, report, still_stuck, any_slip);
+    return;
+  }
   if (decide_gear(m, modes, g, ws, exhausted_direction, still_stuck, any_slip)) return;
   group_bounds(m, modes, g, ws);
   solve_group(g, report);

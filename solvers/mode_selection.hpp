@@ -26,8 +26,12 @@
 // overrun direction (it overruns, with its drag; a static_ratio > 1 is
 // re-decided with the drag D as for friction). A lossy gear's links (its mesh,
 // held always, and its loss when shaft a is at rest) are decided by the gear
-// alone (its bound is a cone in its mesh torque, elements/lossy_gear.hpp:
-// lossy_select), and a moving gear gets the quadrant of its torques.
+// alone when nothing else is in their group (its bound is a cone in its mesh
+// torque, elements/lossy_gear.hpp: lossy_select), and a moving gear gets the
+// quadrant of its torques; beside dry friction (a bearing, a clutch) the
+// group's modes are enumerated, gear and friction together, and the
+// consistent one with the most rows held is taken (mode_selection.cpp,
+// GearGroupSelection).
 #include <vector>
 
 #include "core/model.hpp"

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "elements/friction.hpp"
+#include "elements/lossy_gear.hpp"
 #include "elements/one_way_clutch.hpp"
 
 namespace luztar {
@@ -102,6 +103,15 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
       const Eigen::JacobiSVD<Eigen::MatrixXd> svd(sp.ft, Eigen::ComputeFullV);
       sp.null_dir = svd.matrixV().col(nl - 1);  // singular values sorted decreasing: the last spans the loop
     }
+    sp.gears.clear();
+    for (int k = 0; k < nl; ++k)
+      if (m.is_gear_loss_link(links[k])) {
+        const int gear = m.links[links[k]].element;
+        const int mesh = static_cast<int>(std::find(links.begin(), links.end(), m.lossy_gears[gear].mesh_link) - links.begin());
+        if (mesh < nl) sp.gears.push_back({gear, mesh, k});
+      }
+    const int rows = nl + 2 * static_cast<int>(sp.gears.size());
+    for (Eigen::VectorXd* v : {&sp.row_l0, &sp.row_n, &sp.row_upper, &sp.row_lower}) v->resize(rows);
     sp.rhs.resize(nr);
     sp.sol.resize(nl);
     sp.bound.resize(nl);
@@ -136,7 +146,8 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
 double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClusters& c,
                           const std::vector<double>& force, const std::vector<double>& acc,
                           const std::vector<double>& slot_acc, const std::vector<double>& limit,
-                          const std::vector<std::int8_t>& spring_side, std::vector<double>& lambda) {
+                          const std::vector<std::int8_t>& spring_side, const std::vector<std::int8_t>& element_mode,
+                          std::vector<double>& lambda) {
   for (std::size_t r = 0; r < sp.bodies.size(); ++r) {
     const int j = sp.bodies[r];
     const int k = c.cluster_of[j];  // (the fast path's product in its own order: results stay identical)
@@ -175,11 +186,52 @@ double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClu
       else if (b < 0.0) z_high = std::min(z_high, -a / b);
       else if (a < 0.0) feasible = false;
     }
+    for (const StaticSplit::LoopGear& lg : sp.gears) {
+      // A cone without bearing friction (f = 0) has no utilisation to share:
+      // its half bounds the offset as a contact does, f - (L - k_hi lambda) >= 0
+      // and (L - k_lo lambda) + f >= 0.
+      const LossyGear& g = m.lossy_gears[lg.gear];
+      if (g.law.bearing > 0.0) continue;
+      const int sigma = lossy_sigma_of(element_mode[m.lossy_gear_element[lg.gear]]);
+      for (int side : {1, -1}) {
+        const double k = side > 0 ? lossy_half_max(g.law, sigma, 1.0) : lossy_half_min(g.law, sigma, 1.0);
+        const double a = -side * (sp.sol[lg.loss] - k * sp.sol[lg.mesh]);
+        const double b = -side * (sp.null_dir[lg.loss] - k * sp.null_dir[lg.mesh]);
+        if (b > 0.0) z_low = std::max(z_low, -a / b);
+        else if (b < 0.0) z_high = std::min(z_high, -a / b);
+        else if (a < 0.0) feasible = false;
+      }
+    }
     if (z_low > z_high) feasible = false;
     // Without an admissible offset some contact must let go: utilisation > 1
     // makes the group's reserve root fire where the interval closed.
     if (!feasible) z_low = z_high = std::isfinite(z_low) ? z_low : std::isfinite(z_high) ? z_high : 0.0;
-    const double z = chebyshev_offset(sp.sol, sp.null_dir, sp.bound, sp.bound_lower, u, z_low, z_high);
+    double z = 0.0;
+    if (sp.gears.empty()) {
+      z = chebyshev_offset(sp.sol, sp.null_dir, sp.bound, sp.bound_lower, u, z_low, z_high);
+    } else {
+      sp.row_l0.head(nl) = sp.sol;
+      sp.row_n.head(nl) = sp.null_dir;
+      sp.row_upper.head(nl) = sp.bound;
+      sp.row_lower.head(nl) = sp.bound_lower;
+      int r = nl;
+      for (const StaticSplit::LoopGear& lg : sp.gears) {
+        const LossyGear& g = m.lossy_gears[lg.gear];
+        const int sigma = lossy_sigma_of(element_mode[m.lossy_gear_element[lg.gear]]);
+        const double f = g.law.bearing > 0.0 ? g.law.bearing : INFINITY;  // (f = 0: bounds on z above)
+        const double k_hi = lossy_half_max(g.law, sigma, 1.0) - g.law.bearing;
+        const double k_lo = lossy_half_min(g.law, sigma, 1.0) + g.law.bearing;
+        for (int side : {1, -1}) {  // L - k lambda: at most f (k_hi), at least -f (k_lo)
+          const double k = side > 0 ? k_hi : k_lo;
+          sp.row_l0[r] = sp.sol[lg.loss] - k * sp.sol[lg.mesh];
+          sp.row_n[r] = sp.null_dir[lg.loss] - k * sp.null_dir[lg.mesh];
+          sp.row_upper[r] = side > 0 ? f : INFINITY;
+          sp.row_lower[r] = side > 0 ? INFINITY : f;
+          ++r;
+        }
+      }
+      z = chebyshev_offset(sp.row_l0, sp.row_n, sp.row_upper, sp.row_lower, u, z_low, z_high);
+    }
     for (int k = 0; k < nl; ++k) lambda[sp.links[k]] = sp.sol[k] + sp.null_dir[k] * z;
     return feasible ? u : std::max(u, 2.0);
   }

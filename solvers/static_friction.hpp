@@ -14,8 +14,15 @@
 // permanent link's torque has no bound on either side (and no sign): a loop
 // weighs it like a contact too, and it carries no utilisation. A lossy
 // gear's mesh is a permanent link here; its loss link (stuck) has no limit
-// either: its bound is a cone in its mesh torque, which the gear's own
-// witnesses watch (elements/lossy_gear.hpp), so it carries no utilisation.
+// of its own: its bound is a cone in its mesh torque, which the gear's own
+// witnesses watch (elements/lossy_gear.hpp). In a loop (a bearing on shaft b
+// beside the stuck gear holds shaft b twice) the cone's half (the gear's
+// mode) bounds the split by two linear rows, the loss against the half's
+// upper bound, L - k_hi lambda <= f, and lower one, L - k_lo lambda >= -f,
+// each with the utilisation (L - k lambda) / f: the Chebyshev split then
+// spreads the load over the bearing and the cone, and the group's
+// utilisation reaches 1 where no split holds (a cone without bearing
+// friction, f = 0, bounds the split from both sides as a contact does).
 //
 // When the stuck links of a cluster form a tree the solution is unique. When
 // they close a loop (two stuck bearings on bodies that a stuck clutch locks
@@ -52,6 +59,14 @@ struct StaticSplit {
   mutable Eigen::VectorXd sol;    // (links)
   mutable Eigen::VectorXd bound;        // (links) limits in + (nullity 1)
   mutable Eigen::VectorXd bound_lower;  // (links) limits in - (nullity 1; a one-way clutch's differ)
+  // Lossy gears stuck in the loop (nullity 1): each its gear and the columns
+  // of its mesh and loss links; their cones join the Chebyshev split as two
+  // rows each (the loss against the half's upper and lower bound).
+  struct LoopGear {
+    int gear, mesh, loss;
+  };
+  std::vector<LoopGear> gears;
+  mutable Eigen::VectorXd row_l0, row_n, row_upper, row_lower;  // (links + 2 gears) the rows of the split
 };
 
 // Prepares the split of cluster `cluster` whose stuck links are `links` (friction
@@ -73,7 +88,8 @@ void make_static_split(const Model& m, const LockedClusters& c, int cluster, con
 double solve_static_split(const StaticSplit& sp, const Model& m, const LockedClusters& c,
                           const std::vector<double>& force, const std::vector<double>& acc,
                           const std::vector<double>& slot_acc, const std::vector<double>& limit,
-                          const std::vector<std::int8_t>& spring_side, std::vector<double>& lambda);
+                          const std::vector<std::int8_t>& spring_side, const std::vector<std::int8_t>& element_mode,
+                          std::vector<double>& lambda);
 
 // Minimises max_i |l0_i + n_i z| / L_i over the scalar z in [z_low, z_high]
 // exactly (the optimum lies where two of the 2m lines +-(l0_i + n_i z)/L_i

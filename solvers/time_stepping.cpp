@@ -519,8 +519,18 @@ class MoreauJean {
       if (r >= 0 && rows_[r].gear >= 0) {  // strictly inside its cone's box, or at rest at its end
         const double P = link_impulse_[l], width = hi_[r] - lo_[r];
         const bool inside = P - lo_[r] > 1e-9 * width && hi_[r] - P > 1e-9 * width;
-        const double u = rows_[r].dot(v_free_) + A_.row(r).dot(qp_.x);
-        link_held_[l] = inside || std::abs(u) <= 1e-9 * A_(r, r) * std::max(-lo_[r], hi_[r]);
+        const double u_free = rows_[r].dot(v_free_), u = u_free + A_.row(r).dot(qp_.x);
+        // at rest: within 1e-9 of the velocity change the step's largest
+        // finite bound makes on it, or of the changes that add up to u (a
+        // cone at its apex, lambda = 0 without bearing friction, has a box of
+        // width 0: a bearing on shaft b then holds the gear, its loss row at
+        // rest to roundoff)
+        double bound = std::max(-lo_[r], hi_[r]);
+        for (int i = 0; i < num_dry_rows_; ++i)
+          for (double side : {-lo_[i], hi_[i]})
+            if (std::isfinite(side)) bound = std::max(bound, side);
+        const double terms = std::abs(u_free) + A_.row(r).cwiseAbs().dot(qp_.x.cwiseAbs());
+        link_held_[l] = inside || std::abs(u) <= 1e-9 * (A_(r, r) * bound + terms);
         continue;
       }
       // (a one-way clutch holds at a bound 0 too: any impulse in its locking direction)

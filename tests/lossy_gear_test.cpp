@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <string>
@@ -196,6 +197,13 @@ std::vector<EventRecord> events_of(const Result& r, int element) {
 
 double last(const Result& r, const std::string& path) { return recorded_signal(r, path).back(); }
 
+// The model run by exact and by cvode_bdf (output step 1 ms) to t_end, each reaching it.
+std::array<Result, 2> run_both(const std::string& body, double t_end) {
+  std::array<Result, 2> r{run(body, "exact", t_end, 0.001), run(body, "cvode_bdf", t_end, 0.001)};
+  for (const Result& x : r) EXPECT_EQ(x.status, StepStatus::reached_time) << x.message;
+  return r;
+}
+
 // Shafts a (J_a = 0.5) and b (J_b = 2), ratio 3, eta_f 0.8, eta_b 0.6, bearing
 // 0.1 N m on a; torques on them given below.
 std::string gear_pair(const std::string& torques, const std::string& a_extra = "", double eta_b = 0.6,
@@ -359,9 +367,8 @@ TEST(LossyGear, ElasticLoadRunsAlikeInBothIntegrators) {
                            "efficiency_forward: 0.7, efficiency_back: 0.3, bearing_friction: 0.05}\n"
                            "  shaft: {type: spring, bodies: [worm_wheel, load], stiffness: 200, damping: 0.2}\n"
                            "  drive: {type: torque, body: motor, torque: {sine: {amplitude: 1.5, frequency: 2}}}\n";
-  const Result a = run(body, "exact", 2.0, 0.001), c = run(body, "cvode_bdf", 2.0, 0.001);
-  ASSERT_EQ(a.status, StepStatus::reached_time) << a.message;
-  ASSERT_EQ(c.status, StepStatus::reached_time) << c.message;
+  const auto [a, c] = run_both(body, 2.0);
+  ASSERT_EQ(a.status, c.status);
   const std::vector<EventRecord> ea = events_of(a, 0), ec = events_of(c, 0);
   int flows = 0, sticks = 0;
   for (const EventRecord& e : ea) {
@@ -578,18 +585,24 @@ TEST(LossyGearLaw, ModelicaLossyGearDemo2ModeSequence) {
 // to 1e-10, measured 4e-16 and 2e-15; cvode_bdf's quadratures to 1e-7,
 // measured 2.4e-8 on Demo2), and the elements' dissipated energies add up to
 // the global one.
+// The model's settings run by `how`: an integrator, or time_stepping at step h.
+SimulationSettings settings_for(const Model& m, const std::string& how, double h) {
+  SimulationSettings s = m.simulation;
+  if (how == "time_stepping") {
+    s.solver = "time_stepping";
+    s.step = h;
+  } else {
+    s.integrator = how;
+  }
+  return s;
+}
+
 void expect_runs_sequence(const std::string& file, const std::vector<std::pair<double, int>>& seq) {
   const Model m = io::load_model(std::string(LUZTAR_MODELS_DIR) + "/" + file);
   for (const char* integrator : {"exact", "cvode_bdf", "time_stepping"}) {
     SCOPED_TRACE(integrator);
-    SimulationSettings s = m.simulation;
+    const SimulationSettings s = settings_for(m, integrator, 1e-4);
     const bool stepping = std::string(integrator) == "time_stepping";
-    if (stepping) {
-      s.solver = "time_stepping";
-      s.step = 1e-4;
-    } else {
-      s.integrator = integrator;
-    }
     const double tolerance = stepping ? 2e-4 : std::string(integrator) == "exact" ? 1e-9 : 1e-7;
     const Result r = simulate(m, s);
     ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
@@ -624,6 +637,352 @@ TEST(LossyGear, ModelicaLossyGearDemo1RunsItsSequence) {
 
 TEST(LossyGear, ModelicaLossyGearDemo2RunsItsSequence) {
   expect_runs_sequence("modelica_lossy_gear_demo2.yaml", demo_sequence(demo2()));
+}
+
+// ---- beside dry friction: the gear's group enumerated (GearGroupSelection) ----
+
+// A gear (as gear_pair: J_a 0.5, J_b 2, i 3, eta_f 0.8, eta_b 0.6, f 0.1)
+// with a Coulomb bearing of F_b = 0.3 N m on shaft b (MSL's tau_bf_b) and a
+// motor torque f_a = t on a for t < 0.5 s, 0 after. Stuck, body b holds
+// i lambda = beta (the bearing's torque, |beta| <= F_b), and the loss L =
+// f_a - lambda must lie in the cone; on the forward side (lambda >= 0) that
+// is f_a <= f + (1 + c_f) beta / i = f + beta / (i eta_f): some split holds
+// until f_a = f + F_b / (i eta_f) = 0.225 N m, t = 0.225 s (MSL: eta_mf1
+// tau_a = tau_bf1 = eta_f f + F_b / i). Then both move forward (mu_s > 0:
+// the bearing on b adds to the load), J_e v' = f_a - F_b / (i eta_f) - f,
+// J_e = J_a + J_b / (eta_f i^2), so v = (t - 0.225)^2 / (2 J_e); after 0.5 s
+// v' = -0.225 / J_e (still forward: mu_s = (J_b / i^2)(-f) + J_a F_b / i >
+// 0), and it sticks at 0.5 + 0.275^2 / 0.45 = 0.6680556 s, gear and bearing
+// together. The loop (loss on a, mesh, bearing on b: shaft b held twice) is
+// not served by exact (its loops); cvode_bdf and time stepping run it. The
+// same without the gear's own bearing friction (f = 0: its cone bounds the
+// loop's split as a contact would) breaks away at F_b / (i eta_f) = 0.125 s
+// and sticks at 0.5 + 0.375^2 / 0.25 = 1.0625 s.
+TEST(LossyGearBeside, BearingOnShaftBBreaksAwayAndSticksAtTheClosedForm) {
+  for (const double f : {0.1, 0.0})
+  for (const char* how : {"cvode_bdf", "time_stepping"}) {
+    SCOPED_TRACE(how);
+    SCOPED_TRACE(f);
+    const double Ja = 0.5, Jb = 2.0, i = 3.0, eta = 0.8, Fb = 0.3;
+    const double t_break = f + Fb / (i * eta), je = Ja + Jb / (eta * i * i);
+    const double t_stick = 0.5 + (0.5 - t_break) * (0.5 - t_break) / (2 * t_break);
+    const std::string body = gear_pair("  bearing: {type: friction, body: b, coulomb: 0.3}\n"
+                                       "  motor: {type: torque, body: a, torque: {ramp: {start: 0, end: 0.5, initial: 0, final: 0.5}}}\n"
+                                       "  cut: {type: torque, body: a, torque: {step: {time: 0.5, final: -0.5}}}\n",
+                                       "", 0.6, f);
+    const bool stepping = std::string(how) == "time_stepping";
+    const Result r = stepping ? test::run_yaml(body, {how, "solver: time_stepping, step: 1.0e-5"}, 1.2, 0.001)
+                              : run(body, how, 1.2, 0.001);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    const double tol = stepping ? 3e-5 : 1e-8;
+    for (int e : {0, 1}) {  // the gear and the bearing: break-away, stick
+      const std::vector<EventRecord> ev = events_of(r, e);
+      ASSERT_EQ(ev.size(), 2u) << e;
+      EXPECT_EQ(ev[0].kind, EventKind::break_away);
+      EXPECT_NEAR(ev[0].t, t_break, tol);
+      EXPECT_EQ(ev[0].after, 1);  // gear forward; bearing slipping +
+      EXPECT_EQ(ev[1].kind, EventKind::stick);
+      EXPECT_NEAR(ev[1].t, t_stick, tol);
+      std::printf("  bearing on b, %s, element %d: break-away %.12g s (%.12g), stick %.12g s (%.12g)\n", how, e,
+                  ev[0].t, t_break, ev[1].t, t_stick);
+    }
+    const double v = (0.4 - t_break) * (0.4 - t_break) / (2 * je);
+    EXPECT_NEAR(test::velocity(r, 400, 0), v, stepping ? 1e-4 * v : 1e-8 * v);
+    EXPECT_NEAR(test::velocity(r, 400, 1), v / i, stepping ? 1e-4 * v : 1e-8 * v);
+    EXPECT_EQ(test::element_state(r, 100, 0), 0);
+    EXPECT_EQ(test::element_state(r, 400, 0), 1);
+    EXPECT_EQ(test::element_state(r, 1100, 0), 0);
+    const EnergyBalance b = energy_balance(r, r.num_samples() - 1);
+    std::printf("  bearing on b, %s: energy residual %.2e relative\n", how, b.relative);
+    EXPECT_LE(std::abs(b.relative), stepping ? 1e-9 : 1e-7);
+  }
+}
+
+// The selection from rest with a Coulomb bearing F on shaft b, against its
+// closed form: the bearing moves with the gear (w_b = w_a / i), so moving in
+// direction s it loads b with -s F and the gear's law holds with f_b - s F:
+// it starts forward when A_+ = f_a + e (f_b - F) / i - f > 0, backward when
+// A_- = f_a + e (f_b + F) / i + f < 0, e the quadrant mu_s's sign gives
+// (mu_s = (J_b / i^2)(f_a - s f) - J_a (f_b - s F) / i; forward when s mu_s
+// >= 0), and stays stuck otherwise (J_e > 0: never both). 600 random constant
+// loads on three gears (eta_b 0.6, 0.1 and 0: at the edge of self-locking,
+// where a stuck bearing on b neither helps nor hurts the cone: L - L_min =
+// f_a + f - eta_b lambda; below 0 it helps, a second consistent mode that
+// validate refuses), each run from rest
+// for one output step: the state after the selection at t_start is the
+// closed form's (0 stuck, s forward, 2 s back-driven), the enumeration's
+// unique consistent mode across both quadrants and both halves of the cone.
+TEST(LossyGearBeside, SelectionFromRestWithABearingOnBIsTheClosedForm) {
+  std::mt19937 rng(19);
+  std::uniform_real_distribution<double> torque(-3.0, 3.0);
+  const double Ja = 0.5, Jb = 2.0, i = 3.0, eta_f = 0.8, f = 0.1, F = 0.3;
+  int counts[5] = {0, 0, 0, 0, 0};
+  for (double eta_b : {0.6, 0.1, 0.0})
+    for (int trial = 0; trial < 200; ++trial) {
+      const double fa = torque(rng), fb = torque(rng);
+      auto start = [&](int s) {  // A_s, the numerator of v' moving in direction s
+        const double mu = Jb / (i * i) * (fa - s * f) - Ja * (fb - s * F) / i;
+        const double e = s * mu >= 0.0 ? 1.0 / eta_f : eta_b;
+        return std::pair<double, int>{fa + e * (fb - s * F) / i - s * f, s * mu >= 0.0 ? s : 2 * s};
+      };
+      const auto [up, up_state] = start(1);
+      const auto [down, down_state] = start(-1);
+      if (std::abs(up) < 1e-6 || std::abs(down) < 1e-6) continue;  // (at a boundary: either)
+      const int expected = up > 0.0 ? up_state : down < 0.0 ? down_state : 0;
+      ASSERT_FALSE(up > 0.0 && down < 0.0);
+      const Result r = run(gear_pair("  bearing: {type: friction, body: b, coulomb: 0.3}\n"
+                                     "  fa: {type: torque, body: a, torque: " + std::to_string(fa) + "}\n"
+                                     "  fb: {type: torque, body: b, torque: " + std::to_string(fb) + "}\n",
+                                     "", eta_b),
+                           "cvode_bdf", 0.001, 0.001);
+      ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+      EXPECT_EQ(test::element_state(r, 1, 0), expected) << "f_a " << fa << ", f_b " << fb << ", eta_b " << eta_b;
+      ++counts[expected + 2];
+    }
+  std::printf("  selection with a bearing on b: %d back-driven -, %d forward -, %d stuck, %d forward +, %d back-driven +\n",
+              counts[0], counts[1], counts[2], counts[3], counts[4]);
+  for (int c : counts) EXPECT_GT(c, 0);
+}
+
+// Why validate refuses a self-locking gear (eta_b < 0) with dry friction on
+// shaft b's side: gear_pair with eta_b = -0.3 (J_e back-driven 0.433 > 0),
+// a bearing F = 0.3 N m on b, f_a = -0.19, f_b = -0.625 N m. Stuck, body b
+// holds i lambda = beta - f_b (beta the bearing's torque, |beta| <= F) and
+// L = f_a - lambda must stay above -f - c_b lambda (c_b = 1 - eta_b = 1.3 >
+// 1): f_a + f + 0.3 lambda >= 0, i.e. lambda >= 0.3 and beta >= 0.275, which
+// the bearing can give. Moving backward, the bearing loads b with +F: mu_- =
+// (J_b / i^2)(f_a + f) - J_a (f_b + F) / i > 0 (back-driven) and A_- = f_a +
+// eta_b (f_b + F) / i + f < 0: shaft a accelerates backwards. Both modes are
+// consistent, so the selection would be a choice, not physics.
+TEST(LossyGearLaw, SelfLockingBesideABearingOnBIsAmbiguous) {
+  const double Ja = 0.5, Jb = 2.0, i = 3.0, eta_b = -0.3, f = 0.1, F = 0.3, fa = -0.19, fb = -0.625;
+  const LossyGearLaw g{i, 0.8, eta_b, f};
+  const double beta = F;  // the bearing's torque that helps the most
+  const double lambda = (beta - fb) / i, loss = fa - lambda;
+  EXPECT_TRUE(lossy_holds(g, lambda, loss, 0.0));  // stuck is consistent
+  const GearMotion back = lossy_moving(g, {Ja, Jb, fa, fb + F}, -1);
+  EXPECT_FALSE(back.forward);
+  EXPECT_LT(back.acceleration, 0.0);  // and so is moving backward, back-driven
+  EXPECT_GT(lossy_effective_inertia(g, Ja, Jb, false), 0.0);
+  EXPECT_FALSE(lossy_holds(g, -fb / i, fa + fb / i, 0.0));  // (without the bearing's help it moves)
+}
+
+// A Coulomb bearing of 0.4 N m on shaft a beside a gear with bearing_friction
+// 0.2 N m is that gear with 0.6 N m (MSL's tau_bf_a: the bearing and the
+// gear's loss act on the same shaft against the same speed; stuck, their
+// split is the loop's, Chebyshev with the cone). Under a motor ramp to 2 N m,
+// cut at 1 s, and a load of -0.3 N m on b, both models break away, turn their
+// power flow and stick at the same instants (cvode_bdf, 1e-9 s), with the
+// same velocities (1e-9), and the bearing moves with the gear.
+TEST(LossyGearBeside, ABearingOnShaftAIsTheGearsBearingFriction) {
+  auto model = [](double bearing, const std::string& extra) {
+    return "bodies:\n  a: {inertia: 0.5}\n  b: {inertia: 2.0}\nelements:\n"
+           "  gear: {type: lossy_gear, bodies: [a, b], ratio: 3, efficiency_forward: 0.8, efficiency_back: 0.6, "
+           "bearing_friction: " + std::to_string(bearing) + "}\n"
+           "  motor: {type: torque, body: a, torque: {ramp: {start: 0, end: 1, initial: 0, final: 2}}}\n"
+           "  cut: {type: torque, body: a, torque: {step: {time: 1, final: -2}}}\n"
+           "  load: {type: torque, body: b, torque: -0.3}\n" + extra;
+  };
+  const Result one = run(model(0.6, ""), "cvode_bdf", 2.0, 0.001);
+  const Result two = run(model(0.2, "  bearing_a: {type: friction, body: a, coulomb: 0.4}\n"), "cvode_bdf", 2.0, 0.001);
+  ASSERT_EQ(one.status, StepStatus::reached_time) << one.message;
+  ASSERT_EQ(two.status, StepStatus::reached_time) << two.message;
+  const std::vector<EventRecord> e1 = events_of(one, 0), e2 = events_of(two, 0), eb = events_of(two, 4);
+  ASSERT_EQ(e1.size(), 3u);  // break_away, power_flow, stick
+  ASSERT_EQ(e2.size(), e1.size());
+  for (std::size_t k = 0; k < e1.size(); ++k) {
+    EXPECT_EQ(e1[k].kind, e2[k].kind) << k;
+    EXPECT_EQ(e1[k].after, e2[k].after) << k;
+    EXPECT_NEAR(e1[k].t, e2[k].t, 1e-9) << k;
+  }
+  EXPECT_EQ(e1.back().kind, EventKind::stick);
+  ASSERT_EQ(eb.size(), 2u);  // the bearing: break_away, stick, with the gear
+  EXPECT_NEAR(eb[0].t, e1[0].t, 1e-9);
+  EXPECT_NEAR(eb[1].t, e1[2].t, 1e-9);
+  double worst = 0.0;
+  for (int k = 0; k < one.num_samples(); ++k)
+    for (int j : {0, 1}) worst = std::max(worst, std::abs(test::velocity(one, k, j) - test::velocity(two, k, j)));
+  std::printf("  bearing on a as the gear's: events %.9g, %.9g, %.9g s; largest velocity difference %.2e rad/s\n",
+              e1[0].t, e1[1].t, e1[2].t, worst);
+  EXPECT_LE(worst, 1e-9);
+}
+
+// A clutch (coulomb 2 N m) from a motor body m (J_m = 0.2, torque T = 0.1 +
+// 3 t) to shaft a of the gear (gear_pair), shaft b loaded by -0.6 N m. At
+// rest the gear holds (lambda0 = 0.2, L0 = T - 0.2 within [-0.18, 0.15]:
+// the cone at 0.2) with the clutch stuck (its torque T), until T = 0.35 N m,
+// t1 = 0.25 / 3 s: the gear breaks away forward with m on a (J_a' = J_a +
+// J_m), J_e v' = T - 0.35, J_e = J_a' + J_b / (eta_f i^2); the clutch carries
+// T - J_m v' and slips once that reaches 2: T2 = (2 - 0.35 J_m / J_e) / (1 -
+// J_m / J_e), t2 = (T2 - 0.1) / 3. Then shaft a turns under the clutch's 2 N m:
+// v_a' = (2 - 0.6 / (i eta_f) - f) / (J_a + J_b / (eta_f i^2)). No loop: the
+// exact integrator serves it, and cvode_bdf agrees on the events to 1e-9 s.
+TEST(LossyGearBeside, ClutchBesideTheGearRunsItsClosedFormInBothIntegrators) {
+  const double Ja = 0.5, Jb = 2.0, Jm = 0.2, i = 3.0, eta = 0.8, f = 0.1;
+  const double t1 = 0.25 / 3.0, je = Ja + Jm + Jb / (eta * i * i);
+  const double T2 = (2.0 - 0.35 * Jm / je) / (1.0 - Jm / je), t2 = (T2 - 0.1) / 3.0;
+  const double acc_a = (2.0 - 0.6 / (i * eta) - f) / (Ja + Jb / (eta * i * i));
+  const std::string body =
+      "bodies:\n  m: {inertia: 0.2}\n  a: {inertia: 0.5}\n  b: {inertia: 2.0}\nelements:\n"
+      "  gear: {type: lossy_gear, bodies: [a, b], ratio: 3, efficiency_forward: 0.8, efficiency_back: 0.6, "
+      "bearing_friction: 0.1}\n"
+      "  clutch: {type: friction, bodies: [m, a], coulomb: 2}\n"
+      "  motor: {type: torque, body: m, torque: {ramp: {start: 0, end: 2, initial: 0.1, final: 6.1}}}\n"
+      "  load: {type: torque, body: b, torque: -0.6}\n";
+  std::vector<Result> runs;
+  for (const char* integrator : kIntegrators) {
+    SCOPED_TRACE(integrator);
+    runs.push_back(run(body, integrator, 1.2, 0.001));
+    const Result& r = runs.back();
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    const std::vector<EventRecord> gear = events_of(r, 0), clutch = events_of(r, 1);
+    ASSERT_EQ(gear.size(), 1u);
+    EXPECT_EQ(gear[0].kind, EventKind::break_away);
+    EXPECT_EQ(gear[0].after, 1);
+    EXPECT_NEAR(gear[0].t, t1, 1e-9);
+    ASSERT_EQ(clutch.size(), 1u);
+    EXPECT_EQ(clutch[0].kind, EventKind::break_away);
+    EXPECT_EQ(clutch[0].after, 1);
+    EXPECT_NEAR(clutch[0].t, t2, 1e-9);
+    std::printf("  clutch beside the gear, %s: gear break-away %.12g s (%.12g), clutch %.12g s (%.12g)\n", integrator,
+                gear[0].t, t1, clutch[0].t, t2);
+    const int k = 500;  // t = 0.5: moving together, v = (3/2 (t^2 - t1^2) - 0.25 (t - t1)) / J_e
+    const double v = (1.5 * (0.25 - t1 * t1) - 0.25 * (0.5 - t1)) / je;
+    EXPECT_NEAR(test::velocity(r, k, 1), v, 1e-9 * v);
+    EXPECT_NEAR(test::velocity(r, k, 0), v, 1e-9 * v);
+    const double va = (1.5 * (t2 * t2 - t1 * t1) - 0.25 * (t2 - t1)) / je + acc_a * (1.2 - t2);
+    EXPECT_NEAR(test::velocity(r, r.num_samples() - 1, 1), va, 1e-9 * va);
+    const EnergyBalance b = energy_balance(r, r.num_samples() - 1);
+    std::printf("  clutch beside the gear, %s: energy residual %.2e relative\n", integrator, b.relative);
+    EXPECT_LE(std::abs(b.relative), std::string(integrator) == "exact" ? 1e-10 : 1e-7);
+  }
+  ASSERT_EQ(runs.size(), 2u);
+  ASSERT_EQ(runs[0].events.size(), runs[1].events.size());
+  for (std::size_t k = 0; k < runs[0].events.size(); ++k) {
+    EXPECT_EQ(runs[0].events[k].element, runs[1].events[k].element);
+    EXPECT_EQ(runs[0].events[k].after, runs[1].events[k].after);
+    EXPECT_NEAR(runs[0].events[k].t, runs[1].events[k].t, 1e-9);
+  }
+}
+
+// A driveline with dry friction all around the gear and no closed form: a
+// motor (sine torque) through a clutch to shaft a, the gear (ratio 4, eta_f
+// 0.7, eta_b 0.4, bearing 0.05 N m), a coupling (a clutch) from shaft b to a
+// hub c, an elastic shaft to a braked load. The clutches lock and slip with
+// the gear moving (a moving gear's law over the bodies they lock to its
+// shafts), the gear breaks away at the start, reverses eight times (through
+// rest, the selection each time) and its power flow turns; the groups of the gear
+// and its clutches are enumerated at every stop. exact and cvode_bdf agree on
+// every event (element, kind, states; the instants to 1e-9 s, 1.2e-10 s
+// measured) and the exact energy balance closes to roundoff (1e-10; 4.6e-15
+// measured).
+TEST(LossyGearBeside, ADrivelineOfClutchesRunsAlikeInBothIntegrators) {
+  const std::string body =
+      "bodies:\n  m: {inertia: 0.02}\n  a: {inertia: 0.01}\n  b: {inertia: 0.3}\n  c: {inertia: 0.1}\n"
+      "  load: {inertia: 0.5}\nelements:\n"
+      "  motor: {type: torque, body: m, torque: {sine: {amplitude: 3, frequency: 1.5}}}\n"
+      "  clutch: {type: friction, bodies: [m, a], coulomb: 1.2}\n"
+      "  gear: {type: lossy_gear, bodies: [a, b], ratio: 4, efficiency_forward: 0.7, efficiency_back: 0.4, "
+      "bearing_friction: 0.05}\n"
+      "  coupling: {type: friction, bodies: [b, c], coulomb: 2.0}\n"
+      "  shaft: {type: spring, bodies: [c, load], stiffness: 50, damping: 0.1}\n"
+      "  load_brake: {type: friction, body: load, coulomb: 0.5}\n";
+  const auto [a, c] = run_both(body, 3.0);
+  ASSERT_EQ(a.status, c.status);
+  ASSERT_EQ(a.events.size(), c.events.size());
+  int kinds[5] = {0, 0, 0, 0, 0};  // the gear's stick, break_away, reversal, power_flow; the clutches' changes
+  double worst = 0.0;
+  for (std::size_t k = 0; k < a.events.size(); ++k) {
+    const EventRecord &x = a.events[k], &y = c.events[k];
+    EXPECT_EQ(x.element, y.element) << k;
+    EXPECT_EQ(x.kind, y.kind) << k;
+    EXPECT_EQ(x.after, y.after) << k;
+    EXPECT_NEAR(x.t, y.t, 1e-9) << k;
+    worst = std::max(worst, std::abs(x.t - y.t));
+    if (x.element == 2)
+      ++kinds[x.kind == EventKind::stick ? 0 : x.kind == EventKind::break_away ? 1 : x.kind == EventKind::reversal ? 2 : 3];
+    else if (x.element == 1 || x.element == 3)
+      ++kinds[4];
+  }
+  const EnergyBalance b = energy_balance(a, a.num_samples() - 1);
+  std::printf("  driveline: %zu events (gear: %d stick, %d break_away, %d reversal, %d power_flow; clutches %d), exact "
+              "vs cvode_bdf %.2e s, exact energy residual %.2e relative\n",
+              a.events.size(), kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], worst, b.relative);
+  for (int k = 1; k < 5; ++k) EXPECT_GT(kinds[k], 0) << k;  // (it reverses through w_a = 0 without sticking)
+  EXPECT_LE(std::abs(b.relative), 1e-10);
+}
+
+// A clutch bypassing the gear (0.5 N m between shafts a and b, whose speeds
+// the gear holds 3 : 1, so it slips whenever they turn): a loop with the
+// gear's loss when both stop (shafts a and b held twice). No closed form; the
+// event-driven solver (cvode_bdf, the loop's split with the cone) and
+// Moreau-Jean time stepping (h = 1e-5 s, its own LCP with the cone's box)
+// find the same 12 changes (element, kind, states) to two steps (1.3e-5 s
+// measured), the velocities to 1e-4 rad/s (3.2e-6 measured), and both
+// energy balances close (cvode_bdf to 1e-7, time stepping to 1e-9).
+TEST(LossyGearBeside, AClutchBypassingTheGearRunsAlikeInBothSolvers) {
+  const std::string body =
+      "bodies:\n  a: {inertia: 0.5}\n  b: {inertia: 2.0}\nelements:\n"
+      "  motor: {type: torque, body: a, torque: {sine: {amplitude: 3, frequency: 1}}}\n"
+      "  bypass: {type: friction, bodies: [a, b], coulomb: 0.5}\n"
+      "  gear: {type: lossy_gear, bodies: [a, b], ratio: 3, efficiency_forward: 0.8, efficiency_back: 0.6, "
+      "bearing_friction: 0.1}\n"
+      "  load: {type: torque, body: b, torque: -0.6}\n";
+  const Result e = run(body, "cvode_bdf", 2.0, 0.001);
+  const Result t = test::run_yaml(body, {"time_stepping", "solver: time_stepping, step: 1.0e-5"}, 2.0, 0.001);
+  ASSERT_EQ(e.status, StepStatus::reached_time) << e.message;
+  ASSERT_EQ(t.status, StepStatus::reached_time) << t.message;
+  ASSERT_EQ(e.events.size(), 12u);
+  ASSERT_EQ(t.events.size(), e.events.size());
+  double worst = 0.0, speed = 0.0;
+  for (std::size_t k = 0; k < e.events.size(); ++k) {
+    EXPECT_EQ(e.events[k].element, t.events[k].element) << k;
+    EXPECT_EQ(e.events[k].kind, t.events[k].kind) << k;
+    EXPECT_EQ(e.events[k].after, t.events[k].after) << k;
+    EXPECT_NEAR(e.events[k].t, t.events[k].t, 2e-5) << k;
+    worst = std::max(worst, std::abs(e.events[k].t - t.events[k].t));
+  }
+  for (int k = 0; k < e.num_samples(); ++k)
+    for (int j : {0, 1}) speed = std::max(speed, std::abs(test::velocity(e, k, j) - test::velocity(t, k, j)));
+  const EnergyBalance be = energy_balance(e, e.num_samples() - 1), bt = energy_balance(t, t.num_samples() - 1);
+  std::printf("  bypass clutch: events to %.2e s, velocities to %.2e rad/s; energy residuals %.2e (cvode_bdf), %.2e "
+              "(time stepping)\n", worst, speed, be.relative, bt.relative);
+  EXPECT_LE(speed, 1e-4);
+  EXPECT_LE(std::abs(be.relative), 1e-7);
+  EXPECT_LE(std::abs(bt.relative), 1e-9);
+}
+
+// Modelica's LossyGearDemo3 (models/modelica_lossy_gear_demo3.yaml: J 0.001
+// each at 10 rad/s, ratio 1, eta 0.25 both ways, tau_bf_a = 0.5 N m on the
+// gear, tau_bf_b = 0.5 N m a bearing on shaft b): coasting, the mesh torque is
+// 0 in both quadrants and w' = -(0.5 + 0.5) / 0.002 = -500 rad/s^2 (forward
+// at lambda = 0, state 1); gear and bearing stick at 0.02 s and stay stuck
+// when torque2 steps to 1 N m at 0.5 s (the cone's other half holds it). The
+// dissipation is the kinetic energy, 0.1 J, half in each (L = f = 0.5 and F_b
+// = 0.5 at the same speed).
+TEST(LossyGearBeside, ModelicaLossyGearDemo3RunsItsSequence) {
+  const Model m = io::load_model(std::string(LUZTAR_MODELS_DIR) + "/modelica_lossy_gear_demo3.yaml");
+  for (const char* how : {"cvode_bdf", "time_stepping"}) {
+    SCOPED_TRACE(how);
+    const bool stepping = std::string(how) == "time_stepping";
+    const Result r = simulate(m, settings_for(m, how, 1e-5));
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    EXPECT_EQ(test::element_state(r, 1, m.element_id("gear")), 1);
+    for (const char* name : {"gear", "bearing_b"}) {
+      const std::vector<EventRecord> ev = events_of(r, m.element_id(name));
+      ASSERT_EQ(ev.size(), 1u) << name;
+      EXPECT_EQ(ev[0].kind, EventKind::stick);
+      EXPECT_NEAR(ev[0].t, 0.02, stepping ? 2e-5 : 1e-9);
+      std::printf("  demo3 %s, %s: stick %.12g s\n", how, name, ev[0].t);
+    }
+    EXPECT_NEAR(test::velocity(r, 10, 0), 5.0, stepping ? 1e-2 : 1e-9);
+    EXPECT_NEAR(test::velocity(r, r.num_samples() - 1, 1), 0.0, 1e-15);  // (the step's LCP roundoff)
+    EXPECT_NEAR(last(r, "elements.gear.dissipated"), 0.05, 1e-9);
+    EXPECT_NEAR(last(r, "elements.bearing_b.dissipated"), 0.05, 1e-9);
+    const EnergyBalance b = energy_balance(r, r.num_samples() - 1);
+    std::printf("  demo3 %s: energy residual %.2e relative\n", how, b.relative);
+    EXPECT_LE(std::abs(b.relative), stepping ? 1e-9 : 1e-7);
+  }
 }
 
 }  // namespace
