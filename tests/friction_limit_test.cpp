@@ -180,6 +180,19 @@ TEST_P(FrictionAtLimit, TouchingTheLimitWithZeroSlopeKeepsItStuck) {
   }
 }
 
+// A load that rises to the limit at 1 s and stays there (a touch, no event),
+// then rises beyond it from 2 s: the bearing breaks away at 2 s (w(3) = 1/4:
+// J w' = t - 2), not at the next output point (2.5 s: the touch's mark was
+// kept past its root stop and skipped the later break-away; a review finding).
+TEST_P(FrictionAtLimit, ALoadAtTheLimitThatRisesLaterBreaksAwayThere) {
+  const Result r = run(block_model("{t_end: 4.0, output_step: 0.5}", "{ramp: {start: 0, end: 1, final: 1}}", "",
+                                   "  more: {type: torque, body: block, torque: {ramp: {start: 2, end: 3, final: 1}}}\n"));
+  expect_one_break_away(r, 2.0, 1e-12);
+  const std::size_t at3 = 6 * r.body_names.size();
+  ASSERT_NEAR(r.time[6], 3.0, 1e-12);
+  EXPECT_NEAR(r.velocity[at3], 0.25, tolerance());
+}
+
 // A peak 1e-6 above the limit is a real crossing: the block breaks away where
 // (1 + 1e-6) sin(2 pi t) = 1, 2.25e-4 s before the peak, and sticks again
 // after it (the touch's probe must not take it for one).
