@@ -27,6 +27,13 @@ struct CvodeIntegrator::Impl {
   IntegratorCounters done;  // counters of finished segments (CVodeReInit resets CVODE's)
   std::string* last_error = nullptr;
   std::string callback_error;  // what a callback threw (CVODE is C: nothing may unwind through it)
+  // A restart whose first step tries the last one's size (reset_inputs), kept
+  // until that step is taken: if it fails, the restart is made again with
+  // CVODE's own estimate (storage sized once: no allocation per restart).
+  bool trial = false;
+  double trial_t0 = 0.0;
+  std::vector<double> trial_y, trial_q;
+  std::vector<int> trial_directions;
 
   IntegratorCounters current() const {
     IntegratorCounters c;
@@ -247,19 +254,40 @@ void CvodeIntegrator::reset(double t0, const double* y0, const double* q0, const
 // at once and Adams lost 2000 times its rtol), but the first step tries the
 // last one's size: the solution's scales have not changed, and CVODE's own
 // estimate from scratch made a host loop at 1 kHz take three times as long.
-// Its error test still decides the step.
+// Its error test still decides the step; where that trial fails (a long last
+// step from a quiet state into a large jump of the accelerations: 6 error
+// test failures cannot shrink it enough), advance() restarts with CVODE's
+// own estimate (a review finding: the run stopped with a solver failure).
 void CvodeIntegrator::reset_inputs(double t0, const double* y0, const double* q0, const std::vector<int>& directions) {
+  Impl& d = *impl_;
   double last = 0.0;
-  if (CVodeGetLastStep(impl_->mem, &last) != CV_SUCCESS || !std::isfinite(last)) last = 0.0;
+  if (CVodeGetLastStep(d.mem, &last) != CV_SUCCESS || !std::isfinite(last)) last = 0.0;
   reset(t0, y0, q0, directions);
-  if (last > 0.0) check(CVodeSetInitStep(impl_->mem, last), "CVodeSetInitStep");
+  if (!(last > 0.0)) return;
+  check(CVodeSetInitStep(d.mem, last), "CVodeSetInitStep");
+  d.trial = true;
+  d.trial_t0 = t0;
+  d.trial_y.assign(y0, y0 + d.options.size);
+  d.trial_q.assign(q0, q0 + d.options.quadratures);
+  d.trial_directions = directions;
 }
 
 CvodeIntegrator::Outcome CvodeIntegrator::advance(double tout, double tstop, double& t, double* y) {
   Impl& d = *impl_;
   check(CVodeSetStopTime(d.mem, tstop), "CVodeSetStopTime");
   d.callback_error.clear();
-  const int flag = CVode(d.mem, tout, d.y, &t, CV_NORMAL);
+  int flag = CVode(d.mem, tout, d.y, &t, CV_NORMAL);
+  if (d.trial && (flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE) && d.callback_error.empty()) {
+    long steps = 0;  // (no step taken: the trial step failed; reset_inputs)
+    if (CVodeGetNumSteps(d.mem, &steps) == CV_SUCCESS && steps == 0) {
+      d.trial = false;
+      last_error_.clear();  // (the trial's message)
+      reset(d.trial_t0, d.trial_y.data(), d.trial_q.data(), d.trial_directions);
+      check(CVodeSetStopTime(d.mem, tstop), "CVodeSetStopTime");
+      flag = CVode(d.mem, tout, d.y, &t, CV_NORMAL);
+    }
+  }
+  d.trial = false;
   const double* yd = N_VGetArrayPointer(d.y);
   for (int i = 0; i < d.options.size; ++i) y[i] = yd[i];
   switch (flag) {

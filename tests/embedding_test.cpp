@@ -111,6 +111,29 @@ TEST(Embedding, AnInputChangedWhileSlidingFollowsTheClosedFormInEveryIntegrator)
     }
 }
 
+// A host stepping at 1 Hz sets 1 N m on a motor at rest (a shaft of 500 N
+// m/rad to a load): CVODE's restart at the jump tried its last step (about
+// 1 s, the state being quiet) as its first, failed its error test 7 times
+// and stopped the run (a review finding); it now restarts with its own
+// estimate when that trial fails, and agrees with exact to its rtol.
+TEST(Embedding, AnInputJumpAfterALongQuietStepIsServedByEveryIntegrator) {
+  std::vector<double> w;
+  for (const char* integrator : {"exact", "cvode_bdf", "cvode_adams"}) {
+    const Model m = parse(std::string("simulation: {t_end: 3, output_step: 0.01, integrator: ") + integrator +
+                          "}\nsignals: {u: {input: 0.0}}\nbodies: {motor: {inertia: 0.01}, load: {inertia: 0.2}}\n"
+                          "elements:\n  drive: {type: torque, body: motor, torque: u}\n"
+                          "  shaft: {type: spring, bodies: [motor, load], stiffness: 500, damping: 0.2}\n"
+                          "  drag: {type: friction, body: load, coulomb: 0, viscous: 0.05}\n");
+    Simulator sim(m);
+    ASSERT_EQ(sim.advance_to(1.0), StepStatus::reached_time);
+    sim.set_input(sim.input("u"), 1.0);
+    for (double t : {2.0, 3.0}) ASSERT_EQ(sim.advance_to(t), StepStatus::reached_time) << integrator << ": " << sim.message();
+    w.push_back(sim.value(sim.output("load.velocity")));
+  }
+  EXPECT_NEAR(w[1], w[0], 1e-6 * w[0]);  // CVODE: rtol 1e-8 (the default), its global error a hundredfold
+  EXPECT_NEAR(w[2], w[0], 1e-6 * w[0]);
+}
+
 TEST(Embedding, InputBelowTheLimitKeepsTheBodyStuck) {
   const Model m = block_with_input(0.0);
   Simulator sim(m);
