@@ -3,9 +3,10 @@
 // facade and so the C API, the Python package): a finite time from the
 // simulator's time to simulation.t_end. Not installed.
 #include <cmath>
-#include <sstream>
+#include <string>
 #include <stdexcept>
 
+#include "core/number_text.hpp"
 #include "core/times.hpp"
 
 namespace luztar::app {
@@ -15,10 +16,9 @@ namespace luztar::app {
 // past t_end.
 inline void check_host_time(double t, double now, double t_end) {
   if (std::isfinite(t) && !earlier(t, now) && !earlier(t_end, t)) return;
-  std::ostringstream os;
-  os << "advance_to: t = " << t << " must be a finite time in [" << now << ", " << t_end
-     << "] (from the simulator's time to simulation.t_end)";
-  throw std::invalid_argument(os.str());
+  // (shortest texts that read back: 2.0000001 printed as 2 read as a valid time)
+  throw std::invalid_argument("advance_to: t = " + shortest(t) + " must be a finite time in [" + shortest(now) + ", " +
+                              shortest(t_end) + "] (from the simulator's time to simulation.t_end)");
 }
 
 }  // namespace luztar::app
