@@ -25,6 +25,7 @@ Long calls release the GIL, so runs in several Python threads proceed in paralle
 """
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
@@ -427,8 +428,12 @@ def loads(text: str, origin: str = "<string>", base_dir: str | os.PathLike = "."
 def read(path: str | os.PathLike) -> Result:
     """Reads a result file written by ``luztar run -o FILE.h5`` into a :class:`Result`
     (the same arrays, events, status and statistics as the run produced; ``model_text`` set).
-    RuntimeError naming the file when it is not a readable luztar result file."""
-    return Result(_luztar.read(os.fspath(path)))
+    FileNotFoundError when there is no such file; RuntimeError naming the file when it is not
+    a readable luztar result file."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, "no such result file", path)
+    return Result(_luztar.read(path))
 
 
 def run(model: Model | str | os.PathLike, **simulation) -> Result:
