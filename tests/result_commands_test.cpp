@@ -129,6 +129,22 @@ TEST_F(ResultCommands, CompareNamesTheFirstDifferentEvent) {
   EXPECT_NE(o.out.find("    first difference, event "), std::string::npos) << o.out;
 }
 
+// An element of the same name in other units (a shaft spring in N m in A, a
+// rack_pinion in N in B, as `luztar reduce` makes of a spring to a pinion it
+// merges into the rack) is not compared as numbers: it differs, by its units
+// (a new-user hunt: N against N m as plain numbers).
+TEST_F(ResultCommands, CompareDoesNotCompareNumbersInOtherUnits) {
+  const std::string head = "simulation: {t_end: 0.1, output_step: 0.01}\nbodies:\n  p: {inertia: 1, velocity: 1}\n";
+  { std::ofstream(path("a.yaml")) << head << "  q: {inertia: 1}\nelements:\n  s: {type: spring, bodies: [p, q], stiffness: 10}\n"; }
+  { std::ofstream(path("b.yaml")) << head << "  q: {kind: translational, mass: 1}\n"
+                                           "elements:\n  s: {type: rack_pinion, rack: q, pinion: p, radius: 1, stiffness: 10}\n"; }
+  ASSERT_EQ(run_cli("run -q " + path("a.yaml") + " -o " + path("a.h5")).code, 0);
+  ASSERT_EQ(run_cli("run -q " + path("b.yaml") + " -o " + path("b.h5")).code, 0);
+  const Outcome o = run_cli("compare " + path("a.h5") + " " + path("b.h5"));
+  EXPECT_EQ(o.code, 1) << o.out;
+  EXPECT_NE(o.out.find("elements.s.torque: in N m in A, in N in B: not comparable"), std::string::npos) << o.out;
+}
+
 TEST_F(ResultCommands, CompareRefusesDifferentGridsUnlessInterpolating) {
   const std::string a = path("a.h5"), b = path("b.h5");
   run_pair("--t-end 0.5", "--t-end 0.5 --output-step 0.002");
