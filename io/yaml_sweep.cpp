@@ -352,7 +352,15 @@ void add_metric_option(SweepSpec& spec, const std::string& assignment) {
   const auto [name, rhs] = split_assignment(assignment, "--metric " + assignment, "NAME=SPEC");
   const std::string where = "--metric " + assignment;
   const SweepReader reader(where);
-  const YAML::Node spec_node = parse_yaml(rhs, where, "value");
+  YAML::Node spec_node;
+  try {
+    spec_node = parse_yaml(rhs, where, "value");
+  } catch (const ModelError& e) {
+    // 'c=events: contact, element: mesh' is no YAML: say how it is written
+    if (rhs.empty() || rhs.front() == '{' || rhs.find(':') == std::string::npos) throw;
+    throw ModelError(e.field(), e.detail() + " (a SPEC of several keys is a mapping in braces: --metric '" + name +
+                                    "={" + rhs + "}')", e.where());
+  }
   reader.check_name(name, spec_node);
   const MetricSpec m = reader.metric(name, spec_node);
   for (MetricSpec& q : spec.metrics)

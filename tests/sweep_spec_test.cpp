@@ -297,6 +297,19 @@ TEST_F(SweepErrors, CommandLineValuesAndMissingFiles) {
                 "whitespace");
     }
   }
+  // a SPEC of several keys written without braces is no YAML: the error says how it is written
+  {
+    io::SweepInput in;
+    try {
+      io::add_metric_option(in.spec, "c=events: contact, element: mesh");
+      ADD_FAILURE() << "a metric of several keys without braces was accepted";
+    } catch (const ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find("(a SPEC of several keys is a mapping in braces: --metric "
+                                           "'c={events: contact, element: mesh}')"),
+                std::string::npos)
+          << e.what();
+    }
+  }
   // repeated keys and non-scalar keys are located, not a bare yaml-cpp "bad conversion"
   EXPECT_EQ(error_of(base + "    bodies.psi.inertia: [2]\n"),
             path("s.yaml") + ":5:5: sweep.parameters.bodies.psi.inertia: key 'bodies.psi.inertia' appears twice");
