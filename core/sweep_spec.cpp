@@ -45,7 +45,7 @@ double run_count(const SweepSpec& spec, std::string& factors) {
     if (p.sampled()) continue;
     const long n = static_cast<long>(value_count(p));
     if (!spec.zip) factor(n);
-    else if (zipped < 0) zipped = n;  // equal lengths are checked where they are zipped
+    else if (n != 1 || zipped < 0) zipped = std::max(zipped, n);  // (lengths are checked where they are zipped)
   }
   if (zipped >= 0) factor(zipped);
   if (spec.samples > 0) factor(spec.samples);
@@ -165,15 +165,20 @@ RunTable expand(const SweepSpec& spec) {
   // Rows of the listed/ranged parameters: grid (first parameter slowest) or zip.
   std::vector<std::vector<std::string>> rows(1);
   if (spec.zip && !fixed.empty()) {
-    const std::size_t n = fixed.front().size();
-    for (std::size_t k = 1; k < fixed.size(); ++k)
-      if (fixed[k].size() != n)
-        bad(spec.parameters[fixed_index[k]], "zipped parameters need the same number of values: " +
+    // a parameter of one value goes with every row (the sweep file's
+    // `simulation.t_end: [3]` beside a --zip of the command line's lists)
+    std::size_t longest = 0;
+    for (std::size_t k = 0; k < fixed.size(); ++k)
+      if (fixed[k].size() > fixed[longest].size()) longest = k;
+    const std::size_t n = fixed[longest].size();
+    for (std::size_t k = 0; k < fixed.size(); ++k)
+      if (fixed[k].size() != n && fixed[k].size() != 1)
+        bad(spec.parameters[fixed_index[k]], "zipped parameters need the same number of values (or one): " +
                                                  std::to_string(fixed[k].size()) + " here, " + std::to_string(n) +
-                                                 " for " + spec.parameters[fixed_index[0]].path);
+                                                 " for " + spec.parameters[fixed_index[longest]].path);
     rows.assign(n, {});
     for (std::size_t r = 0; r < n; ++r)
-      for (const auto& f : fixed) rows[r].push_back(f[r]);
+      for (const auto& f : fixed) rows[r].push_back(f.size() == 1 ? f[0] : f[r]);
   } else {
     for (const auto& f : fixed) {
       std::vector<std::vector<std::string>> next;

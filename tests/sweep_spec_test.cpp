@@ -60,13 +60,21 @@ TEST(SweepExpand, ZipPairsTheValuesAndRejectsUnequalLengths) {
   const RunTable t = expand(s);
   ASSERT_EQ(t.size(), 3u);
   EXPECT_EQ(t.values[1], (std::vector<std::string>{"2", "20"}));
+  // a parameter of one value goes with every row (a sweep file's t_end: [3]
+  // beside lists zipped on the command line: it was refused, a new-user hunt)
+  s.parameters.push_back(list("c", {"7"}));
+  const RunTable with_one = expand(s);
+  ASSERT_EQ(with_one.size(), 3u);
+  EXPECT_EQ(with_one.values[2], (std::vector<std::string>{"3", "30", "7"}));
+  s.parameters.pop_back();
   s.parameters[1].count = 4;
   try {
     expand(s);
     FAIL();
   } catch (const ModelError& e) {
-    EXPECT_EQ(e.field(), "sweep.parameters.b");
-    EXPECT_NE(std::string(e.what()).find("same number of values: 4 here, 3 for a"), std::string::npos) << e.what();
+    EXPECT_EQ(e.field(), "sweep.parameters.a");
+    EXPECT_NE(std::string(e.what()).find("same number of values (or one): 3 here, 4 for b"), std::string::npos)
+        << e.what();
   }
 }
 
