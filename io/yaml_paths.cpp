@@ -62,6 +62,8 @@ std::string walk_path(YAML::Node root, const FieldOverride& o, F&& at_last) {
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string& key = parts[i];
     const std::string here = resolved.empty() ? "the model" : "'" + resolved + "'";
+    if (cur.IsSequence())  // (it said "a single value" of a list: a new-user hunt)
+      fail(here + " is a list; a path does not step into a list (set the whole list: '" + resolved + "=[...]')");
     if (!cur.IsMap()) fail(here + " is a single value; it has no field '" + key + "'");
     std::string kind;
     if (!static_cast<const YAML::Node&>(cur)[key] && signal_wrapper(cur, kind) && kind != key) {

@@ -550,6 +550,17 @@ TEST(YamlModel, FieldValueReadsByTheOverridePath) {
   EXPECT_EQ(message("bodies.b.inertia.x"), "m.yaml: bodies.b.inertia.x: 'bodies.b.inertia' is a single value; it has no field 'x'");
   EXPECT_EQ(message("bodies.c.inertia"), "m.yaml: bodies.c.inertia: 'bodies' has no field 'c' (it has: b)");
   EXPECT_EQ(message("bodies..inertia"), "m.yaml: bodies..inertia: a path is names joined by dots, e.g. elements.mesh.freeplay");
+  // a path through a list says it is one (it said "a single value": a new-user hunt)
+  try {
+    io::field_value("simulation: {t_end: 1, output_step: 0.1}\nbodies: {b: {inertia: 1}}\nelements:\n"
+                    "  drive: {type: torque, body: b, torque: {sum: [1, 2]}}\n",
+                    "m.yaml", "elements.drive.torque.sum.0");
+    ADD_FAILURE() << "a path into a list was read";
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()), "m.yaml: elements.drive.torque.sum.0: 'elements.drive.torque.sum' is a list; a "
+                                     "path does not step into a list (set the whole list: "
+                                     "'elements.drive.torque.sum=[...]')");
+  }
 }
 
 }  // namespace
