@@ -351,11 +351,18 @@ void kind_rules(const ModelSpec& spec, const LossyGearSpec& g, const std::string
     // mesh) and the friction within its reach: a row whose bodies (the
     // housing "") are connected already closes one. Its selection and static
     // split take one loop exactly (a null direction), no more.
-    std::vector<std::pair<std::string, std::string>> parent;  // union-find over names
-    auto root = [&](std::string n) {
+    // That loop goes through the housing (a bearing or brake on shaft b's
+    // side): one that closes between the shafts around the mesh (a clutch
+    // from shaft b back to shaft a, directly or through other bodies) admits
+    // two consistent modes, stuck and moving (a clutch a-b beside a gear of
+    // ratio 0.5 stayed stuck where time stepping moved), or at ratio 1 a
+    // moving split the motion does not determine (a new-user hunt).
+    using UnionFind = std::vector<std::pair<std::string, std::string>>;
+    UnionFind parent, around;  // over names, the housing ""; `around`: the rows off the housing
+    auto root = [](const UnionFind& uf, std::string n) {
       for (bool moved = true; moved;) {
         moved = false;
-        for (const auto& [child, up] : parent)
+        for (const auto& [child, up] : uf)
           if (child == n) {
             n = up;
             moved = true;
@@ -367,14 +374,26 @@ void kind_rules(const ModelSpec& spec, const LossyGearSpec& g, const std::string
     int loops = 0;
     auto add_row = [&](std::vector<std::string> on, const std::string& who) {
       if (on.size() == 1) on.push_back("");
-      bool joined = false;
+      bool joined = false, joined_around = false;
+      const bool off_housing = std::find(on.begin(), on.end(), std::string()) == on.end();
       for (std::size_t k = 1; k < on.size(); ++k) {
-        const std::string r0 = root(on[0]), rk = root(on[k]);
+        const std::string r0 = root(parent, on[0]), rk = root(parent, on[k]);
         if (r0 != rk) {
           parent.push_back({rk, r0});
           joined = true;
         }
+        if (!off_housing) continue;
+        const std::string a0 = root(around, on[0]), ak = root(around, on[k]);
+        if (a0 != ak) {
+          around.push_back({ak, a0});
+          joined_around = true;
+        }
       }
+      if (off_housing && !joined_around)
+        throw ModelError(p + ".bodies", "element '" + who + "' (dry friction) closes a loop from shaft b back to "
+                                            "shaft a around the gear's mesh: the gear's mode is then not unique "
+                                            "(stuck and moving can both hold); not supported (a loop through the "
+                                            "housing, such as a bearing on shaft b, is)");
       if (!joined && ++loops > 1)
         throw ModelError(p + ".bodies", "element '" + who + "' (dry friction) closes a second loop of elements "
                                             "that can lock through the gear (its loss holds shaft a to the "
