@@ -511,14 +511,15 @@ TEST(PrescribedMotion, TheDriveTorqueIsASimulatorOutput) {
 // read a driven body's velocity as the 0 of the field left out: it refused
 // b = 0.5 and took b = 0, which the run then set to 0.5 (a new-user hunt;
 // tests/bad_inputs/body_prescribed_link_start.yaml).
-TEST_P(PrescribedMotion, ALinkAtADrivenShaftStartsFromTheDrivesVelocity) {
-  const Result r = run(R"(
+const std::string kLinkAtADrive = R"(
 bodies:
   a: {inertia: 0.01, prescribed: {velocity: {ramp: {start: 0, end: 10, initial: 1, final: 11}}}}
   b: {inertia: 0.5, velocity: 0.5}
 elements:
   l: {type: link, bodies: [a, b], ratio: 2}
-)", GetParam(), 1.0, 0.25);
+)";
+TEST_P(PrescribedMotion, ALinkAtADrivenShaftStartsFromTheDrivesVelocity) {
+  const Result r = run(kLinkAtADrive, GetParam(), 1.0, 0.25);
   ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
   const std::vector<double> wb = signal(r, "bodies.b.velocity"), tl = signal(r, "elements.l.torque"),
                             drive = signal(r, "bodies.a.drive_torque");
@@ -695,6 +696,23 @@ elements:
     if (k > 0) {
       EXPECT_NEAR(drive[k], 10.0 * 10.0 / W * std::sin(W * (t - 0.5e-4)), 1e-5) << t;  // the step's mean
     }
+  }
+  EXPECT_LT(std::abs(r.stats.energy_residual), 1e-10);
+}
+
+// The link at a driven shaft in the time stepper: its row (an unbounded
+// impulse) holds w_b = w_a / 2 at every step's end, with the drive's velocity
+// in the row's free velocity, so b follows exactly; the link's torque and
+// the drive's are constant (0.125 and 0.135 N m), as in the event-driven run.
+TEST(PrescribedMotionTimeStepping, ALinkAtADrivenShaftFollowsTheDrive) {
+  const Result r = run(kLinkAtADrive, stepper(1e-3), 1.0, 0.25);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  const std::vector<double> wb = signal(r, "bodies.b.velocity"), tl = signal(r, "elements.l.torque"),
+                            drive = signal(r, "bodies.a.drive_torque");
+  for (std::size_t k = 0; k < r.time.size(); ++k) {
+    EXPECT_NEAR(wb[k], 0.5 * (1.0 + r.time[k]), 1e-12) << r.time[k];
+    EXPECT_NEAR(std::abs(tl[k]), 0.125, 1e-9) << r.time[k];
+    EXPECT_NEAR(drive[k], 0.135, 1e-9) << r.time[k];
   }
   EXPECT_LT(std::abs(r.stats.energy_residual), 1e-10);
 }
