@@ -73,9 +73,6 @@ void validate_drives(const ModelSpec& spec, const std::set<std::string>& body_na
                               " needs a velocity without jumps (else the drive's torque is an impulse): " + e.what() +
                               " (prescribe the velocity instead)");
     }
-    if (spec.simulation.solver == "time_stepping")
-      throw ModelError(p + ".prescribed", "prescribed motion is served by the event-driven solver only "
-                                          "(simulation.solver: event_driven)");
   }
 }
 

@@ -47,8 +47,13 @@ struct Row {
 struct Iteration {
   std::vector<Tangent> tangent;  // (ne) tangent stiffness and damping of each element
   double h = 0.0;
+  // (nb x nb) W over all bodies: its driven columns couple the drives' known
+  // motion into the free rows, its driven rows give the drives' impulses.
+  Eigen::MatrixXd full;
+  // W with each prescribed body's row and column replaced by the identity's:
+  // W_ff on the free bodies (the unknowns), a driven body's velocity change data.
   Eigen::LDLT<Eigen::MatrixXd> W;
-  Eigen::MatrixXd WinvGt;  // (nb x rows)
+  Eigen::MatrixXd WinvGt;  // (nb x rows) W_ff^-1 G_f^T, 0 on the driven bodies (no impulse moves them)
   Eigen::MatrixXd D;       // (rows x rows)
 };
 
@@ -79,6 +84,10 @@ class MoreauJean {
     if (!(s.theta >= 0.5 && s.theta <= 1.0))
       throw std::invalid_argument("time stepping: theta must be in [0.5, 1] (simulation.theta)");
     make_rows();
+    drive_dq_.assign(m.driven_bodies.size(), 0.0);
+    drive_v1_.assign(m.driven_bodies.size(), 0.0);
+    drive_torque_.assign(static_cast<std::size_t>(nb), 0.0);
+    driven_impulse_.assign(m.driven_frictions.size(), 0.0);
     q_ = Eigen::Map<const Eigen::VectorXd>(m.angle0.data(), nb);
     v_ = Eigen::Map<const Eigen::VectorXd>(m.velocity0.data(), nb);
     t_ = s.t_start;
@@ -87,6 +96,7 @@ class MoreauJean {
     rhs_.resize(nb);
     v_free_.resize(nb);
     v_new_.resize(nb);
+    dv_eff_.resize(nb);
     impulse_.assign(rows_.size(), 0.0);
     contact_upper_.assign(m.num_links(), 0.0);
     contact_lower_.assign(m.num_links(), 0.0);
@@ -114,6 +124,9 @@ class MoreauJean {
   long lcp_not_converged() const { return lcp_not_converged_; }
   // Input values: named inputs, then the held outputs of sampled blocks.
   const std::vector<double>& input_values() const { return values_; }
+  // (nb) each prescribed body's drive torque over the last step, its mean
+  // impulse / h [N m] (0 for free bodies).
+  const std::vector<double>& drive_torque() const { return drive_torque_; }
 
   // One step of size h from t().
   void step(double h) {
@@ -129,6 +142,7 @@ class MoreauJean {
       row_speed_[static_cast<std::size_t>(r)] = std::max(row_speed_[static_cast<std::size_t>(r)], speed);
     }
     const Iteration& it = iteration(h);
+    drive_motion(h, t1);
     free_velocity(h, t1, it);
     impulses(h, t1, it);
     advance(h, t1, it);
@@ -149,6 +163,7 @@ class MoreauJean {
   std::vector<double> values_ = m_.initial_input_values();
   BlockSampler sampler_;
   Eigen::VectorXd q_, v_, force_, rhs_, v_free_, v_new_, v_mid_, v_theta_;
+  std::vector<double> breaks_;      // scratch of integral(): a signal's breakpoints within the step
   std::vector<double> row_speed_;  // (dry rows) the largest sum |c_k v_k| of its bodies at a step's start so far (ends_at_rest)
   std::vector<double> contact_upper_, contact_lower_;  // (links) rigid freeplay impulses of the step [N m s]
   double input_work_ = 0.0, dissipated_ = 0.0;
@@ -172,6 +187,17 @@ class MoreauJean {
   std::vector<double> torque_;
   std::vector<std::int8_t> state_;
 
+  // Prescribed bodies (Model::driven_bodies, in that order): over the step,
+  // the drive's displacement q_k+1 - q_k [rad] and its velocity at the step's
+  // end [rad/s]; per body, its torque (drive_torque()).
+  std::vector<double> drive_dq_, drive_v1_, drive_torque_;
+  // (nb) the velocity changes the step's forces see: v_k+1 - v_k for a free
+  // body, (dq / h - v_k) / theta for a driven one (its v_theta is dq / h).
+  Eigen::VectorXd dv_eff_;
+  // (Model::driven_frictions) the known impulse of each friction element on
+  // prescribed bodies alone over the step [N m s] (no row of the LCP).
+  std::vector<double> driven_impulse_;
+
   // One row per link (Model::links): first the dry rows, always in the LCP
   // (friction elements with dry friction, in link order, then one-way
   // clutches, with or without drag: a pure freewheel still locks, then the
@@ -182,6 +208,7 @@ class MoreauJean {
         const ModelLink& link = m_.links[l];
         if ((link.kind == LinkKind::contact) != (pass == 1)) continue;
         if (link.kind == LinkKind::friction && !can_have_dry_friction(m_, m_.frictions[link.element])) continue;
+        if (link.kind == LinkKind::friction && driven_friction(link.element) >= 0) continue;  // a known torque
         const int o = link.kind == LinkKind::one_way ? m_.one_way_clutches[link.element].overrun : 0;
         link_row_[l] = static_cast<int>(rows_.size());
         rows_.push_back({link.row, link.element, l, o, m_.is_permanent_link(l),
@@ -241,12 +268,20 @@ class MoreauJean {
     Iteration& it = iterations_.emplace_back();
     it.tangent = tangent_;
     it.h = h;
-    it.W.compute(iteration_matrix(h));
+    it.full = iteration_matrix(h);
+    Eigen::MatrixXd free = it.full;
+    for (int p : m_.driven_bodies) {
+      free.row(p).setZero();
+      free.col(p).setZero();
+      free(p, p) = 1.0;
+    }
+    it.W.compute(free);
     require_positive_definite(it.W, h);
     const int nb = m_.num_bodies(), nr = static_cast<int>(rows_.size());
     Eigen::MatrixXd Gt = Eigen::MatrixXd::Zero(nb, nr);
     for (int r = 0; r < nr; ++r)
-      for (int t = 0; t < rows_[r].row.n; ++t) Gt(rows_[r].row.body[t], r) = rows_[r].row.c[t];
+      for (int t = 0; t < rows_[r].row.n; ++t)
+        if (!m_.prescribed(rows_[r].row.body[t])) Gt(rows_[r].row.body[t], r) = rows_[r].row.c[t];
     if (nr > 0) {  // (Eigen's triangular solve does not take zero right-hand sides)
       it.WinvGt = it.W.solve(Gt);
       it.D = Gt.transpose() * it.WinvGt;
@@ -312,7 +347,80 @@ class MoreauJean {
       if (row.step_forces) row.step_forces(m_, i, f, rhs_.data());  // a link's impulse is its row's
     });
     rhs_ *= h;
-    v_free_ = v_ + it.W.solve(rhs_);
+    if (m_.driven_bodies.empty()) {
+      v_free_ = v_ + it.W.solve(rhs_);
+      return;
+    }
+    // Free rows: W_ff dv_f = h rhs_f - W_fd dv_eff_d; driven rows: their known change.
+    v_new_ = rhs_;
+    for (std::size_t i = 0; i < m_.driven_bodies.size(); ++i) {
+      const int p = m_.driven_bodies[i];
+      dv_eff_[p] = (drive_dq_[i] / h - v_[p]) / theta_;
+      v_new_ -= it.full.col(p) * dv_eff_[p];
+    }
+    for (std::size_t i = 0; i < m_.driven_bodies.size(); ++i) {
+      const int p = m_.driven_bodies[i];
+      v_new_[p] = drive_v1_[i] - v_[p];
+    }
+    v_free_ = v_ + it.W.solve(v_new_);
+    for (std::size_t i = 0; i < m_.driven_bodies.size(); ++i) v_free_[m_.driven_bodies[i]] = drive_v1_[i];
+  }
+
+  // The index of friction element i in Model::driven_frictions, or -1.
+  int driven_friction(int i) const {
+    const auto at = std::lower_bound(m_.driven_frictions.begin(), m_.driven_frictions.end(), i);
+    return at != m_.driven_frictions.end() && *at == i ? static_cast<int>(at - m_.driven_frictions.begin()) : -1;
+  }
+
+  // Each drive's motion over the step t_ -> t1 (README, "Prescribed
+  // motion"): an angle drive's angle and velocity are its signals' at t1; a
+  // velocity drive's velocity is its signal's, its displacement the signal's
+  // integral; an acceleration drive's velocity change and displacement are
+  // the integrals of its signal, int a and int (t1 - s) a(s) ds. The
+  // integrals are 3-point Gauss-Legendre between the signal's breakpoints:
+  // exact for pieces of degree <= 5 (steps, ramps, tables and their
+  // products), O(h^7) per step for a sine.
+  void drive_motion(double h, double t1) {
+    for (std::size_t i = 0; i < m_.driven_bodies.size(); ++i) {
+      const int p = m_.driven_bodies[i];
+      const Drive& d = m_.drives[p];
+      if (d.angle_slot >= 0) {
+        drive_dq_[i] = slot_value(d.angle_slot, t1) - q_[p];
+        drive_v1_[i] = slot_value(d.velocity_slot, t1);
+      } else if (d.velocity_slot >= 0) {
+        drive_dq_[i] = integral(d.velocity_slot, t1, [](double) { return 1.0; });
+        drive_v1_[i] = slot_value(d.velocity_slot, t1);
+      } else {
+        drive_v1_[i] = v_[p] + integral(d.acceleration_slot, t1, [](double) { return 1.0; });
+        drive_dq_[i] = h * v_[p] + integral(d.acceleration_slot, t1, [t1](double s) { return t1 - s; });
+      }
+    }
+  }
+  double slot_value(int slot, double t) const {
+    const SignalSlot& s = m_.slots[static_cast<std::size_t>(slot)];
+    return require_finite_at(evaluate(m_.signals[s.signal], t, values_.data()), t, "body", m_.body_names[s.body],
+                             s.field);
+  }
+  // int_t_^t1 weight(s) sigma(s) ds of signal slot `slot`.
+  template <class Weight>
+  double integral(int slot, double t1, Weight&& weight) {
+    breaks_.clear();
+    collect_breakpoints(m_.signals[m_.slots[static_cast<std::size_t>(slot)].signal], t_, t1, breaks_);
+    std::sort(breaks_.begin(), breaks_.end());
+    breaks_.push_back(t1);
+    static constexpr double kNode = 0.7745966692414834;  // sqrt(3/5)
+    static constexpr double kWeights[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
+    double sum = 0.0, a = t_;
+    for (double b : breaks_) {
+      if (!(b > a)) continue;
+      const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
+      const double nodes[3] = {mid - half * kNode, mid, mid + half * kNode};
+      double piece = 0.0;
+      for (int g = 0; g < 3; ++g) piece += kWeights[g] * weight(nodes[g]) * slot_value(slot, nodes[g]);
+      sum += half * piece;
+      a = b;
+    }
+    return sum;
   }
 
   // The rows of the step's LCP: every dry friction row, and each rigid freeplay
@@ -465,6 +573,7 @@ class MoreauJean {
     }
     v_mid_ = 0.5 * (v_ + v_new_);
     v_theta_ = (1.0 - theta_) * v_ + theta_ * v_new_;
+    drive_impulses(h, it);
     // Energy booked with the mean velocity (see the header).
     input_work_ += h * force_.dot(v_mid_);
     double diss = 0.0;
@@ -475,13 +584,25 @@ class MoreauJean {
     diss *= h;
     for (std::size_t i = 0; i < active_.size(); ++i)
       diss -= sign_[i] * qp_.x[static_cast<int>(i)] * rows_[active_[i]].dot(v_mid_);
+    for (std::size_t i = 0; i < m_.driven_frictions.size(); ++i)
+      diss -= driven_impulse_[i] * row_value(m_.frictions[m_.driven_frictions[i]].row, v_mid_.data());
     dissipated_ += diss;
     book_by_element(h, start);
 
     q_ += h * v_theta_;
+    for (std::size_t i = 0; i < m_.driven_bodies.size(); ++i) {  // (an angle drive's angle is its signal's, to the bit)
+      const int p = m_.driven_bodies[i];
+      const Drive& d = m_.drives[p];
+      q_[p] = d.angle_slot >= 0 ? slot_value(d.angle_slot, t1) : q_[p];
+    }
     v_.swap(v_new_);
     t_ = t1;
     link_results();
+    for (std::size_t i = 0; i < m_.driven_frictions.size(); ++i) {  // their known impulses, held at rest only
+      const int l = m_.driven_frictions[i];  // (a friction element's link is its index)
+      link_impulse_[l] = driven_impulse_[i];
+      link_held_[l] = 0;
+    }
     outputs(h);
   }
 
@@ -497,6 +618,51 @@ class MoreauJean {
       const Row& r = rows_[active_[i]];
       element_dissipated_[m_.link_element(r.link)] -= sign_[i] * qp_.x[static_cast<int>(i)] * r.dot(v_mid_);
     }
+    for (std::size_t i = 0; i < m_.driven_frictions.size(); ++i) {
+      const int l = m_.driven_frictions[i];
+      element_dissipated_[m_.link_element(l)] -= driven_impulse_[i] * row_value(m_.links[l].row, v_mid_.data());
+    }
+  }
+
+  // The drives' torques over the step and their work. A friction element on
+  // prescribed bodies alone slips with the impulse -h S tau_0 sgn u of its
+  // velocity u at the step's end (0 at rest: the drive holds the body). A
+  // prescribed body p's own equation of the step,
+  //   M_p (v_k+1 - v_k)_p = h rhs_p - ((W - M) dv_eff)_p + (G^T P)_p + h R_p,
+  // gives its drive torque R_p (the step's mean). The displacements the step's
+  // forces see are h v_theta, for a driven body dq (v_theta = dq / h, set
+  // here, and its v_mid likewise: the forces' work is booked on it); its
+  // kinetic energy changes by M_p dv_p (v_k + v_k+1)_p / 2, so the drive's
+  // work is the rest of its torque on dq plus its inertia's part at that
+  // mean velocity: h R_p dq / h + M_p dv_p ((v_k + v_k+1)_p / 2 - dq / h),
+  // with which the balance closes as for free bodies.
+  void drive_impulses(double h, const Iteration& it) {
+    if (m_.driven_bodies.empty()) return;
+    for (std::size_t i = 0; i < m_.driven_frictions.size(); ++i) {
+      const int f = m_.driven_frictions[i];
+      const double u = row_value(m_.frictions[f].row, v_new_.data());
+      const double L = rest_friction_limit(m_, f, t_ + h, values_.data());
+      driven_impulse_[i] = u > 0.0 ? -h * L : u < 0.0 ? h * L : 0.0;
+    }
+    for (int j = 0; j < m_.num_bodies(); ++j)
+      if (!m_.prescribed(j)) dv_eff_[j] = v_new_[j] - v_[j];
+    for (std::size_t i = 0; i < m_.driven_bodies.size(); ++i) {
+      const int p = m_.driven_bodies[i];
+      const double M = m_.inertia[p], dv = v_new_[p] - v_[p], v_bar = drive_dq_[i] / h;
+      double impulse = M * dv + it.full.row(p).dot(dv_eff_) - M * dv_eff_[p] - rhs_[p];
+      for (std::size_t a = 0; a < active_.size(); ++a) impulse -= sign_[a] * qp_.x[static_cast<int>(a)] * row_coefficient(rows_[active_[a]].row, p);
+      for (std::size_t f = 0; f < m_.driven_frictions.size(); ++f)
+        impulse -= driven_impulse_[f] * row_coefficient(m_.frictions[m_.driven_frictions[f]].row, p);
+      drive_torque_[static_cast<std::size_t>(p)] = impulse / h;
+      input_work_ += impulse * v_bar + M * dv * (v_mid_[p] - v_bar);
+      v_mid_[p] = v_theta_[p] = v_bar;
+    }
+  }
+  static double row_coefficient(const CoordinateRow& r, int body) {
+    double c = 0.0;
+    for (int k = 0; k < r.n; ++k)
+      if (r.body[k] == body) c += r.c[k];
+    return c;
   }
 
   // Each link's impulse over the step and whether it held (StepFrame): a
@@ -597,10 +763,16 @@ class TimeSteppingRun {
       q_[j] = q0_[j] + a * (mj_.q()[j] - q0_[j]);
       w_[j] = v0_[j] + a * (mj_.v()[j] - v0_[j]);
     }
+    // A prescribed body's angle and velocity where its drive gives them: the signals' at ts.
+    for (int p : model_.driven_bodies) {
+      const Drive& d = model_.drives[p];
+      if (d.angle_slot >= 0) q_[p] = drive_value(d.angle_slot, ts);
+      if (d.velocity_slot >= 0) w_[p] = drive_value(d.velocity_slot, ts);
+    }
     r.time.push_back(ts);
     append_reported_bodies(model_, q_, r.angle);
     append_reported_bodies(model_, w_, r.velocity);
-    sample_outputs(h, a);
+    sample_outputs(h, a, ts);
     append_sample(out_, r);
     r.input_work.push_back(W0_ + a * (mj_.input_work() - W0_));
     r.kinetic.push_back(kinetic_energy(model_, w_));
@@ -612,7 +784,7 @@ class TimeSteppingRun {
   // The element and body outputs of a sample a of the way through the last
   // step h: the step's torques, the interpolated state's coordinates, power at
   // mid-step, dissipated energy interpolated as the global one.
-  void sample_outputs(double h, double a) {
+  void sample_outputs(double h, double a, double ts) {
     const int ne = model_.num_elements();
     out_.torque = mj_.torque();
     out_.state = mj_.state();
@@ -621,8 +793,18 @@ class TimeSteppingRun {
     element_powers(model_, out_.torque.data(), mid_rate_.data(), out_.power.data());
     for (int e = 0; e < ne; ++e) out_.dissipated[e] = E0_[e] + a * (mj_.element_dissipated()[e] - E0_[e]);
     for (int j = 0; j < model_.num_bodies(); ++j) out_.acceleration[j] = h > 0.0 ? (mj_.v()[j] - v0_[j]) / h : 0.0;
+    for (int p : model_.driven_bodies) {  // the drive's acceleration, and its torque over the step
+      out_.acceleration[p] = drive_value(model_.drives[p].acceleration_slot, ts);
+      out_.drive_torque[static_cast<std::size_t>(p)] = mj_.drive_torque()[static_cast<std::size_t>(p)];
+    }
     for (int j = model_.num_bodies(); j < static_cast<int>(out_.acceleration.size()); ++j)
       out_.acceleration[j] = reported_body_value(model_, out_.acceleration.data(), j);
+  }
+
+  // Drive signal slot `slot` at t (the inputs held in the step).
+  double drive_value(int slot, double t) const {
+    const SignalSlot& s = model_.slots[static_cast<std::size_t>(slot)];
+    return evaluate(model_.signals[s.signal], t, mj_.input_values().data());
   }
 
   const std::string& message() const { return message_; }

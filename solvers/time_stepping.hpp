@@ -42,6 +42,15 @@
 // spring crosses a kink of luz, theta > 1/2 adds numerical damping that the
 // balance shows as its residual.
 //
+// Prescribed bodies (Model::drives) are data, not unknowns: each step takes
+// a driven body's velocity at its end and its displacement from the drive,
+// solves W's free block with the drives' known motion in the free rows
+// (the coupling W_fd times the driven change the forces see, (dq/h - v_k) /
+// theta), keeps impulses off the driven bodies (the LCP's rows still see their
+// velocities), and books the driven body's own equation as its drive torque
+// (the step's mean) and its work as input work. Friction on driven bodies
+// alone is a known torque, not a row.
+//
 // Requirements: every body inertial (no massless bodies: their first-order
 // dynamics belongs to the event-driven solver); h > 0, theta in [0.5, 1].
 #include "core/model.hpp"

@@ -85,6 +85,16 @@ elements:
   shaft: {type: spring, bodies: [load, motor], stiffness: 50}
 )";
 
+// Case 1's closed forms at t: the shaft's deflection u, the motor's angle and
+// acceleration, and the drive's torque R = I_P a_P - k u.
+double shaft_u(double t) {
+  const double W2 = kK / kJ;
+  return kA * kW / (W2 - kW * kW) * (std::cos(std::sqrt(W2) * t) - std::cos(kW * t));
+}
+double motor_angle(double t) { return kA / kW * (1.0 - std::cos(kW * t)); }
+double motor_acceleration(double t) { return kA * kW * std::cos(kW * t); }
+double motor_drive_torque(double t) { return kIP * motor_acceleration(t) - kK * shaft_u(t); }
+
 class PrescribedMotion : public ::testing::TestWithParam<Integrator> {};
 
 // An exact run's energy residual is roundoff (1e-10 relative).
@@ -98,25 +108,22 @@ TEST_P(PrescribedMotion, AVelocityDriveThroughASpringMatchesTheClosedForm) {
   const Integrator& how = GetParam();
   const Result r = run(kSpeedDriven, how, 2.0, 0.01);
   ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
-  const double W2 = kK / kJ;
   const std::vector<double> qp = signal(r, "bodies.motor.angle"), wp = signal(r, "bodies.motor.velocity"),
                             ap = signal(r, "bodies.motor.acceleration"), q = signal(r, "bodies.load.angle"),
                             drive = signal(r, "bodies.motor.drive_torque"),
                             x = signal(r, "elements.shaft.relative_angle"),
                             free = signal(r, "bodies.load.drive_torque");
   for (std::size_t k = 0; k < r.time.size(); ++k) {
-    const double t = r.time[k];
-    const double u = kA * kW / (W2 - kW * kW) * (std::cos(std::sqrt(W2) * t) - std::cos(kW * t));
-    const double a = kA * kW * std::cos(kW * t);
+    const double t = r.time[k], u = shaft_u(t);
     // The drive's own motion, whatever the load does: its velocity and
     // acceleration are the signal's values (roundoff), its angle their integral.
     EXPECT_NEAR(wp[k], kA * std::sin(kW * t), 1e-12) << t;
-    EXPECT_NEAR(ap[k], a, 1e-12) << t;
-    EXPECT_NEAR(qp[k], kA / kW * (1.0 - std::cos(kW * t)), how.tolerance) << t;
+    EXPECT_NEAR(ap[k], motor_acceleration(t), 1e-12) << t;
+    EXPECT_NEAR(qp[k], motor_angle(t), how.tolerance) << t;
     EXPECT_NEAR(x[k], u, how.tolerance) << t;
-    EXPECT_NEAR(q[k], kA / kW * (1.0 - std::cos(kW * t)) + u, how.tolerance) << t;
+    EXPECT_NEAR(q[k], motor_angle(t) + u, how.tolerance) << t;
     // R = I_P a_P - k u: the motor's inertia plus the shaft's torque on it.
-    EXPECT_NEAR(drive[k], kIP * a - kK * u, kK * how.tolerance + 1e-12) << t;
+    EXPECT_NEAR(drive[k], motor_drive_torque(t), kK * how.tolerance + 1e-12) << t;
     EXPECT_EQ(free[k], 0.0);
   }
   // input (the drive's work) = kinetic (both bodies) + elastic: exact to roundoff.
@@ -133,6 +140,14 @@ bodies:
 elements:
   clutch: {type: friction, bodies: [wheel, robot], coulomb: 0.35}
 )";
+
+// Case 2's robot at t: its angle, velocity and acceleration are the angle
+// drive's signal and its derivatives (to roundoff).
+void expect_robot_on_its_signal(double q, double w, double a, double t) {
+  EXPECT_NEAR(q, kAngle * std::sin(kW * t), 1e-14) << t;
+  EXPECT_NEAR(w, kAngle * kW * std::cos(kW * t), 1e-13) << t;
+  EXPECT_NEAR(a, -kAngle * kW * kW * std::sin(kW * t), 1e-12) << t;
+}
 
 struct Expected {
   double t;
@@ -186,9 +201,7 @@ TEST_P(PrescribedMotion, AnAngleDriveSticksAndSlipsAClutchAtTheHandDerivedTimes)
   int stuck = 0;
   for (std::size_t k = 0; k < r.time.size(); ++k) {
     const double t = r.time[k];
-    EXPECT_NEAR(q[k], kAngle * std::sin(kW * t), 1e-14) << t;
-    EXPECT_NEAR(w[k], kAngle * kW * std::cos(kW * t), 1e-13) << t;
-    EXPECT_NEAR(a[k], -kAngle * kW * kW * std::sin(kW * t), 1e-12) << t;
+    expect_robot_on_its_signal(q[k], w[k], a[k], t);
     if (state[k] == 0) {
       ++stuck;
       EXPECT_NEAR(ww[k], w[k], 1e-9) << t;
@@ -204,19 +217,31 @@ TEST_P(PrescribedMotion, AnAngleDriveSticksAndSlipsAClutchAtTheHandDerivedTimes)
   expect_exact_residual(r, how);
 }
 
+// Case 2 driven by its acceleration (a'' = -A w^2 sin w t from the angle
+// drive's initial state), and with a bearing on the robot (case 3).
+const std::string kAccelerationClutch = R"(
+bodies:
+  robot: {inertia: 0.1, velocity: 6.283185307179586, prescribed: {acceleration: {sine: {amplitude: -39.47841760435743, frequency: 1}}}}
+  wheel: {inertia: 0.01}
+elements:
+  clutch: {type: friction, bodies: [wheel, robot], coulomb: 0.35}
+)";
+const std::string kBearingClutch = R"(
+bodies:
+  robot: {inertia: 0.1, prescribed: {angle: {sine: {amplitude: 1, frequency: 1}}}}
+  wheel: {inertia: 0.01}
+elements:
+  brg: {type: friction, body: robot, coulomb: 0.5, viscous: 0.1}
+  clutch: {type: friction, bodies: [wheel, robot], coulomb: 0.35}
+)";
+
 // Case 2 driven by its acceleration instead: a'' = -A w^2 sin(w t) from the
 // angle 0 and velocity A w that the angle drive starts with. The same motion,
 // so the same sequence (the acceleration's integrals are the exact
 // integrator's closed forms; a stick's plastic locking keeps the drive's velocity).
 TEST_P(PrescribedMotion, AnAccelerationDriveGivesTheAngleDrivesSequence) {
   const Integrator& how = GetParam();
-  const Result r = run(R"(
-bodies:
-  robot: {inertia: 0.1, velocity: 6.283185307179586, prescribed: {acceleration: {sine: {amplitude: -39.47841760435743, frequency: 1}}}}
-  wheel: {inertia: 0.01}
-elements:
-  clutch: {type: friction, bodies: [wheel, robot], coulomb: 0.35}
-)", how, 2.0, 0.01);
+  const Result r = run(kAccelerationClutch, how, 2.0, 0.01);
   ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
   const std::vector<Expected> expected = clutch_sequence(2.0);
   ASSERT_EQ(r.events.size(), expected.size());
@@ -232,14 +257,7 @@ elements:
 // Case 3: the clutch's sequence does not change; the bearing reverses at t = 1/4 + k/2.
 TEST_P(PrescribedMotion, ABearingOnTheDrivenBodyAloneIsAKnownTorque) {
   const Integrator& how = GetParam();
-  const Result r = run(R"(
-bodies:
-  robot: {inertia: 0.1, prescribed: {angle: {sine: {amplitude: 1, frequency: 1}}}}
-  wheel: {inertia: 0.01}
-elements:
-  brg: {type: friction, body: robot, coulomb: 0.5, viscous: 0.1}
-  clutch: {type: friction, bodies: [wheel, robot], coulomb: 0.35}
-)", how, 2.0, 0.01);
+  const Result r = run(kBearingClutch, how, 2.0, 0.01);
   ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
   std::vector<double> reversals;
   std::vector<Expected> clutch;
@@ -493,14 +511,15 @@ TEST(PrescribedMotion, TheDriveTorqueIsASimulatorOutput) {
 // read a driven body's velocity as the 0 of the field left out: it refused
 // b = 0.5 and took b = 0, which the run then set to 0.5 (a new-user hunt;
 // tests/bad_inputs/body_prescribed_link_start.yaml).
-TEST_P(PrescribedMotion, ALinkAtADrivenShaftStartsFromTheDrivesVelocity) {
-  const Result r = run(R"(
+const std::string kLinkAtADrive = R"(
 bodies:
   a: {inertia: 0.01, prescribed: {velocity: {ramp: {start: 0, end: 10, initial: 1, final: 11}}}}
   b: {inertia: 0.5, velocity: 0.5}
 elements:
   l: {type: link, bodies: [a, b], ratio: 2}
-)", GetParam(), 1.0, 0.25);
+)";
+TEST_P(PrescribedMotion, ALinkAtADrivenShaftStartsFromTheDrivesVelocity) {
+  const Result r = run(kLinkAtADrive, GetParam(), 1.0, 0.25);
   ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
   const std::vector<double> wb = signal(r, "bodies.b.velocity"), tl = signal(r, "elements.l.torque"),
                             drive = signal(r, "bodies.a.drive_torque");
@@ -510,6 +529,192 @@ elements:
     EXPECT_NEAR(drive[k], 0.135, 1e-9) << r.time[k];
   }
   expect_exact_residual(r, GetParam());
+}
+
+// The time stepper (solvers/time_stepping.cpp, theta = 1/2) on the same
+// cases: a driven body's velocity at each step's end is its drive's, its
+// displacement the signal's integral, and its drive torque what balances its
+// own equation of the step (the step's mean). Moreau-Jean is second order
+// between events and resolves an event to its step.
+Integrator stepper(double h) {
+  static std::string settings;  // (Integrator holds a pointer)
+  settings = "solver: time_stepping, theta: 0.5, step: " + std::to_string(h);
+  return {"time_stepping", settings.c_str(), h};
+}
+
+// Case 1 at h = 1e-3 and 5e-4 (the output grid on step ends): the load's
+// angle error falls by 4 (order 2), the drive's own motion is the signal's,
+// and its torque (the step's mean) converges to I_P a_P - k u at the step's
+// middle. Measured: load angle error 5.26e-4 and 1.32e-4 rad (the trapezoidal
+// rule's phase lag of the shaft mode, (W h)^2 / 12 a radian: 0.02 rad after
+// W t = 100 rad on u's amplitude 0.026 rad), drive torque error 2.63e-2 and
+// 6.58e-3 N m, energy residual 1.3e-12 and 3.2e-12 relative (theta = 1/2
+// books the balance exactly up to roundoff).
+TEST(PrescribedMotionTimeStepping, AVelocityDriveThroughASpringConvergesAtOrderTwo) {
+  std::vector<double> angle_error, torque_error;
+  for (double h : {1e-3, 5e-4}) {
+    const Result r = run(kSpeedDriven, stepper(h), 2.0, 0.01);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    const std::vector<double> qp = signal(r, "bodies.motor.angle"), wp = signal(r, "bodies.motor.velocity"),
+                              ap = signal(r, "bodies.motor.acceleration"), q = signal(r, "bodies.load.angle"),
+                              drive = signal(r, "bodies.motor.drive_torque");
+    double e_angle = 0.0, e_torque = 0.0;
+    for (std::size_t k = 0; k < r.time.size(); ++k) {
+      const double t = r.time[k];
+      EXPECT_NEAR(wp[k], kA * std::sin(kW * t), 1e-12) << t;
+      EXPECT_NEAR(ap[k], motor_acceleration(t), 1e-12) << t;
+      // its angle: the velocity's integral by 3-point Gauss per step (O(h^7) a step)
+      EXPECT_NEAR(qp[k], motor_angle(t), 1e-11) << t;
+      e_angle = std::max(e_angle, std::abs(q[k] - (motor_angle(t) + shaft_u(t))));
+      // the torque is the mean of the step ending at t: its closed form at t - h/2 to O(h^2)
+      if (k > 0) e_torque = std::max(e_torque, std::abs(drive[k] - motor_drive_torque(t - h / 2.0)));
+    }
+    angle_error.push_back(e_angle);
+    torque_error.push_back(e_torque);
+    EXPECT_LT(std::abs(r.stats.energy_residual), 1e-10) << h;
+    EXPECT_GT(r.input_work.back(), 1e-3);
+  }
+  EXPECT_LT(angle_error[0], 6e-4);
+  EXPECT_LT(torque_error[0], 3e-2);
+  EXPECT_NEAR(angle_error[0] / angle_error[1], 4.0, 0.4);  // order 2
+  EXPECT_NEAR(torque_error[0] / torque_error[1], 4.0, 0.4);
+}
+
+// The events of a time-stepping run of case 2 against the hand-derived
+// sequence: the same kinds and states, each logged at the end of the step
+// that contains it (within one step h after it).
+void expect_clutch_sequence_within_a_step(const Result& r, double h) {
+  const std::vector<Expected> expected = clutch_sequence(2.0);
+  ASSERT_EQ(r.events.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_GE(r.events[i].t, expected[i].t - 1e-12) << i;
+    EXPECT_LE(r.events[i].t, expected[i].t + h) << i;
+    EXPECT_EQ(r.events[i].kind, expected[i].kind) << i;
+    EXPECT_EQ(r.events[i].before, expected[i].before) << i;
+    EXPECT_EQ(r.events[i].after, expected[i].after) << i;
+  }
+}
+
+// Case 2 (an angle drive with a clutch) at h = 1e-3: the hand-derived stick
+// and break-away sequence, each event at the end of the step that contains
+// it (within one step), the robot's motion the signal's, and the drive's
+// torque I a - T_clutch up to the step mean's O(h) (the clutch's and the
+// drive's torques are the step's means, a_P the sample's).
+TEST(PrescribedMotionTimeStepping, AnAngleDriveSticksAndSlipsAClutchWithinAStep) {
+  const double h = 1e-3;
+  const Result r = run(kSineClutch, stepper(h), 2.0, 0.01);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  expect_clutch_sequence_within_a_step(r, h);
+  const std::vector<double> q = signal(r, "bodies.robot.angle"), w = signal(r, "bodies.robot.velocity"),
+                            ww = signal(r, "bodies.wheel.velocity"), tc = signal(r, "elements.clutch.torque"),
+                            drive = signal(r, "bodies.robot.drive_torque"), a = signal(r, "bodies.robot.acceleration");
+  int stuck = 0;
+  for (std::size_t k = 1; k < r.time.size(); ++k) {
+    const double t = r.time[k];
+    expect_robot_on_its_signal(q[k], w[k], a[k], t);
+    if (r.element_state[k] == 0) {
+      ++stuck;
+      EXPECT_NEAR(ww[k], w[k], 1e-9) << t;
+    } else {
+      EXPECT_NEAR(std::abs(tc[k]), kClutch, 1e-12) << t;
+    }
+    // |a'| <= A w^3 = 248 rad/s^3: the step's mean acceleration is within 0.124 rad/s^2 of a_P
+    EXPECT_NEAR(drive[k], 0.1 * a[k] - tc[k], 0.11 * 248.0 * h / 2.0) << t;
+  }
+  EXPECT_GT(stuck, 50);
+  EXPECT_LT(std::abs(r.stats.energy_residual), 1e-10);
+}
+
+// Case 2 driven by its acceleration: the velocity and angle are the
+// integrals of the signal, so the same sequence within a step.
+TEST(PrescribedMotionTimeStepping, AnAccelerationDriveGivesTheAngleDrivesSequence) {
+  const double h = 1e-3;
+  const Result r = run(kAccelerationClutch, stepper(h), 2.0, 0.01);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  expect_clutch_sequence_within_a_step(r, h);
+  const std::vector<double> q = signal(r, "bodies.robot.angle");
+  for (std::size_t k = 0; k < r.time.size(); ++k) EXPECT_NEAR(q[k], kAngle * std::sin(kW * r.time[k]), 1e-11);
+  EXPECT_LT(std::abs(r.stats.energy_residual), 1e-10);
+}
+
+// Case 3: the bearing on the robot alone is a known torque (no row of the
+// LCP): it reverses in the step where w_robot crosses 0 (t = 1/4 + k/2) and
+// the clutch's sequence does not change.
+TEST(PrescribedMotionTimeStepping, ABearingOnTheDrivenBodyAloneIsAKnownTorque) {
+  const double h = 1e-3;
+  const Result r = run(kBearingClutch, stepper(h), 2.0, 0.01);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  std::vector<double> reversals, clutch;
+  for (const EventRecord& e : r.events) {
+    if (e.element == 0) {
+      EXPECT_EQ(e.kind, EventKind::reversal);
+      reversals.push_back(e.t);
+    } else {
+      clutch.push_back(e.t);
+    }
+  }
+  ASSERT_EQ(reversals.size(), 4u);
+  for (std::size_t i = 0; i < reversals.size(); ++i) {
+    EXPECT_GE(reversals[i], 0.25 + 0.5 * i - 1e-12) << i;
+    EXPECT_LE(reversals[i], 0.25 + 0.5 * i + h + 1e-12) << i;
+  }
+  const std::vector<Expected> expected = clutch_sequence(2.0);
+  ASSERT_EQ(clutch.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(clutch[i], expected[i].t, h) << i;
+  const std::vector<double> w = signal(r, "bodies.robot.velocity"), tb = signal(r, "elements.brg.torque");
+  for (std::size_t k = 1; k < r.time.size(); ++k) {  // mu w + T_b sgn w at the step's end
+    if (std::abs(w[k]) > 1e-9) {
+      EXPECT_NEAR(tb[k], 0.1 * w[k] + 0.5 * (w[k] > 0 ? 1 : -1), 1e-12) << r.time[k];
+    }
+  }
+  EXPECT_LT(std::abs(r.stats.energy_residual), 1e-10);
+}
+
+// Once refused (tests/bad_inputs/body_prescribed_time_stepping.yaml): a
+// constant-speed motor (10 rad/s) through a spring (k = 10) onto a load at
+// rest (J = 1). With y = q_load - 10 t: y'' = -(k/J) y, y(0) = 0, y'(0) = -10,
+// so q_load = 10 t - (10/W) sin W t, W = sqrt(10), and the drive applies the
+// shaft's torque R = k x = k (10/W) sin W t (x = q_motor - q_load), its step
+// mean that at the step's middle. At h = 1e-4, measured: 8.3e-8 rad (the
+// trapezoidal rule's phase lag, (W h)^2 / 12 a radian) and 8.4e-7 N m.
+TEST(PrescribedMotionTimeStepping, TheOnceRefusedModelRunsToItsClosedForm) {
+  const Model model = io::parse_model(R"(
+simulation: {t_end: 1.0, output_step: 0.01, solver: time_stepping, step: 1.0e-4}
+bodies: {motor: {inertia: 1, prescribed: {velocity: 10}}, load: {inertia: 1}}
+elements:
+  shaft: {type: spring, bodies: [motor, load], stiffness: 10}
+)", "test.yaml", ".", {});
+  const Result r = simulate(model);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  const double W = std::sqrt(10.0);
+  const std::vector<double> q = signal(r, "bodies.load.angle"), qm = signal(r, "bodies.motor.angle"),
+                            drive = signal(r, "bodies.motor.drive_torque");
+  for (std::size_t k = 0; k < r.time.size(); ++k) {
+    const double t = r.time[k];
+    EXPECT_NEAR(qm[k], 10.0 * t, 1e-11) << t;  // (10^4 steps' sums of 1e-3)
+    EXPECT_NEAR(q[k], 10.0 * t - 10.0 / W * std::sin(W * t), 1e-6) << t;
+    if (k > 0) {
+      EXPECT_NEAR(drive[k], 10.0 * 10.0 / W * std::sin(W * (t - 0.5e-4)), 1e-5) << t;  // the step's mean
+    }
+  }
+  EXPECT_LT(std::abs(r.stats.energy_residual), 1e-10);
+}
+
+// The link at a driven shaft in the time stepper: its row (an unbounded
+// impulse) holds w_b = w_a / 2 at every step's end, with the drive's velocity
+// in the row's free velocity, so b follows exactly; the link's torque and
+// the drive's are constant (0.125 and 0.135 N m), as in the event-driven run.
+TEST(PrescribedMotionTimeStepping, ALinkAtADrivenShaftFollowsTheDrive) {
+  const Result r = run(kLinkAtADrive, stepper(1e-3), 1.0, 0.25);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  const std::vector<double> wb = signal(r, "bodies.b.velocity"), tl = signal(r, "elements.l.torque"),
+                            drive = signal(r, "bodies.a.drive_torque");
+  for (std::size_t k = 0; k < r.time.size(); ++k) {
+    EXPECT_NEAR(wb[k], 0.5 * (1.0 + r.time[k]), 1e-12) << r.time[k];
+    EXPECT_NEAR(std::abs(tl[k]), 0.125, 1e-9) << r.time[k];
+    EXPECT_NEAR(drive[k], 0.135, 1e-9) << r.time[k];
+  }
+  EXPECT_LT(std::abs(r.stats.energy_residual), 1e-10);
 }
 
 }  // namespace
