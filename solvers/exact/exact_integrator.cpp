@@ -102,7 +102,7 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   xi_ = Eigen::VectorXcd::Zero(N);
   gz_ = Eigen::VectorXd::Zero(roots_ + exo_.kinks().rows());
   fast_change_ = fast_reach_ = xabs_ = Eigen::VectorXd::Zero(N);
-  gscale_ = gconst_ = Eigen::VectorXd::Zero(gz_.size());
+  gscale_ = gzscale_ = gconst_ = Eigen::VectorXd::Zero(gz_.size());
   bound_terms_.resize(gz_.size(), kBoundOrder - 1);
 }
 
@@ -337,6 +337,7 @@ void ExactIntegrator::identify_split(Mode& m) {
   m.inert_fit.compute(Kz.transpose() * Kz);
   m.GT.leftCols(m.split.inert).setZero();  // roots read no absolute angle (G K = 0 to roundoff)
   m.GT_abs = m.GT.cwiseAbs();
+  m.Gw_abs = m.Gw.cwiseAbs();
   const int ms = m.split.slow;
   m.cs_norm = (m.GT.leftCols(ms) * m.Ds.asDiagonal()).cwiseAbs().rowwise().sum();
   const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
@@ -494,8 +495,17 @@ void ExactIntegrator::restart_signs() {
   if (m.watched.empty()) return;
   modal_state();
   slow_built_ = false;
+  // A watched value's scale: its terms in x and in z, the larger. In x alone
+  // it can be roundoff: an oscillation's modal pair at the phase where the
+  // function is 0 has its other coordinate in the component the row does
+  // not read (a contact's flank distance at its parting, 3.5e-16 against
+  // 0.2 in z), and a value 2.3e-16 past 0 passed for one far from it,
+  // whose crossing, 5e-16 s before the restart, was then taken as made.
   xabs_ = x_.cwiseAbs();  // (sized N and F at construction: no allocation per reset)
   gscale_.head(m.GT_abs.rows()).noalias() = m.GT_abs * xabs_;
+  zscratch_ = z_.cwiseAbs();
+  gzscale_.head(m.Gw_abs.rows()).noalias() = m.Gw_abs * zscratch_;
+  gscale_.head(m.GT_abs.rows()) = gscale_.head(m.GT_abs.rows()).cwiseMax(gzscale_.head(m.Gw_abs.rows()));
   for (std::size_t w = 0; w < m.watched.size(); ++w) {
     const auto row = static_cast<Eigen::Index>(w);
     const double g = gz_(row);
@@ -505,8 +515,22 @@ void ExactIntegrator::restart_signs() {
     if (std::abs(g) > 1e-6 * gscale_(row)) {
       sign = sign_of(g);
     } else {  // near 0: the sign it leaves with, beyond the function's roundoff (leaving_sign)
-      sign = exact::leaving_sign(event_function(w, m.h));
-      leaving_[static_cast<std::size_t>(m.watched[w])] = sign;
+      const EventFunction& f = event_function(w, m.h);
+      const int leaves = exact::leaving_sign(f);
+      leaving_[static_cast<std::size_t>(m.watched[w])] = leaves;
+      // At 0 within its roundoff and leaving in the direction watched, its
+      // crossing is still due: a mode the pipeline has just chosen watches
+      // the crossings that would end it, so its own roots leave 0 the other
+      // way, and one that leaves this way belongs to another element a few
+      // roundoff units of time from its own event (a second spring 1e-15 s
+      // from its flank while the first one strikes; taken as crossed, it was
+      // lost and the body flew through its stop: a new-user hunt). Its sign
+      // before is then the other one, so the search reports it at t_ or as
+      // soon as it is beyond roundoff. (A value beyond roundoff keeps its
+      // sign: a knot the integrator crept across while the motion leaves it
+      // the other way stays crossed, EventPipeline::cross_knots_from_rest.)
+      const bool at_zero = std::abs(f.value(0.0)) <= f.tol();
+      sign = at_zero && leaves != 0 && leaves == directions_[static_cast<std::size_t>(m.watched[w])] ? -leaves : leaves;
     }
   }
 }

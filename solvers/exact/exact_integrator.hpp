@@ -158,7 +158,8 @@ class ExactIntegrator : public Integrator {
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Gc;  // the constant rows of G (restart_signs)
     Eigen::MatrixXd Gw;             // those rows of G (watched x N)
     Eigen::MatrixXd GT;             // Gw T: the watched rows in x
-    Eigen::MatrixXd GT_abs;         // |Gw T|: the scale of each watched value (restart_signs)
+    Eigen::MatrixXd GT_abs;         // |Gw T| and |Gw|: the scale of each watched value in x and in z (restart_signs)
+    Eigen::MatrixXd Gw_abs;
     Eigen::LDLT<Eigen::MatrixXd> inert_fit;  // of Kz^T Kz, Kz the inert columns of T: c0 from z (enter_mode)
     Eigen::VectorXd Ds;             // balancing of the slow block
     double slow_norm = 0.0;         // ||Ds^-1 As Ds||_inf
@@ -245,7 +246,7 @@ class ExactIntegrator : public Integrator {
   TaylorData slow_taylor_;       // of the slow block (event functions)
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
   Eigen::VectorXd gz_, x_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
-  Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gconst_;
+  Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gzscale_, gconst_;
   Eigen::VectorXd probe_sigma_;            // the slots at a probe      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
