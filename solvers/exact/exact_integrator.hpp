@@ -51,7 +51,9 @@
 // the function's scale on the sub-step, plus a Taylor remainder below it) is
 // found, the first one located by safeguarded Newton; a touch (double root,
 // grazing reserve) is no crossing; a root at the instant of a reset is not
-// reported again. The state returned at a root has the root's new sign in z
+// reported again, but a function at 0 there (within roundoff) that leaves it
+// in its watched direction is (restart_signs: another element's crossing a
+// few roundoff units of time away). The state returned at a root has the root's new sign in z
 // as the pipeline reads it (settle_roots: a wait of a few roundoff units of
 // time past the root found in x), so a break-away is never read as not yet due. What is not: roundoff itself (a crossing smaller than 4 tol
 // may pass for a touch), and speed at large sizes: the dense exponential and
