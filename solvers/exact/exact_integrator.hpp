@@ -249,6 +249,7 @@ class ExactIntegrator : public Integrator {
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
   Eigen::VectorXd gz_, x_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
   Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gzscale_, gconst_;
+  Eigen::VectorXd zabs_;         // |z| at the sub-step's start (built with slow_taylor_)
   Eigen::VectorXd probe_sigma_;            // the slots at a probe      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
