@@ -48,7 +48,8 @@
 // the state of the identification, check_identified, and refused).
 // What is certified: no watched root is missed (solvers/exact/event_search.hpp):
 // every crossing whose excursion beyond zero exceeds 4 tol (tol ~ 64 eps times
-// the function's scale on the sub-step, plus a Taylor remainder below it) is
+// the function's scale on the sub-step, at least its terms' in z, plus a
+// Taylor remainder below it) is
 // found, the first one located by safeguarded Newton; a touch (double root,
 // grazing reserve) is no crossing; a root at the instant of a reset is not
 // reported again, but a function at 0 there (within roundoff) that leaves it
