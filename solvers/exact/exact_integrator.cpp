@@ -97,13 +97,15 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   const int N = n_ + exo_.size();
   z_ = Eigen::VectorXd::Zero(N);
   q_ = Eigen::VectorXd::Zero(quads_);
-  x_ = offset_ = zscratch_ = zabs_ = Eigen::VectorXd::Zero(N);
+  x_ = offset_ = zscratch_ = ztx_ = Eigen::VectorXd::Zero(N);
   bound_v_.resize(N, kBoundOrder + 1);
   xi_ = Eigen::VectorXcd::Zero(N);
   gz_ = Eigen::VectorXd::Zero(roots_ + exo_.kinks().rows());
   fast_change_ = fast_reach_ = xabs_ = Eigen::VectorXd::Zero(N);
   gscale_ = gzscale_ = gconst_ = Eigen::VectorXd::Zero(gz_.size());
   bound_terms_.resize(gz_.size(), kBoundOrder - 1);
+  reported_rows_.resize(roots_, N);  // (record_reported: no allocation at a root stop)
+  reported_dirs_.assign(static_cast<std::size_t>(roots_), 0);
 }
 
 void ExactIntegrator::reset(double t0, const double* y0, const double* q0, const std::vector<int>& directions) {
@@ -338,6 +340,8 @@ void ExactIntegrator::identify_split(Mode& m) {
   m.GT.leftCols(m.split.inert).setZero();  // roots read no absolute angle (G K = 0 to roundoff)
   m.GT_abs = m.GT.cwiseAbs();
   m.Gw_abs = m.Gw.cwiseAbs();
+  m.GT_Tinv_abs = m.GT_abs * m.split.Tinv.cwiseAbs();
+  m.G_split_abs = (m.Gw * (m.split.T * m.split.Tinv - Eigen::MatrixXd::Identity(m.A.rows(), m.A.cols()))).cwiseAbs();
   const int ms = m.split.slow;
   m.cs_norm = (m.GT.leftCols(ms) * m.Ds.asDiagonal()).cwiseAbs().rowwise().sum();
   const auto nf = static_cast<Eigen::Index>(m.split.fast.size());
@@ -459,10 +463,15 @@ const EventFunction& ExactIntegrator::event_function(std::size_t w, double step)
   if (!slow_built_) {
     slow_taylor_.build(m.split.As, m.Ds, m.slow_growth.over(step), x_.head(ms), step);
     slow_built_ = true;
-    // |z| of this state (z = T x + K c0), for the roundoff of the values the pipeline reads
-    zabs_.noalias() = m.split.T * x_;
-    zabs_.noalias() += m.split.T.leftCols(m.split.inert) * offset_.head(m.split.inert);
-    zabs_ = zabs_.cwiseAbs();
+    // |T x|: z without its inert part K c0 (the absolute angles of freely
+    // turning groups, which no watched value reads), for the roundoff of
+    // the values the pipeline reads and of x itself (taken from z at the
+    // mode's entry). (With |z| itself the band grew with the angles turned:
+    // 8.5e-4 N m for a shaft spring at 3e5 rad, a break-away seen an output
+    // sample late, and a reserve 2e-10 below 0 at 955 rpm "at zero" restart
+    // after restart: an event storm; a review.)
+    ztx_.noalias() = m.split.T * x_;
+    ztx_ = ztx_.cwiseAbs();
   }
   const auto row = static_cast<Eigen::Index>(w);
   EventFunction& f = polys_[static_cast<std::size_t>(m.watched[w])];
@@ -488,8 +497,42 @@ const EventFunction& ExactIntegrator::event_function(std::size_t w, double step)
   // to the split's roundoff) is 0 to 2e-13 there; taken for a crossing, the
   // clutch stuck and broke away again 1e-9 s later at every touch, 75 times
   // in a second (a new-user hunt; CVODE, watching 1e-3 atol past 0, logged none)
-  f.roundoff = std::max(f.roundoff, 64.0 * kEps * m.Gw_abs.row(row).dot(zabs_));
+  // And x holds z only to the split's accuracy: entering a mode, x =
+  // T^-1 (z - K c0) takes each watched value as it is in z to |G (T T^-1 -
+  // I)| |z - K c0| (T^-1 is T's inverse to 1e-10 of its condition, not to
+  // eps) plus the rounding of z - K c0, eps |G T| |T^-1| |z|. Twin steering
+  // columns in one mode: a flank distance 6.5e-14 rad in z was -4.5e-12 in
+  // x after the twin's separation, taken as crossed at the restart; lost,
+  // the column pulled through its stop (a new-user hunt).
+  f.roundoff = std::max(f.roundoff, 64.0 * kEps * (m.Gw_abs.row(row).dot(ztx_) + m.GT_Tinv_abs.row(row).dot(ztx_)) +
+                                        m.G_split_abs.row(row).dot(ztx_));
   return f;
+}
+
+// The rows (in z) and directions of the roots found at this root stop, for
+// the restart that follows it at the same instant (reported_at_stop).
+void ExactIntegrator::record_reported() {
+  const Mode& m = *mode_;
+  reported_count_ = 0;
+  reported_time_ = t_;
+  for (int j = 0; j < roots_; ++j)
+    if (roots_found_[static_cast<std::size_t>(j)] != 0) {
+      reported_rows_.row(reported_count_) = m.G.row(j);
+      reported_dirs_[static_cast<std::size_t>(reported_count_)] = directions_[static_cast<std::size_t>(j)];
+      ++reported_count_;
+    }
+}
+
+// Whether `row` (watched in direction d) is, to roundoff, one of the roots
+// reported at the stop this restart follows (same instant).
+bool ExactIntegrator::reported_at_stop(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row, int d) const {
+  if (t_ != reported_time_ || reported_rows_.cols() != row.size()) return false;
+  const double scale = row.cwiseAbs().maxCoeff();
+  for (Eigen::Index k = 0; k < reported_count_; ++k)
+    if (reported_dirs_[static_cast<std::size_t>(k)] == d &&
+        (reported_rows_.row(k) - row).cwiseAbs().maxCoeff() <= 1e-12 * scale)
+      return true;
+  return false;
 }
 
 void ExactIntegrator::restart_signs() {
@@ -515,7 +558,8 @@ void ExactIntegrator::restart_signs() {
   // whose crossing, 5e-16 s before the restart, was then taken as made.
   xabs_ = x_.cwiseAbs();  // (sized N and F at construction: no allocation per reset)
   gscale_.head(m.GT_abs.rows()).noalias() = m.GT_abs * xabs_;
-  zscratch_ = z_.cwiseAbs();
+  zscratch_.noalias() = m.split.T * x_;  // z without its inert part (event_function)
+  zscratch_ = zscratch_.cwiseAbs();
   gzscale_.head(m.Gw_abs.rows()).noalias() = m.Gw_abs * zscratch_;
   gscale_.head(m.GT_abs.rows()) = gscale_.head(m.GT_abs.rows()).cwiseMax(gzscale_.head(m.Gw_abs.rows()));
   for (std::size_t w = 0; w < m.watched.size(); ++w) {
@@ -541,8 +585,15 @@ void ExactIntegrator::restart_signs() {
       // soon as it is beyond roundoff. (A value beyond roundoff keeps its
       // sign: a knot the integrator crept across while the motion leaves it
       // the other way stays crossed, EventPipeline::cross_knots_from_rest.)
+      // Not a root reported at the stop this restart follows, though: the
+      // pipeline, reading z, chose a mode that watches it again, and x can
+      // disagree with z to the split's roundoff on which way it leaves (a
+      // bearing's velocity at rest on a trailer 10 km out, or a clutch's
+      // reserve 2e-10 N m below 0 at 955 rpm, re-reported at every restart
+      // until an event storm: a review).
       const bool at_zero = std::abs(f.value(0.0)) <= f.tol();
-      sign = at_zero && leaves != 0 && leaves == directions_[static_cast<std::size_t>(m.watched[w])] ? -leaves : leaves;
+      const int d = directions_[static_cast<std::size_t>(m.watched[w])];
+      sign = at_zero && leaves != 0 && leaves == d && !reported_at_stop(m.Gw.row(row), d) ? -leaves : leaves;
     }
   }
 }
@@ -696,15 +747,59 @@ bool ExactIntegrator::stop_at_crossing(double best, double step, bool last, doub
       p.h = best;
       signs_[j] = before_[j];
       first_crossing(p, kWatchNone, signs_[j], resolution);
+      // At 0 within its roundoff at the stop and leaving it the way watched
+      // (its sign there is the one it leaves with): it crosses at this
+      // stop, to roundoff, and is reported with it; else its crossing a few
+      // roundoff units of time later was taken as made (twin racks on stiff
+      // teeth, 3.6e-15 s apart: one pressed through its freeplay; a hunt).
+      const int d = directions_[j];
+      if (d != 0 && d != kWatchNone && before_[j] == -d && signs_[j] == d && std::abs(p.value(best)) <= p.tol()) {
+        cross_s_[j] = best;
+        cross_dir_[j] = d;
+        if (static_cast<int>(j) < roots_) {
+          roots_found_[j] = d;
+          model_root = true;
+        }
+      }
     }
   }
   const double t_start = t_;
   propagate(best);
   t_ = best == step && last ? end : t_start + best;
-  if (model_root) settle_roots(end, resolution);
+  // The settle moves a few roundoff units of time past the roots found, and
+  // a crossing it passes is reported at this stop too: taken as made at the
+  // restart (beyond roundoff on its new side there), it was lost. Twin
+  // subsystems whose contacts came 3.6e-15 s apart left one rack pressing
+  // 114 times through its freeplay, energy balanced, exit 0 (a new-user hunt).
+  double reach = best + resolution;
+  for (int round = 0; model_root && round < 8; ++round) {
+    settle_roots(end, resolution);
+    reach = std::max(reach, t_ - t_start + resolution);
+    bool more = false;
+    for (std::size_t j = 0; j < static_cast<std::size_t>(roots_); ++j)
+      if (roots_found_[j] == 0 && cross_s_[j] <= reach) {
+        signs_[j] = roots_found_[j] = cross_dir_[j];
+        more = true;
+      }
+    if (!more) break;
+  }
+  // ... and so is one whose value in z, as the pipeline reads it, has
+  // crossed already while in x it is a few roundoff units short: z = T x
+  // differs from x by cond(T) eps |z| (twin racks on stiff teeth: a contact
+  // 3.6e-15 s after its twin's in x was 1.25e-15 m past its flank in z at
+  // the stop, beyond its roundoff there, and taken as made at the restart).
+  if (model_root) {
+    sync_z();
+    for (std::size_t j = 0; j < static_cast<std::size_t>(roots_); ++j) {
+      const int before = signs_[j];
+      if (roots_found_[j] != 0 || before == 0 || mode_->G.row(static_cast<Eigen::Index>(j)).isZero(0.0)) continue;
+      const int now = sign_of(mode_->G.row(static_cast<Eigen::Index>(j)).dot(z_));
+      if (now == -before && (directions_[j] == 0 || directions_[j] == now)) signs_[j] = roots_found_[j] = now;
+    }
+  }
   bool switched = false;
   for (std::size_t j = static_cast<std::size_t>(roots_); j < F; ++j)
-    if (cross_s_[j] <= best + resolution) {
+    if (cross_s_[j] <= reach) {
       exo_.cross_kink(static_cast<int>(j) - roots_, cross_dir_[j]);
       ++stats_.kinks;
       switched = true;
@@ -755,7 +850,10 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
       if (last) t_ = end;
       continue;
     }
-    if (stop_at_crossing(best, step, last, end, resolution)) return finish(Outcome::root);
+    if (stop_at_crossing(best, step, last, end, resolution)) {
+      record_reported();
+      return finish(Outcome::root);
+    }
   }
 }
 

@@ -67,6 +67,7 @@
 // dead_zone and saturation blocks are watched internally: crossing one switches
 // the block's piece (a new Abar, cached) without reporting a model event.
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <list>
 #include <string>
@@ -163,6 +164,8 @@ class ExactIntegrator : public Integrator {
     Eigen::MatrixXd GT;             // Gw T: the watched rows in x
     Eigen::MatrixXd GT_abs;         // |Gw T| and |Gw|: the scale of each watched value in x and in z (restart_signs)
     Eigen::MatrixXd Gw_abs;
+    Eigen::MatrixXd GT_Tinv_abs;    // |Gw T| |T^-1| and |Gw (T T^-1 - I)|: how far x = T^-1 z moves each
+    Eigen::MatrixXd G_split_abs;    // watched value (event_function)
     Eigen::LDLT<Eigen::MatrixXd> inert_fit;  // of Kz^T Kz, Kz the inert columns of T: c0 from z (enter_mode)
     Eigen::VectorXd Ds;             // balancing of the slow block
     double slow_norm = 0.0;         // ||Ds^-1 As Ds||_inf
@@ -216,6 +219,8 @@ class ExactIntegrator : public Integrator {
   // system that is not affine in its mode is refused, never linearised.
   void check_identified(const Mode& mode);
   void restart_signs();
+  void record_reported();
+  bool reported_at_stop(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row, int direction) const;
   // The exosystem's state at t_ into z, then the mode (kept when `same_mode`
   // and its pieces are unchanged: reset_inputs), the signs, the next breakpoint.
   void read_signals(bool same_mode = false);
@@ -250,7 +255,13 @@ class ExactIntegrator : public Integrator {
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
   Eigen::VectorXd gz_, x_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
   Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gzscale_, gconst_;
-  Eigen::VectorXd zabs_;         // |z| at the sub-step's start (built with slow_taylor_)
+  Eigen::VectorXd ztx_;          // |T x| at the sub-step's start (built with slow_taylor_)
+  // The roots reported at the last root stop (their rows in z and
+  // directions) and its time: record_reported, reported_at_stop.
+  Eigen::MatrixXd reported_rows_;
+  std::vector<int> reported_dirs_;
+  Eigen::Index reported_count_ = 0;
+  double reported_time_ = NAN;
   Eigen::VectorXd probe_sigma_;            // the slots at a probe      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
