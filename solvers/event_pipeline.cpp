@@ -291,7 +291,7 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
 // The reserve roots in `found` that the reserve only touches: a moment later
 // (kProbe, along the motion of the structure it was found in) it has not
 // dropped beyond its roundoff, nor, flat to first order, under the
-// second-order probes (decide_by_curvature). They are no break-away (marked
+// second-order probes (probe_reserves at a root). They are no break-away (marked
 // in `touched`): CVODE finds the reserve's roundoff below 0 where a load's
 // peaks graze the limit (a sine of amplitude MT0), and the element broke away
 // and stuck again 1e-6 s later at every peak; a load that rises to the limit
@@ -308,22 +308,7 @@ void EventPipeline::mark_touched_reserves(const std::vector<int>& found) {
   if (!any) return;
   root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) g_scale[r] = is_reserve_root(r) ? reserve_scale(ms.roots[r]) : -1.0;
-  const double dt = probe_state();
-  root_functions(model, state, ms, state.t + dt, probe_y.data(), g_probe.data(), ws);
-  std::fill(leaving.begin(), leaving.end(), 0);
-  std::fill(flat.begin(), flat.end(), 0);
-  bool undecided = false;
-  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
-    if (!is_reserve_root(r)) continue;
-    const double moved = g_probe[r] - g_now[r], noise = reserve_roundoff(r);
-    if (moved < -noise) leaving[r] = -1;
-    else if (moved <= noise) flat[r] = 1, undecided = true;
-  }
-  if (undecided) {
-    decide_by_curvature(dt);
-    rhs(model, state, ms, state.t, y.data(), probe_ydot.data(), ws);  // ws back at the state (its rhs too)
-  }
-  root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);  // ws back at the state
+  probe_reserves(ReserveProbe::at_root);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) touched[r] = is_reserve_root(r) && leaving[r] == 0 ? 1 : 0;
 }
 
@@ -813,6 +798,28 @@ bool EventPipeline::find_leaving_reserves() {
     near = near || (g_scale[r] >= 0.0 && g_now[r] <= 1e-9 * g_scale[r]);
   }
   if (!near) return false;
+  return probe_reserves(ReserveProbe::at_restart);
+}
+
+// ---- whether a reserve leaves 0: one probe for a root and a restart ----------
+//
+// Two stages ask whether a reserve witness at 0 (a stuck element's or group's
+// reserve, a contact's torque) leaves it downwards or only touches it: at a
+// root the integrator found (mark_touched_reserves: is the crossing real?)
+// and at a restart, where a witness that leaves 0 counts no crossing
+// (find_leaving_reserves). Both answer by the same probe: the witness a
+// moment later along the motion (kProbe), and, flat to first order there,
+// under the second-order probes (decide_by_curvature). The probe, its
+// reading and the return of ws to the state are written here once, so that
+// the two stages cannot drift apart; they differ only in which witnesses
+// they watch and in the first-order test (classify_reserve), for the reasons
+// given there.
+
+// Probes the watched reserve witnesses (g_scale[r] >= 0; g_now holds the root
+// functions at the state, g_scale their scales there) and marks those that
+// leave 0 downwards with -1 in `leaving` (classify_reserve; the flat ones by
+// decide_by_curvature). Leaves ws at the state. Returns whether any leaves.
+bool EventPipeline::probe_reserves(ReserveProbe at) {
   const double dt = probe_state();
   root_functions(model, state, ms, state.t + dt, probe_y.data(), g_probe.data(), ws);
   // A contact that carries nothing now gets its scale (its roundoff's) from
@@ -826,20 +833,17 @@ bool EventPipeline::find_leaving_reserves() {
   std::fill(flat.begin(), flat.end(), 0);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) {
     if (g_scale[r] < 0.0) continue;
-    const double noise = reserve_roundoff(r);
-    const double at_zero =
-        std::min(std::max(0.5 * (g_now[r] - g_probe[r]), 1e-12 * g_scale[r]), 1e-9 * g_scale[r]);
-    if (g_now[r] > at_zero) continue;
-    // a drop beyond roundoff a moment later, or (exact) a first nonzero
-    // Taylor term below 0 at a higher order; flat to first order where the
-    // integrator cannot tell: decide_by_curvature
-    const int order_sign = integrator.leaving_sign(static_cast<int>(r));
-    if (g_probe[r] < -noise || order_sign < 0) {
-      leaving[r] = -1;
-      any = true;
-    } else if (order_sign == 0 && g_probe[r] <= g_now[r] + noise) {
-      flat[r] = 1;
-      undecided = true;
+    switch (classify_reserve(r, at)) {
+      case ReserveExit::leaves:
+        leaving[r] = -1;
+        any = true;
+        break;
+      case ReserveExit::flat:
+        flat[r] = 1;
+        undecided = true;
+        break;
+      case ReserveExit::stays:
+        break;
     }
   }
   if (undecided) {
@@ -848,6 +852,32 @@ bool EventPipeline::find_leaving_reserves() {
   }
   root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);  // ws back at the state
   return any;
+}
+
+// How watched reserve witness r leaves 0, from its value now (g_now) and a
+// moment later (g_probe): it leaves, it stays, or it is flat to first order
+// (decide_by_curvature decides). The tests differ by where the probe stands:
+// - at a root, the integrator saw the witness cross, so it may stand a little
+//   past 0 already: it leaves when it goes on dropping from where it is now,
+//   beyond roundoff. The integrator's Taylor signs (leaving_sign) are of no
+//   use there: they hold right after a restart, and the segment has ended.
+// - at a restart, only a witness within roundoff (or half the probe's drop,
+//   1e-9 of its scale at most) of 0 is asked: it leaves when a moment later it
+//   is below 0 beyond roundoff, or (exact) its first nonzero Taylor term is
+//   negative; where the integrator cannot tell (CVODE), flat to first order
+//   is left to the curvature.
+EventPipeline::ReserveExit EventPipeline::classify_reserve(std::size_t r, ReserveProbe at) const {
+  const double noise = reserve_roundoff(r);
+  if (at == ReserveProbe::at_root) {
+    const double moved = g_probe[r] - g_now[r];
+    return moved < -noise ? ReserveExit::leaves : moved <= noise ? ReserveExit::flat : ReserveExit::stays;
+  }
+  const double at_zero = std::min(std::max(0.5 * (g_now[r] - g_probe[r]), 1e-12 * g_scale[r]), 1e-9 * g_scale[r]);
+  if (g_now[r] > at_zero) return ReserveExit::stays;
+  const int order_sign = integrator.leaving_sign(static_cast<int>(r));
+  if (g_probe[r] < -noise || order_sign < 0) return ReserveExit::leaves;
+  if (order_sign == 0 && g_probe[r] <= g_now[r] + noise) return ReserveExit::flat;
+  return ReserveExit::stays;
 }
 
 // The reserves flat to first order (`flat`), where the integrator cannot

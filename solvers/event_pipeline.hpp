@@ -108,6 +108,11 @@ class EventPipeline {
   double applied_scale(int link) const;
   void link_torque_scales();
   bool find_leaving_reserves();
+  // Where probe_reserves stands: at a root the integrator found, or at a restart.
+  enum class ReserveProbe { at_root, at_restart };
+  enum class ReserveExit { stays, leaves, flat };  // classify_reserve's answer
+  bool probe_reserves(ReserveProbe at);
+  ReserveExit classify_reserve(std::size_t r, ReserveProbe at) const;
   void cross_knots_from_rest();
   void probe_accelerations();
   double probe_state();
@@ -146,7 +151,7 @@ class EventPipeline {
   std::vector<int> directions;       // (max_root_count) root directions for the integrator
   std::vector<double> probe_y, probe_ydot, probe_acc;  // (2 nb, 2 nb, nb) enter_kinks_from_rest
   std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
-  std::vector<int> leaving;                             // (max_root_count) reserves leaving 0 (break_away_at_limits)
+  std::vector<int> leaving;                             // (max_root_count) reserves leaving 0 (probe_reserves)
   std::vector<double> g_now, g_probe, g_scale;          // (max_root_count) their witnesses now and a moment later; reserve scales
   std::vector<std::int8_t> flat;                        // (max_root_count) reserves flat to first order (decide_by_curvature)
   std::vector<std::int8_t> touched;                     // (max_root_count) reserve roots found at a touch (mark_touched_reserves)

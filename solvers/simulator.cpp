@@ -368,6 +368,16 @@ StepStatus Simulator::advance_to(double t) {
   }
 }
 const State& Simulator::state() const { return impl_->data.state; }
+std::vector<double> Simulator::body_angles() const {
+  std::vector<double> q;
+  append_reported_bodies(impl_->model, impl_->data.state.q, q);
+  return q;
+}
+std::vector<double> Simulator::body_velocities() const {
+  std::vector<double> w;
+  append_reported_bodies(impl_->model, impl_->data.state.w, w);
+  return w;
+}
 double Simulator::time() const { return impl_->data.state.t; }
 const std::string& Simulator::message() const { return impl_->message; }
 RunStats Simulator::stats() const {

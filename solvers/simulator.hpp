@@ -117,6 +117,14 @@ class Simulator {
   StepStatus advance_to(double t);
 
   const State& state() const;
+  // Every body a Result reports, now, in the order and with the values it
+  // records (Model::reported_body_names: the model's bodies, then the
+  // bodies a rigid connection merged, each its kept body's value times the
+  // connection's factor, 0 when fixed to the base; core/model.hpp
+  // reported_body_value): angles [rad] (a translational body's position [m])
+  // and velocities [rad/s] ([m/s]). state() holds the model's bodies alone.
+  std::vector<double> body_angles() const;
+  std::vector<double> body_velocities() const;
   double time() const;
   const std::string& message() const;  // why the last advance_to stopped early
   // Counters so far, and the energy balance from the initial condition to now

@@ -50,6 +50,26 @@ TEST(Api, ModelNamesItsBodiesElementsInputsAndSignalPaths) {
 }
 
 // An override by sweep path sets the held input to 3 N m from the start.
+// A body a rigid connection merged is a body of the file: bodies() names it,
+// after the kept ones (the order of a Result's bodies), and each name reads
+// through the simulator's outputs. The wheel g (0.1 kg m^2), geared to the
+// motor m by q_m = -3 q_g, is merged into m: q_g = -q_m / 3.
+TEST(Api, BodiesNameTheBodiesARigidConnectionMerged) {
+  const lz::Model m = lz::Model::parse(R"(simulation: {t_end: 1.0, output_step: 0.01}
+bodies: {m: {inertia: 1.0}, g: {inertia: 0.1}, w: {inertia: 0.5}}
+elements:
+  gear: {type: spring, bodies: [m, g], stiffness: .inf, ratio: -3}
+  shaft: {type: spring, bodies: [g, w], stiffness: 50}
+  drive: {type: torque, body: g, torque: 3.0}
+)");
+  EXPECT_EQ(m.bodies(), (std::vector<std::string>{"m", "w", "g"}));
+  lz::Simulator sim(m);
+  ASSERT_EQ(sim.advance_to(0.5), lz::Status::reached_time);
+  const double qm = sim.value(sim.output("bodies.m.angle")), qg = sim.value(sim.output("bodies.g.angle"));
+  EXPECT_GT(std::abs(qm), 0.01);
+  EXPECT_NEAR(qg, qm / -3.0, 1e-12);
+}
+
 TEST(Api, SimulateWithAnOverrideFollowsTheClosedForm) {
   const lz::Result r = lz::Model::parse(kBlock, {{"signals.u.input", 3.0}}).simulate();
   ASSERT_EQ(r.status(), lz::Status::reached_time) << r.message();

@@ -2,6 +2,7 @@
 // one mechanism each (derivations in the comments).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -176,6 +177,42 @@ TEST(Simulator, AdvanceToMatchesRun) {
     EXPECT_EQ(sim.state().w[0], velocity(r, k, 0));
   }
   EXPECT_EQ(sim.events().size(), r.events.size());
+}
+
+// A body a rigid connection merged is a body of the file: the simulator reads
+// every body as a Result records it (Model::reported_body_names: the kept
+// bodies, then the merged ones), bit for bit. tests/data/merged_bodies.yaml:
+// the wheel g, geared to the motor m by q_m = -3 q_g, is merged into m and
+// moves as q_g = -q_m / 3; h, rigidly fixed to the base, stays at 0.
+TEST(Simulator, BodyAnglesAndVelocitiesReadTheMergedBodiesAsAResult) {
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    const Model m = io::load_model(std::string(LUZTAR_TEST_DATA_DIR) + "/merged_bodies.yaml",
+                                   {{"simulation.integrator", integrator, "test"}});
+    ASSERT_EQ(m.num_bodies(), 2);
+    ASSERT_EQ(m.reported_body_names, (std::vector<std::string>{"m", "w", "g", "h"}));
+    const Result r = simulate(m);
+    ASSERT_EQ(r.body_names, m.reported_body_names);
+    Simulator sim(m);
+    double turned = 0.0;  // [rad] the wheel's largest angle
+    for (int k = 0; k < r.num_samples(); ++k) {
+      if (k > 0) {
+        ASSERT_EQ(sim.advance_to(r.time[k]), StepStatus::reached_time);
+      }
+      const std::vector<double> q = sim.body_angles(), w = sim.body_velocities();
+      ASSERT_EQ(q.size(), 4u);
+      ASSERT_EQ(w.size(), 4u);
+      for (int j = 0; j < 4; ++j) {
+        EXPECT_EQ(q[j], angle(r, k, j)) << integrator << " " << r.body_names[j] << " t = " << r.time[k];
+        EXPECT_EQ(w[j], velocity(r, k, j)) << integrator << " " << r.body_names[j] << " t = " << r.time[k];
+      }
+      EXPECT_NEAR(q[2], q[0] / -3.0, 1e-12) << integrator << " t = " << r.time[k];
+      EXPECT_NEAR(w[2], w[0] / -3.0, 1e-12) << integrator << " t = " << r.time[k];
+      EXPECT_EQ(q[3], 0.0);
+      EXPECT_EQ(w[3], 0.0);
+      turned = std::max(turned, std::abs(q[2]));
+    }
+    EXPECT_GT(turned, 0.01) << integrator;  // 0.044 rad: the comparisons are not of zeros
+  }
 }
 
 // tests/data/block_overflow.yaml: a body from rest under 1 N m on a viscous

@@ -139,7 +139,7 @@ Model Model::parse(const std::string& yaml, const std::vector<Override>& overrid
 }
 
 const std::string& Model::name() const { return impl_->model.name; }
-std::vector<std::string> Model::bodies() const { return impl_->model.body_names; }
+std::vector<std::string> Model::bodies() const { return impl_->model.reported_body_names; }
 std::vector<std::string> Model::elements() const { return impl_->model.element_names; }
 std::vector<std::string> Model::inputs() const { return impl_->model.input_names; }
 std::vector<std::string> Model::outputs() const { return signal_paths(impl_->model); }

@@ -436,7 +436,7 @@ PYBIND11_MODULE(_luztar, m) {
         for (const io::FieldOverride& o : pm.overrides) d[py::str(o.path)] = o.value;
         return d;
       })
-      .def_property_readonly("body_names", [](const PyModel& pm) { return pm.model->body_names; })
+      .def_property_readonly("body_names", [](const PyModel& pm) { return pm.model->reported_body_names; })
       .def_property_readonly("element_names", [](const PyModel& pm) { return pm.model->element_names; })
       .def_property_readonly("input_names", [](const PyModel& pm) { return pm.model->input_names; })
       .def_property_readonly("block_names", [](const PyModel& pm) { return pm.model->sampled_names; })
@@ -483,8 +483,8 @@ PYBIND11_MODULE(_luztar, m) {
       })
       .def_property_readonly("time", [](const PySimulator& s) { return s.sim->time(); })
       .def_property_readonly("message", [](const PySimulator& s) { return s.sim->message(); })
-      .def_property_readonly("angles", [](const PySimulator& s) { return array(s.sim->state().q); })
-      .def_property_readonly("velocities", [](const PySimulator& s) { return array(s.sim->state().w); })
+      .def_property_readonly("angles", [](const PySimulator& s) { return array(s.sim->body_angles()); })
+      .def_property_readonly("velocities", [](const PySimulator& s) { return array(s.sim->body_velocities()); })
       .def_property_readonly("stats", [](const PySimulator& s) { return stats_dict(s.sim->stats()); })
       .def_property_readonly("events", [](const PySimulator& s) {
         return events_tuple(s.sim->events(), s.model->element_names);

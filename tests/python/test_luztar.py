@@ -1,6 +1,7 @@
 """The Python package against closed forms, exact error texts and the C++ library's semantics."""
 import math
 import os
+import pathlib
 import signal
 import subprocess
 import threading
@@ -147,6 +148,42 @@ def test_snapshot_restore_repeats_bit_for_bit(models_dir):
     other = luztar.Simulator(luztar.load(models_dir / "steering.yaml"))
     with pytest.raises(ValueError, match="another model"):
         other.restore(snap)
+
+
+# -- bodies a rigid connection merged: one list of names, one reading --------------------------
+# tests/data/merged_bodies.yaml: the gear q_m = -3 q_g merges the wheel g into the motor m, and
+# the rigid spring to the base fixes h; the assembled model keeps m and w. Every body is
+# reachable by its name alike in Model.body_names, Result and Simulator: the kept bodies, then
+# the merged ones in the file's order (g, h), g moving as q_g = -q_m / 3 and h fixed at 0
+# (core/model.hpp reported_body_value).
+MERGED = pathlib.Path(__file__).resolve().parents[1] / "data" / "merged_bodies.yaml"
+
+
+@pytest.mark.parametrize("integrator", ["exact", "cvode_bdf"])
+def test_merged_bodies_are_named_and_read_alike_everywhere(integrator):
+    model = luztar.load(MERGED)
+    model["simulation.integrator"] = integrator
+    names = model.body_names
+    assert names == ["m", "w", "g", "h"]
+    result = model.run()
+    assert result.status == "reached_time"
+    assert result.body_names == names
+    m, g, h = names.index("m"), names.index("g"), names.index("h")
+    sim = luztar.Simulator(model)
+    for k, t in enumerate(result.time):
+        if k > 0:
+            assert sim.advance_to(t) == "reached_time"
+        q, w = sim.angles, sim.velocities
+        assert q.shape == w.shape == (len(names),)
+        np.testing.assert_allclose(q, result.angle[k], rtol=0, atol=1e-12, err_msg=f"t = {t}")
+        np.testing.assert_allclose(w, result.velocity[k], rtol=0, atol=1e-12, err_msg=f"t = {t}")
+        for j, name in enumerate(names):  # by name, through the simulator's own resolver and Result's paths
+            assert abs(sim.value(f"{name}.angle") - q[j]) <= 1e-12, (name, t)
+            assert abs(sim.value(f"bodies.{name}.velocity") - w[j]) <= 1e-12, (name, t)
+            assert abs(result[f"bodies.{name}.angle"][k] - q[j]) <= 1e-12, (name, t)
+        assert abs(q[g] - q[m] / -3.0) <= 1e-12 and abs(w[g] - w[m] / -3.0) <= 1e-12, t
+        assert q[h] == 0.0 and w[h] == 0.0, t
+    assert np.max(np.abs(result.angle[:, g])) > 0.01  # the wheel turned (0.0435 rad at most): no test of zeros
 
 
 @pytest.mark.parametrize("integrator", ["exact", "cvode_bdf"])

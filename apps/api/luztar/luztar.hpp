@@ -126,7 +126,10 @@ class LUZTAR_PUBLIC Model {
                      const std::string& origin = "<text>", const std::string& base_dir = ".");
 
   const std::string& name() const;            // the file's `name:` ("" when absent)
-  std::vector<std::string> bodies() const;    // body names, after the exact reductions (README)
+  // The bodies: those the exact reductions keep, then those a rigid
+  // connection merged (README, "Massless bodies and rigid connections"), in
+  // the order of a Result's, each with its bodies.<body>.* outputs.
+  std::vector<std::string> bodies() const;
   std::vector<std::string> elements() const;  // element names, in file order
   std::vector<std::string> inputs() const;    // named inputs, settable by a Simulator
   std::vector<std::string> outputs() const;   // every signal path of the model (README, "Signal paths")

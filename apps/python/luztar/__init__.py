@@ -350,7 +350,9 @@ class Model:
 
     @property
     def body_names(self) -> list[str]:
-        """Bodies of the assembled model (after reductions)."""
+        """The model's bodies, in the order of :attr:`Result.body_names` and
+        :attr:`Simulator.angles`: the bodies of the assembled model, then those a rigid
+        connection merged into another (their motion is the kept body's times the ratio)."""
         return list(self._core.body_names)
 
     @property
@@ -528,12 +530,13 @@ class Simulator:
 
     @property
     def angles(self) -> np.ndarray:
-        """(nb,) body angles now [rad] (Model.body_names order)."""
+        """(nb,) body angles now [rad], in :attr:`Model.body_names` order (a merged body's
+        is its kept body's times the ratio, as in :attr:`Result.angle`)."""
         return self._core.angles
 
     @property
     def velocities(self) -> np.ndarray:
-        """(nb,) body velocities now [rad/s]."""
+        """(nb,) body velocities now [rad/s], in :attr:`Model.body_names` order (as :attr:`angles`)."""
         return self._core.velocities
 
     @property
