@@ -41,6 +41,10 @@ class CvodeIntegrator final : public Integrator {
   struct Impl;
 
  private:
+  // After a return without a root: whether a watched function crossed in its
+  // direction since the last return (then in roots_found_).
+  bool catch_missed_roots(double t, const double* y);
+
   std::unique_ptr<Impl> impl_;
   Method method_;
   std::string last_error_;
