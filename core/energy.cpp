@@ -56,9 +56,19 @@ EnergyBalance energy_balance(double input, double kinetic_change, double elastic
   return b;
 }
 
+double energy_peak(const Result& r, int k) {
+  const double kinetic0 = kinetic_at_start(r);
+  double peak = 0.0;
+  for (int j = 0; j <= k; ++j)
+    peak = std::max({peak, std::abs(r.input_work[j]), std::abs(r.kinetic[j] - kinetic0), std::abs(r.elastic[j] - r.elastic[0]),
+                     std::abs(r.dissipated[j])});
+  return peak;
+}
+
 EnergyBalance energy_balance(const Result& r, int k) {
   return energy_balance(r.input_work[k], r.kinetic[k] - kinetic_at_start(r), r.elastic[k] - r.elastic[0],
-                        r.dissipated[k], kinetic_at_start(r) + r.elastic[0], roundoff_of_run(r, k));
+                        r.dissipated[k], std::max(kinetic_at_start(r) + r.elastic[0], energy_peak(r, k)),
+                        roundoff_of_run(r, k));
 }
 
 double energy_residual_limit(const std::string& integrator) {

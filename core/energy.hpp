@@ -34,16 +34,22 @@ double kinetic_at_start(const Result& r);
 // Energy balance of a run from its initial condition to sample k: input work =
 // change of kinetic + change of elastic + dissipated, events at t_start
 // included. residual = input - (the three); relative = |residual| / the
-// largest of the terms, the initial energy, and the energies' roundoff (64
-// eps times the largest sum of |element torque x its coordinate| at sample 0
-// or k: terms all below it are roundoff).
+// largest of the terms, the largest any of them reached up to sample k
+// (energy_peak: a drive cycle that ends at rest has terms of roundoff at its
+// end, and its residual, the roundoff of 2000 J exchanged, read as 100 %),
+// the initial energy, and the energies' roundoff (64 eps times the largest sum
+// of |element torque x its coordinate| at sample 0 or k: terms all below it
+// are roundoff).
 struct EnergyBalance {
   double input = 0.0, kinetic_change = 0.0, elastic_change = 0.0, dissipated = 0.0;
   double residual = 0.0, relative = 0.0;
 };
 EnergyBalance energy_balance(const Result& r, int k);
+// The largest |term| of the balance over samples 0..k [J].
+double energy_peak(const Result& r, int k);
 // The same from its terms [J] (an embedded Simulator's, at its state):
-// stored0 the initial kinetic + elastic energy, roundoff the energies' roundoff.
+// stored0 the initial kinetic + elastic energy or the terms' peak, the
+// larger; roundoff the energies' roundoff.
 EnergyBalance energy_balance(double input, double kinetic_change, double elastic_change, double dissipated,
                              double stored0, double roundoff);
 // The energies' roundoff at one state [J]: 64 eps times the sum over the ne

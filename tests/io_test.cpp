@@ -68,7 +68,8 @@ TEST(Io, Hdf5RoundTripIsExact) {
 // freeplay between stiff walls (k = 1e6 N m/rad, no damping, no input)
 // conserves its energy exactly, so the relative residual is the integrator's
 // error alone. Time stepping with h = 1e-2 s, ten times the wall's 1/omega =
-// 1e-3 s, makes energy (measured: relative 1.49); h = 1e-5 s keeps it to
+// 1e-3 s, makes energy (measured: relative 0.58 of the largest term over the
+// run, energy_peak; 1.49 of the terms at the end); h = 1e-5 s keeps it to
 // 2.3e-4, under kEnergyResidualLimit = 1e-3.
 TEST(Io, EnergyResidualAboveTheLimitIsFlaggedAndStored) {
   const std::string text =
@@ -84,7 +85,7 @@ TEST(Io, EnergyResidualAboveTheLimitIsFlaggedAndStored) {
     ASSERT_EQ(r.status, StepStatus::reached_time);
     EXPECT_EQ(r.stats.energy_residual, energy_balance(r, r.num_samples() - 1).relative);
     const bool coarse = step == "1.0e-2";
-    if (coarse) EXPECT_GT(r.stats.energy_residual, 1.0);
+    if (coarse) EXPECT_GT(r.stats.energy_residual, 0.5);
     else EXPECT_LT(r.stats.energy_residual, 0.5 * kEnergyResidualLimit);
     EXPECT_EQ(r.stats.energy_residual_exceeded, coarse);
     const fs::path file = temp_dir() / "stiff.h5";
