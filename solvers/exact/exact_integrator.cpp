@@ -535,6 +535,19 @@ bool ExactIntegrator::reported_at_stop(const Eigen::Ref<const Eigen::RowVectorXd
   return false;
 }
 
+// Whether `row` reads a body (its angle or velocity slot: y = (q_j, w_j) per
+// body j) that a root reported at the stop this restart follows reads (same
+// instant); the exosystem's states, which every row may read, do not count.
+bool ExactIntegrator::reads_reported_bodies(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row) const {
+  if (t_ != reported_time_ || reported_rows_.cols() != row.size()) return false;
+  for (Eigen::Index k = 0; k < reported_count_; ++k)
+    for (int j = 0; 2 * j + 1 < n_; ++j)
+      if ((row(2 * j) != 0.0 || row(2 * j + 1) != 0.0) &&
+          (reported_rows_(k, 2 * j) != 0.0 || reported_rows_(k, 2 * j + 1) != 0.0))
+        return true;
+  return false;
+}
+
 void ExactIntegrator::restart_signs() {
   const Mode& m = *mode_;
   const auto F = static_cast<std::size_t>(m.G.rows());
@@ -591,9 +604,18 @@ void ExactIntegrator::restart_signs() {
       // bearing's velocity at rest on a trailer 10 km out, or a clutch's
       // reserve 2e-10 N m below 0 at 955 rpm, re-reported at every restart
       // until an event storm: a review).
+      // Nor one that reads a body of a root reported there: the element
+      // that just broke away reads its velocity, at 0 with an acceleration
+      // of roundoff, which x may take as leaving towards a stick (a trailer
+      // 20 km out: a stick and a break-away logged at the break-away's
+      // instant; a review). Another element's crossing due now reads other
+      // bodies.
       const bool at_zero = std::abs(f.value(0.0)) <= f.tol();
       const int d = directions_[static_cast<std::size_t>(m.watched[w])];
-      sign = at_zero && leaves != 0 && leaves == d && !reported_at_stop(m.Gw.row(row), d) ? -leaves : leaves;
+      sign = at_zero && leaves != 0 && leaves == d && !reported_at_stop(m.Gw.row(row), d) &&
+                     !reads_reported_bodies(m.Gw.row(row))
+                 ? -leaves
+                 : leaves;
     }
   }
 }
@@ -782,20 +804,6 @@ bool ExactIntegrator::stop_at_crossing(double best, double step, bool last, doub
         more = true;
       }
     if (!more) break;
-  }
-  // ... and so is one whose value in z, as the pipeline reads it, has
-  // crossed already while in x it is a few roundoff units short: z = T x
-  // differs from x by cond(T) eps |z| (twin racks on stiff teeth: a contact
-  // 3.6e-15 s after its twin's in x was 1.25e-15 m past its flank in z at
-  // the stop, beyond its roundoff there, and taken as made at the restart).
-  if (model_root) {
-    sync_z();
-    for (std::size_t j = 0; j < static_cast<std::size_t>(roots_); ++j) {
-      const int before = signs_[j];
-      if (roots_found_[j] != 0 || before == 0 || mode_->G.row(static_cast<Eigen::Index>(j)).isZero(0.0)) continue;
-      const int now = sign_of(mode_->G.row(static_cast<Eigen::Index>(j)).dot(z_));
-      if (now == -before && (directions_[j] == 0 || directions_[j] == now)) signs_[j] = roots_found_[j] = now;
-    }
   }
   bool switched = false;
   for (std::size_t j = static_cast<std::size_t>(roots_); j < F; ++j)

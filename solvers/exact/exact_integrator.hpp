@@ -221,6 +221,7 @@ class ExactIntegrator : public Integrator {
   void restart_signs();
   void record_reported();
   bool reported_at_stop(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row, int direction) const;
+  bool reads_reported_bodies(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row) const;
   // The exosystem's state at t_ into z, then the mode (kept when `same_mode`
   // and its pieces are unchanged: reset_inputs), the signs, the next breakpoint.
   void read_signals(bool same_mode = false);
