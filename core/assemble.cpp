@@ -290,6 +290,7 @@ Model build(const Reduction& reduction, const ModelSpec& full) {
     r.kept = reported(g.kept);
     r.factor = g.factor;
     r.balanced = g.balanced;
+    assert(g.springs.size() <= Model::RemovedBody::kMaxSprings);  // (reduce: in series, or on one spring)
     for (const Reduction::Removed::Spring& s : g.springs)
       r.springs.push_back({reported(s.other), s.u, s.k, s.lower, s.upper});
     m.removed_bodies.push_back(r);

@@ -257,6 +257,7 @@ struct Model {
     int kept = kGround;
     double factor = 0.0;
     bool balanced = false;
+    static constexpr std::size_t kMaxSprings = 2;  // (a body in series, or on one spring)
     struct Spring {
       int other = kGround;
       double u = 0.0, k = 0.0, lower = 0.0, upper = 0.0;
@@ -377,7 +378,8 @@ struct Model {
 // removed body's is the same linear form of its neighbours' rates as its
 // angle is of their angles where the balance holds it (the springs engaged
 // at q). NaN where the motion is undetermined (Model::RemovedBody).
-// `rate_out` may be `rate` (its first nb values stay).
+// `angle` may be null; `rate_out` may be `rate` (its first nb values stay).
+// Allocates nothing.
 void reported_bodies(const Model& m, const double* q, const double* rate, double* angle, double* rate_out);
 // Reported body j's angle (rate null) or rate from the model bodies' q and rate.
 double reported_body_value(const Model& m, const double* q, const double* rate, int j);

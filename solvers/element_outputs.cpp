@@ -108,8 +108,7 @@ void body_accelerations(const Model& m, const ModeStructure& ms, const Workspace
              : c.grounded[c.cluster_of[j]] ? 0.0
                                            : body_acceleration(c, j, ws.acc.data(), ws.slot_acc.data());
   // a removed body's through the bodies left (acc is both the model bodies' and the reported ones')
-  std::vector<double> angle(m.reported_body_names.size());
-  reported_bodies(m, ws.q.data(), acc, angle.data(), acc);
+  reported_bodies(m, ws.q.data(), acc, nullptr, acc);
 }
 
 std::vector<int> dissipative_elements(const Model& m) {

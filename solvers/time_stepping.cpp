@@ -797,8 +797,8 @@ class TimeSteppingRun {
       out_.acceleration[p] = drive_value(model_.drives[p].acceleration_slot, ts);
       out_.drive_torque[static_cast<std::size_t>(p)] = mj_.drive_torque()[static_cast<std::size_t>(p)];
     }
-    reported_angles_.resize(out_.acceleration.size());  // the removed bodies' through the bodies left
-    reported_bodies(model_, q_.data(), out_.acceleration.data(), reported_angles_.data(), out_.acceleration.data());
+    // the removed bodies' through the bodies left
+    reported_bodies(model_, q_.data(), out_.acceleration.data(), nullptr, out_.acceleration.data());
   }
 
   // Drive signal slot `slot` at t (the inputs held in the step).
@@ -908,7 +908,7 @@ class TimeSteppingRun {
   std::vector<double> q_, w_;        // (nb) a sample's interpolated state
   // (ne each) dissipated by element at the last step's start; the coordinates
   // and rates at its middle (scratch of sample_outputs)
-  std::vector<double> E0_, mid_x_, mid_rate_, reported_angles_;
+  std::vector<double> E0_, mid_x_, mid_rate_;
   OutputSample out_;                 // a sample's element and body outputs
   StepStatus pending_ = StepStatus::reached_time;  // the run's end, once known
   std::string message_;
