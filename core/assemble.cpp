@@ -279,9 +279,21 @@ Model build(const Reduction& reduction, const ModelSpec& full) {
     m.velocity0.push_back(b.velocity);
   }
   m.reported_body_names = m.body_names;
-  for (const Reduction::Merged& g : reduction.merged) {
-    m.merged_bodies.push_back({g.kept.empty() ? kGround : m.body_index(g.kept), g.factor});
-    m.reported_body_names.push_back(g.name);
+  for (const Reduction::Removed& g : reduction.removed) m.reported_body_names.push_back(g.name);
+  auto reported = [&](const std::string& name) {  // a reported body's index, or kGround for ""
+    if (name.empty()) return kGround;
+    return static_cast<int>(std::find(m.reported_body_names.begin(), m.reported_body_names.end(), name) -
+                            m.reported_body_names.begin());
+  };
+  for (const Reduction::Removed& g : reduction.removed) {
+    Model::RemovedBody r;
+    r.kept = reported(g.kept);
+    r.factor = g.factor;
+    r.balanced = g.balanced;
+    assert(g.springs.size() <= Model::RemovedBody::kMaxSprings);  // (reduce: in series, or on one spring)
+    for (const Reduction::Removed::Spring& s : g.springs)
+      r.springs.push_back({reported(s.other), s.u, s.k, s.lower, s.upper});
+    m.removed_bodies.push_back(r);
   }
   for (const std::string& name : m.reported_body_names) m.translational.push_back(translational.count(name) > 0);
   auto body = [&](const std::string& name) { return name.empty() ? kGround : m.body_index(name); };

@@ -243,17 +243,31 @@ struct Model {
 
   // Bodies (nb x 1 each)
   std::vector<std::string> body_names;
-  // Bodies a rigid connection merged into a kept one (core/reduce.hpp): each
-  // moves as q = factor q_kept (kept kGround: fixed to the base, q = 0).
-  // Results report them after the model's bodies (reported_body_names).
-  struct MergedBody {
-    int kept = -1;
+  // Bodies of the file the reduction removed (core/reduce.hpp Reduction::
+  // Removed), in the file's order; results report them after the model's
+  // bodies (reported_body_names) with the motion the reduction leaves them:
+  //  - merged by a rigid connection: q = factor q_kept, `kept` a reported
+  //    body (it may be a removed one) or kGround (fixed to the base, q = 0);
+  //  - eliminated massless and frictionless (`balanced`): q solves its springs'
+  //    torque balance sum_i k_i luz(q - u_i q_other_i; [lower_i, upper_i]) = 0
+  //    (other_i a reported body or kGround). Where the balance leaves q
+  //    undetermined (every spring inside its gap, or no spring) it is
+  //    reported as NaN (README, "Model reduction").
+  struct RemovedBody {
+    int kept = kGround;
     double factor = 0.0;
+    bool balanced = false;
+    static constexpr std::size_t kMaxSprings = 2;  // (a body in series, or on one spring)
+    struct Spring {
+      int other = kGround;
+      double u = 0.0, k = 0.0, lower = 0.0, upper = 0.0;
+    };
+    std::vector<Spring> springs;
   };
-  std::vector<MergedBody> merged_bodies;
-  std::vector<std::string> reported_body_names;  // body_names, then the merged bodies' names
+  std::vector<RemovedBody> removed_bodies;
+  std::vector<std::string> reported_body_names;  // body_names, then the removed bodies' names
   std::vector<double> inertia;    // [kg m^2], or a translational body's mass [kg]; 0 = massless on viscous bearings
-  // (reported bodies: body_names, then the merged ones) true for a translational
+  // (reported bodies: body_names, then the removed ones) true for a translational
   // body (BodySpec::kind): its angle is a position [m], its velocity [m/s]
   std::vector<bool> translational;
   std::vector<double> angle0;     // [rad]
@@ -357,20 +371,21 @@ struct Model {
   int input_id(const std::string& name) const;
 };
 
-// Reported body j's value (j < nb: the model's body; beyond: a merged body,
-// factor times its kept body's) from the model bodies' values v (nb: angles,
-// velocities or accelerations).
-inline double reported_body_value(const Model& m, const double* v, int j) {
-  if (j < m.num_bodies()) return v[j];
-  const Model::MergedBody& g = m.merged_bodies[static_cast<std::size_t>(j - m.num_bodies())];
-  return g.kept == kGround ? 0.0 : g.factor * v[g.kept];
-}
-// Appends the values of every reported body (reported_body_names) to `out`.
-inline void append_reported_bodies(const Model& m, const std::vector<double>& v, std::vector<double>& out) {
-  out.insert(out.end(), v.begin(), v.begin() + m.num_bodies());
-  for (int j = m.num_bodies(); j < static_cast<int>(m.reported_body_names.size()); ++j)
-    out.push_back(reported_body_value(m, v.data(), j));
-}
+// The angles of every reported body (reported_body_names; j < nb: the
+// model's, beyond: the removed bodies', Model::RemovedBody) from the model
+// bodies' angles q (nb), into `angle` (reported); with `rate` (nb: the model
+// bodies' velocities or accelerations) their rates too, into `rate_out`: a
+// removed body's is the same linear form of its neighbours' rates as its
+// angle is of their angles where the balance holds it (the springs engaged
+// at q). NaN where the motion is undetermined (Model::RemovedBody).
+// `angle` may be null; `rate_out` may be `rate` (its first nb values stay).
+// Allocates nothing.
+void reported_bodies(const Model& m, const double* q, const double* rate, double* angle, double* rate_out);
+// Reported body j's angle (rate null) or rate from the model bodies' q and rate.
+double reported_body_value(const Model& m, const double* q, const double* rate, int j);
+// Appends every reported body's angle (rate empty) or rate to `out`.
+void append_reported_bodies(const Model& m, const std::vector<double>& q, const std::vector<double>& rate,
+                            std::vector<double>& out);
 
 // The largest number of the model's signals (tree_magnitude; 1 when there is
 // none or it is not finite): the scale of its torques [N m] where nothing

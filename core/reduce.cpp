@@ -70,12 +70,12 @@ class Reducer {
     while (merge_rigid() || eliminate_massless()) {
     }
     check_remaining_massless();
-    // the merged bodies in the file's order
-    std::vector<Reduction::Merged> merged;
+    // the removed bodies in the file's order
+    std::vector<Reduction::Removed> removed;
     for (const BodySpec& b : original_bodies_)
-      for (const Reduction::Merged& g : merged_)
-        if (g.name == b.name) merged.push_back(g);
-    return {spec_, steps_, scales_, merged};
+      for (const Reduction::Removed& g : removed_)
+        if (g.name == b.name) removed.push_back(g);
+    return {spec_, steps_, scales_, removed};
   }
 
  private:
@@ -332,12 +332,16 @@ class Reducer {
     erase_elements(drop);
     remeasure(gone, kept, factor);
     // bodies merged into `gone` before now move through `kept`
-    for (Reduction::Merged& g : merged_)
-      if (g.kept == gone) {
+    for (Reduction::Removed& g : removed_)
+      if (!g.balanced && g.kept == gone) {
         g.kept = kept;
         g.factor = kept.empty() ? 0.0 : g.factor * factor;
       }
-    merged_.push_back({gone, kept, kept.empty() ? 0.0 : factor});
+    Reduction::Removed r;
+    r.name = gone;
+    r.kept = kept;
+    r.factor = kept.empty() ? 0.0 : factor;
+    removed_.push_back(r);
     spec_.bodies.erase(spec_.bodies.begin() + body_index(gone));
     steps_.push_back(step.str());
     steps_.insert(steps_.end(), redundant.begin(), redundant.end());
@@ -417,6 +421,7 @@ class Reducer {
         std::ostringstream step;
         step << "massless frictionless body " << name << " on " << springs.size()
              << " spring(s) carries no torque: removed";
+        record_eliminated(name, springs);
         erase_elements(springs);
         spec_.bodies.erase(spec_.bodies.begin() + body_index(name));
         steps_.push_back(step.str());
@@ -500,6 +505,7 @@ class Reducer {
            << "': a spring of stiffness 0 leaves the chain without torque; both removed";
     }
     const std::size_t first = std::min(i1, i2);
+    record_eliminated(node, {i1, i2});
     erase_elements({i1, i2});
     if (merged) spec_.elements.insert(spec_.elements.begin() + static_cast<long>(first), *merged);
     spec_.bodies.erase(spec_.bodies.begin() + body_index(node));
@@ -604,7 +610,20 @@ class Reducer {
   std::vector<std::string> steps_;
   std::map<std::string, double> scales_;
   std::vector<BodySpec> original_bodies_;   // the file's bodies (their order)
-  std::vector<Reduction::Merged> merged_;  // merged so far
+  std::vector<Reduction::Removed> removed_;  // removed so far
+
+  // Records the eliminated massless body `node` with its springs (indices in
+  // spec_.elements) as seen from it, before they are replaced.
+  void record_eliminated(const std::string& node, const std::vector<std::size_t>& springs) {
+    Reduction::Removed r;
+    r.name = node;
+    r.balanced = true;
+    for (std::size_t i : springs) {
+      const Seen s = seen_from(std::get<SpringSpec>(spec_.elements[i]), node);
+      r.springs.push_back({s.other, s.u, s.k, s.lower, s.upper});
+    }
+    removed_.push_back(r);
+  }
 };
 
 }  // namespace

@@ -42,14 +42,27 @@ struct Reduction {
   // the motor). A negative scale also reverses the element's sides. Elements
   // not listed: 1.
   std::map<std::string, double> output_scale;
-  // Bodies a rigid connection merged into another, in the file's order: each
-  // moves as q = factor q_kept (kept "": fixed to the base, q = 0), and is
-  // reported so in results (core/model.hpp MergedBody).
-  struct Merged {
+  // Every body of the file the reduction removed, in the file's order, with
+  // what gives its motion from the bodies that stay (core/model.hpp
+  // RemovedBody), so that results report every body written:
+  //  - merged by a rigid connection: q = factor q_kept (kept "": fixed to the
+  //    base, q = 0); `kept` may itself be removed later (a gear merged into a
+  //    massless wheel that is then eliminated);
+  //  - eliminated massless and frictionless (step 2): its springs' torques
+  //    balance, sum k luz(q - u q_other; [lower, upper]) = 0 (each spring as
+  //    seen from it when it was eliminated; other "": the base); one spring or
+  //    none when it carried no torque.
+  struct Removed {
     std::string name, kept;
     double factor = 0.0;
+    bool balanced = false;  // eliminated (springs) rather than merged (kept, factor)
+    struct Spring {
+      std::string other;
+      double u = 0.0, k = 0.0, lower = 0.0, upper = 0.0;
+    };
+    std::vector<Spring> springs;
   };
-  std::vector<Merged> merged;
+  std::vector<Removed> removed;
 };
 
 Reduction reduce(const ModelSpec& spec);

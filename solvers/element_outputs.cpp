@@ -41,7 +41,7 @@ void OutputSample::resize(const Model& m) {
   const std::size_t ne = static_cast<std::size_t>(m.num_elements());
   for (std::vector<double>* v : {&torque, &relative, &rate, &power, &dissipated}) v->resize(ne);
   state.resize(ne);
-  acceleration.resize(m.reported_body_names.size());  // the merged bodies' too
+  acceleration.resize(m.reported_body_names.size());  // the removed bodies' too
   drive_torque.resize(m.driven_bodies.empty() ? 0 : m.reported_body_names.size());
 }
 
@@ -107,8 +107,8 @@ void body_accelerations(const Model& m, const ModeStructure& ms, const Workspace
     acc[j] = m.massless(j)                  ? std::numeric_limits<double>::quiet_NaN()
              : c.grounded[c.cluster_of[j]] ? 0.0
                                            : body_acceleration(c, j, ws.acc.data(), ws.slot_acc.data());
-  for (int j = m.num_bodies(); j < static_cast<int>(m.reported_body_names.size()); ++j)
-    acc[j] = reported_body_value(m, acc, j);  // a merged body's: through its kept one
+  // a removed body's through the bodies left (acc is both the model bodies' and the reported ones')
+  reported_bodies(m, ws.q.data(), acc, nullptr, acc);
 }
 
 std::vector<int> dissipative_elements(const Model& m) {

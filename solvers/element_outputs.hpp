@@ -22,14 +22,14 @@ struct OutputSample {
   std::vector<double> relative, rate;     // (ne) x [rad], x' [rad/s]
   std::vector<double> power;              // (ne) [W]
   std::vector<double> dissipated;         // (ne) [J]
-  std::vector<double> acceleration;       // (reported bodies: nb, then merged ones) [rad/s^2]
+  std::vector<double> acceleration;       // (reported bodies: nb, then removed ones) [rad/s^2]
   std::vector<double> drive_torque;       // (reported bodies) [N m] when the model has drives, else empty
   void resize(const Model& m);
 };
 // Appends the sample to the Result's per-element and per-body arrays.
 void append_sample(const OutputSample& s, Result& r);
 // The drives' torques (ws.drive_torque after cluster_accelerations) of the
-// reported bodies into out (0 for free and merged bodies).
+// reported bodies into out (0 for free and removed bodies).
 void drive_torques(const Model& m, const Workspace& ws, std::vector<double>& out);
 
 // Element torques and states (Result conventions) from ws after applied_forces,
@@ -53,7 +53,7 @@ void element_powers(const Model& m, const double* torque, const double* rate, do
 // through its cluster's motion (bodies/clusters.hpp body_acceleration), a held
 // body's 0, a massless body's NaN (its velocity is algebraic in the mode: not
 // an integrated state).
-// acc holds every reported body (Model::reported_body_names): merged ones after.
+// acc holds every reported body (Model::reported_body_names): removed ones after.
 void body_accelerations(const Model& m, const ModeStructure& ms, const Workspace& ws, double* acc);
 
 // The elements whose kinds dissipate (ElementKindInfo::dissipation), element

@@ -383,12 +383,12 @@ StepStatus Simulator::advance_to(double t) {
 const State& Simulator::state() const { return impl_->data.state; }
 std::vector<double> Simulator::body_angles() const {
   std::vector<double> q;
-  append_reported_bodies(impl_->model, impl_->data.state.q, q);
+  append_reported_bodies(impl_->model, impl_->data.state.q, {}, q);
   return q;
 }
 std::vector<double> Simulator::body_velocities() const {
   std::vector<double> w;
-  append_reported_bodies(impl_->model, impl_->data.state.w, w);
+  append_reported_bodies(impl_->model, impl_->data.state.q, impl_->data.state.w, w);
   return w;
 }
 double Simulator::time() const { return impl_->data.state.t; }
@@ -473,8 +473,9 @@ OutputId Simulator::output(const std::string& name) const {
 double Simulator::value(OutputId id) const {
   Impl& s = *impl_;
   switch (id.kind) {
-    case OutputId::Kind::angle: return reported_body_value(s.model, s.data.state.q.data(), id.index);
-    case OutputId::Kind::velocity: return reported_body_value(s.model, s.data.state.w.data(), id.index);
+    case OutputId::Kind::angle: return reported_body_value(s.model, s.data.state.q.data(), nullptr, id.index);
+    case OutputId::Kind::velocity:
+      return reported_body_value(s.model, s.data.state.q.data(), s.data.state.w.data(), id.index);
     case OutputId::Kind::input: return s.data.inputs.at(static_cast<std::size_t>(id.index));
     case OutputId::Kind::torque: return s.refresh_outputs().torque.at(static_cast<std::size_t>(id.index));
     case OutputId::Kind::state: return s.refresh_outputs().state.at(static_cast<std::size_t>(id.index));
@@ -541,8 +542,8 @@ class EventDrivenRun {
   void sample(double, Result& r) {
     const State& s = sim_.state();
     r.time.push_back(s.t);
-    append_reported_bodies(model_, s.q, r.angle);
-    append_reported_bodies(model_, s.w, r.velocity);
+    append_reported_bodies(model_, s.q, {}, r.angle);
+    append_reported_bodies(model_, s.q, s.w, r.velocity);
     append_sample(sim_.outputs(), r);
     r.input_work.push_back(s.input_work);
     r.kinetic.push_back(kinetic_energy(model_, s.w));

@@ -119,9 +119,8 @@ class Simulator {
   const State& state() const;
   // Every body a Result reports, now, in the order and with the values it
   // records (Model::reported_body_names: the model's bodies, then the
-  // bodies a rigid connection merged, each its kept body's value times the
-  // connection's factor, 0 when fixed to the base; core/model.hpp
-  // reported_body_value): angles [rad] (a translational body's position [m])
+  // bodies the reduction removed, each with the motion the model leaves it:
+  // core/model.hpp RemovedBody, reported_bodies): angles [rad] (a translational body's position [m])
   // and velocities [rad/s] ([m/s]). state() holds the model's bodies alone.
   std::vector<double> body_angles() const;
   std::vector<double> body_velocities() const;

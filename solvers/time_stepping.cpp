@@ -770,8 +770,8 @@ class TimeSteppingRun {
       if (d.velocity_slot >= 0) w_[p] = drive_value(d.velocity_slot, ts);
     }
     r.time.push_back(ts);
-    append_reported_bodies(model_, q_, r.angle);
-    append_reported_bodies(model_, w_, r.velocity);
+    append_reported_bodies(model_, q_, {}, r.angle);
+    append_reported_bodies(model_, q_, w_, r.velocity);
     sample_outputs(h, a, ts);
     append_sample(out_, r);
     r.input_work.push_back(W0_ + a * (mj_.input_work() - W0_));
@@ -797,8 +797,8 @@ class TimeSteppingRun {
       out_.acceleration[p] = drive_value(model_.drives[p].acceleration_slot, ts);
       out_.drive_torque[static_cast<std::size_t>(p)] = mj_.drive_torque()[static_cast<std::size_t>(p)];
     }
-    for (int j = model_.num_bodies(); j < static_cast<int>(out_.acceleration.size()); ++j)
-      out_.acceleration[j] = reported_body_value(model_, out_.acceleration.data(), j);
+    // the removed bodies' through the bodies left
+    reported_bodies(model_, q_.data(), out_.acceleration.data(), nullptr, out_.acceleration.data());
   }
 
   // Drive signal slot `slot` at t (the inputs held in the step).

@@ -18,6 +18,7 @@
 //    where MT0(t) = 12/7, t = 1 + (10 - 12/7)/10 = 1.828571428... s.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -269,6 +270,13 @@ bool rewrite_as_coordinate(const ModelSpec& spec, ElementSpec& e) {
   }, e);
 }
 
+// Equal value by value, bit for bit; NaN (a removed body the reduction leaves
+// undetermined, README "Model reduction") only where the other has NaN.
+bool identical(const std::vector<double>& a, const std::vector<double>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); });
+}
+
 TEST(Coordinate, EveryModelWrittenWithCoordinatesGivesIdenticalResults) {
   int rewritten = 0;
   for (const std::string& name : test::model_files()) {
@@ -290,8 +298,8 @@ TEST(Coordinate, EveryModelWrittenWithCoordinatesGivesIdenticalResults) {
       s.t_end = std::min(s.t_end, s.t_start + 1.0);  // identical step by step: a second shows it
       const Result a = simulate(m, s), b = simulate(m_alt, s);
       EXPECT_EQ(a.time, b.time) << name << " " << integrator;
-      EXPECT_EQ(a.angle, b.angle) << name << " " << integrator;
-      EXPECT_EQ(a.velocity, b.velocity) << name << " " << integrator;
+      EXPECT_TRUE(identical(a.angle, b.angle)) << name << " " << integrator;
+      EXPECT_TRUE(identical(a.velocity, b.velocity)) << name << " " << integrator;
       EXPECT_EQ(a.element_torque, b.element_torque) << name << " " << integrator;
       EXPECT_EQ(a.events.size(), b.events.size()) << name << " " << integrator;
     }

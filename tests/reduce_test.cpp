@@ -501,5 +501,138 @@ elements:
   EXPECT_EQ(sim.value(sim.output("b.angle")), -3.0 * sim.value(sim.output("a.angle")));
 }
 
+// models/gear_train_simplification3.yaml: the rigid mesh merges delta into
+// gamma (delta = 2 gamma), then gamma, massless between shaft_in (200 N m/rad
+// on psi - delta) and shaft_out (400 N m/rad on gamma - phi), is eliminated.
+// Both are bodies of the file and are reported with the motion the balance
+// gives them: 2 * 200 (psi - 2 gamma) = 400 (gamma - phi), so gamma = (psi +
+// phi) / 3 and delta = 2 gamma, and their rates alike. Before, gamma was
+// reported nowhere and delta (its carrier gone) as fixed at 0 all the run.
+TEST(Reduce, AGearMergedIntoAnEliminatedWheelMovesWithTheSpringBalance) {
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    const Model m = io::load_model(LUZTAR_MODELS_DIR "/gear_train_simplification3.yaml",
+                                   {{"simulation.integrator", integrator, "test"}});
+    ASSERT_EQ(m.reported_body_names, (std::vector<std::string>{"psi", "phi", "delta", "gamma"}));
+    const Result r = simulate(m);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.body_names, m.reported_body_names);
+    const auto acc = [&](int k, int j) { return r.acceleration[static_cast<std::size_t>(k * 4 + j)]; };
+    double turned = 0.0;
+    for (int k = 0; k < r.num_samples(); ++k) {
+      const double psi = angle(r, k, 0), phi = angle(r, k, 1), delta = angle(r, k, 2), gamma = angle(r, k, 3);
+      const double tol = 1e-12 * (1.0 + std::abs(psi) + std::abs(phi));
+      EXPECT_NEAR(gamma, (psi + phi) / 3.0, tol) << integrator << " t = " << r.time[k];
+      EXPECT_NEAR(delta, 2.0 * gamma, tol) << integrator << " t = " << r.time[k];
+      // the torques of the springs as written balance at gamma (p = 2)
+      EXPECT_NEAR(2.0 * 200.0 * (psi - delta), 400.0 * (gamma - phi), 400.0 * tol) << integrator;
+      const double wtol = 1e-12 * (1.0 + std::abs(velocity(r, k, 0)) + std::abs(velocity(r, k, 1)));
+      EXPECT_NEAR(velocity(r, k, 3), (velocity(r, k, 0) + velocity(r, k, 1)) / 3.0, wtol) << integrator;
+      EXPECT_NEAR(velocity(r, k, 2), 2.0 * velocity(r, k, 3), wtol) << integrator;
+      const double atol = 1e-12 * (1.0 + std::abs(acc(k, 0)) + std::abs(acc(k, 1)));
+      EXPECT_NEAR(acc(k, 3), (acc(k, 0) + acc(k, 1)) / 3.0, atol) << integrator;
+      EXPECT_NEAR(acc(k, 2), 2.0 * acc(k, 3), atol) << integrator;
+      turned = std::max(turned, std::abs(delta));
+    }
+    EXPECT_GT(turned, 10.0) << integrator;  // 17.8 rad: not a comparison of zeros
+    // the Simulator reads them alike, by name
+    Simulator sim(m);
+    ASSERT_EQ(sim.advance_to(r.time.back()), StepStatus::reached_time);
+    const std::vector<double> q = sim.body_angles(), w = sim.body_velocities();
+    ASSERT_EQ(q.size(), 4u);
+    EXPECT_NEAR(sim.value(sim.output("delta.angle")), 2.0 * (q[0] + q[1]) / 3.0, 1e-10) << integrator;
+    EXPECT_NEAR(sim.value(sim.output("gamma.velocity")), (w[0] + w[1]) / 3.0, 1e-10) << integrator;
+  }
+}
+
+// The same train unreduced: gamma and delta given inertias eps (delta, merged
+// into gamma, 4 eps reflected) and run by cvode_bdf at rtol 1e-10. Their
+// angles approach the reported balance of the reduced run as eps -> 0, at the
+// first order of eps (the lag of an inertia behind its springs' balance):
+// 2.04e-3 rad at 1e-5, 2.05e-5 rad at 1e-7 measured.
+TEST(Reduce, TheEliminatedWheelsMotionIsTheLimitOfTheUnreducedTrain) {
+  std::vector<io::FieldOverride> o = {{"simulation.t_end", "1.0", "test"}};
+  const Model reduced = io::load_model(LUZTAR_MODELS_DIR "/gear_train_simplification3.yaml", o);
+  const Result r0 = simulate(reduced);
+  ASSERT_EQ(r0.status, StepStatus::reached_time) << r0.message;
+  double previous = 1e300;
+  for (const char* eps : {"1.0e-5", "1.0e-7"}) {
+    std::vector<io::FieldOverride> full = o;
+    full.push_back({"bodies.delta.inertia", eps, "test"});
+    full.push_back({"bodies.gamma.inertia", eps, "test"});
+    full.push_back({"simulation.integrator", "cvode_bdf", "test"});
+    full.push_back({"simulation.rtol", "1.0e-10", "test"});
+    full.push_back({"simulation.atol", "1.0e-12", "test"});
+    const Model m = io::load_model(LUZTAR_MODELS_DIR "/gear_train_simplification3.yaml", full);
+    ASSERT_EQ(m.num_bodies(), 3);  // psi, phi, gamma (delta merged)
+    const Result r = simulate(m);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.num_samples(), r0.num_samples());
+    double worst = 0.0;
+    for (const char* name : {"delta", "gamma"}) {
+      const auto at = [](const Result& x, const std::string& n) {
+        return static_cast<int>(std::find(x.body_names.begin(), x.body_names.end(), n) - x.body_names.begin());
+      };
+      const int jf = at(r, name), jr = at(r0, name);
+      ASSERT_LT(jr, r0.num_bodies()) << name;
+      for (int k = 0; k < r.num_samples(); ++k) worst = std::max(worst, std::abs(angle(r, k, jf) - angle(r0, k, jr)));
+    }
+    std::printf("eps %s: largest difference of delta and gamma %.3g rad\n", eps, worst);
+    EXPECT_LT(worst, 0.02 * previous) << "eps = " << eps;  // 100 times smaller eps: 100 times closer
+    previous = worst;
+  }
+  EXPECT_LT(previous, 3e-5);
+}
+
+// A massless node m between gap springs s1 (a - m, 100 N m/rad, freeplay 0.1)
+// and s2 (m - b, 300 N m/rad, freeplay 0.05), and a massless tip on one
+// spring without a gap (b - tip, no torque: tip = b). In contact (|a - b| >
+// 0.15) the common torque is T = 75 (a - b -+ 0.15) and m = b +- 0.05 + T/300,
+// m' = (100 a' + 300 b')/400; inside both gaps m is anywhere in an interval:
+// NaN, never a plausible number.
+TEST(Reduce, EliminatedMasslessBodiesAreReportedFromTheirSpringsOrAsUndetermined) {
+  const Model m = io::parse_model(R"(
+simulation: {t_end: 1.0, output_step: 0.01}
+bodies:
+  a: {inertia: 1.0}
+  m: {inertia: 0}
+  b: {inertia: 2.0}
+  tip: {inertia: 0}
+elements:
+  s1: {type: spring, bodies: [a, m], stiffness: 100, freeplay: 0.1}
+  s2: {type: spring, bodies: [m, b], stiffness: 300, freeplay: 0.05}
+  s3: {type: spring, bodies: [b, tip], stiffness: 50}
+)", "node.yaml", ".");
+  ASSERT_EQ(m.reported_body_names, (std::vector<std::string>{"a", "b", "m", "tip"}));
+  const auto at = [&](double qa, double qb, double wa, double wb) {
+    const double q[2] = {qa, qb}, w[2] = {wa, wb};
+    std::vector<double> angle(4), rate(4);
+    reported_bodies(m, q, w, angle.data(), rate.data());
+    return std::pair{angle, rate};
+  };
+  {
+    const auto [q, w] = at(1.0, 0.0, 2.0, 0.0);
+    EXPECT_NEAR(q[2], 0.05 + 75.0 * 0.85 / 300.0, 1e-15);  // 0.2625
+    EXPECT_NEAR(w[2], 100.0 * 2.0 / 400.0, 1e-15);
+    EXPECT_EQ(q[3], 0.0);
+    EXPECT_EQ(w[3], 0.0);
+  }
+  {
+    const auto [q, w] = at(-1.0, 0.5, 0.0, 4.0);
+    EXPECT_NEAR(q[2], 0.5 - 0.05 + 75.0 * (-1.5 + 0.15) / 300.0, 1e-15);  // 0.1125
+    EXPECT_NEAR(w[2], 300.0 * 4.0 / 400.0, 1e-15);
+    EXPECT_EQ(q[3], 0.5);
+    EXPECT_EQ(w[3], 4.0);
+  }
+  {
+    const auto [q, w] = at(0.1, 0.0, 1.0, 0.0);  // inside both gaps: m anywhere in [0, 0.05]
+    EXPECT_TRUE(std::isnan(q[2]));
+    EXPECT_TRUE(std::isnan(w[2]));
+    EXPECT_EQ(q[3], 0.0);
+  }
+  // a run reports them so
+  const Result r = simulate(m);
+  ASSERT_EQ(r.body_names, m.reported_body_names);
+}
+
 }  // namespace
 }  // namespace luztar

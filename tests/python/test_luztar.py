@@ -186,6 +186,33 @@ def test_merged_bodies_are_named_and_read_alike_everywhere(integrator):
     assert np.max(np.abs(result.angle[:, g])) > 0.01  # the wheel turned (0.0435 rad at most): no test of zeros
 
 
+# models/gear_train_simplification3.yaml: the rigid mesh merges delta into gamma (delta = 2 gamma)
+# and gamma, massless between shaft_in (200 N m/rad on psi - delta) and shaft_out (400 N m/rad
+# on gamma - phi), is eliminated. Both are reported with the motion of the springs' balance,
+# gamma = (psi + phi) / 3, delta = 2 gamma, in the model's names, a Result, a Simulator and the
+# HDF5 file the CLI writes. Before, gamma was in none of them and delta stood at 0.
+def test_a_gear_merged_into_an_eliminated_wheel_moves_with_the_balance(models_dir, cli, tmp_path):
+    path = models_dir / "gear_train_simplification3.yaml"
+    model = luztar.load(path)
+    names = model.body_names
+    assert names == ["psi", "phi", "delta", "gamma"]
+    result = model.run()
+    assert result.status == "reached_time"
+    q = result.angle
+    tol = 1e-12 * (1.0 + np.abs(q[:, 0]) + np.abs(q[:, 1]))
+    assert np.all(np.abs(q[:, 3] - (q[:, 0] + q[:, 1]) / 3.0) <= tol)
+    assert np.all(np.abs(q[:, 2] - 2.0 * q[:, 3]) <= tol)
+    assert np.max(np.abs(q[:, 2])) > 10.0  # 17.8 rad: no test of zeros
+    sim = luztar.Simulator(model)
+    assert sim.advance_to(result.time[-1]) == "reached_time"
+    np.testing.assert_allclose(sim.angles, q[-1], rtol=0, atol=1e-9)
+    out = tmp_path / "s3.h5"
+    subprocess.run([cli, "run", str(path), "-o", str(out)], check=True, capture_output=True)
+    stored = luztar.read(out)
+    assert stored.body_names == names
+    np.testing.assert_array_equal(stored.angle, q)
+
+
 @pytest.mark.parametrize("integrator", ["exact", "cvode_bdf"])
 def test_hdf5_read_back_equals_the_run(models_dir, cli, tmp_path, integrator):
     out = tmp_path / "g.h5"

@@ -126,9 +126,9 @@ class LUZTAR_PUBLIC Model {
                      const std::string& origin = "<text>", const std::string& base_dir = ".");
 
   const std::string& name() const;            // the file's `name:` ("" when absent)
-  // The bodies: those the exact reductions keep, then those a rigid
-  // connection merged (README, "Massless bodies and rigid connections"), in
-  // the order of a Result's, each with its bodies.<body>.* outputs.
+  // The bodies: those the exact reductions keep, then those they removed,
+  // merged or eliminated (README, "Massless bodies and rigid connections"),
+  // in the order of a Result's, each with its bodies.<body>.* outputs.
   std::vector<std::string> bodies() const;
   std::vector<std::string> elements() const;  // element names, in file order
   std::vector<std::string> inputs() const;    // named inputs, settable by a Simulator

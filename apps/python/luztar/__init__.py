@@ -351,8 +351,10 @@ class Model:
     @property
     def body_names(self) -> list[str]:
         """The model's bodies, in the order of :attr:`Result.body_names` and
-        :attr:`Simulator.angles`: the bodies of the assembled model, then those a rigid
-        connection merged into another (their motion is the kept body's times the ratio)."""
+        :attr:`Simulator.angles`: the bodies of the assembled model, then those the
+        reduction removed: merged by a rigid connection (their motion is the kept body's
+        times the ratio) or eliminated as massless (their springs' balance; NaN where it
+        leaves them undetermined, inside a freeplay)."""
         return list(self._core.body_names)
 
     @property
@@ -530,8 +532,8 @@ class Simulator:
 
     @property
     def angles(self) -> np.ndarray:
-        """(nb,) body angles now [rad], in :attr:`Model.body_names` order (a merged body's
-        is its kept body's times the ratio, as in :attr:`Result.angle`)."""
+        """(nb,) body angles now [rad], in :attr:`Model.body_names` order (a removed body's
+        as in :attr:`Result.angle`: a merged one's is its kept body's times the ratio)."""
         return self._core.angles
 
     @property
