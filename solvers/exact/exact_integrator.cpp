@@ -470,8 +470,7 @@ const EventFunction& ExactIntegrator::event_function(std::size_t w, double step)
     // 8.5e-4 N m for a shaft spring at 3e5 rad, a break-away seen an output
     // sample late, and a reserve 2e-10 below 0 at 955 rpm "at zero" restart
     // after restart: an event storm; a review.)
-    ztx_.noalias() = m.split.T * x_;
-    ztx_ = ztx_.cwiseAbs();
+    modal_z_scale();
   }
   const auto row = static_cast<Eigen::Index>(w);
   EventFunction& f = polys_[static_cast<std::size_t>(m.watched[w])];
@@ -507,6 +506,11 @@ const EventFunction& ExactIntegrator::event_function(std::size_t w, double step)
   f.roundoff = std::max(f.roundoff, 64.0 * kEps * (m.Gw_abs.row(row).dot(ztx_) + m.GT_Tinv_abs.row(row).dot(ztx_)) +
                                         m.G_split_abs.row(row).dot(ztx_));
   return f;
+}
+
+void ExactIntegrator::modal_z_scale() {
+  ztx_.noalias() = mode_->split.T * x_;
+  ztx_ = ztx_.cwiseAbs();
 }
 
 // The rows (in z) and directions of the roots found at this root stop, for
@@ -571,9 +575,8 @@ void ExactIntegrator::restart_signs() {
   // whose crossing, 5e-16 s before the restart, was then taken as made.
   xabs_ = x_.cwiseAbs();  // (sized N and F at construction: no allocation per reset)
   gscale_.head(m.GT_abs.rows()).noalias() = m.GT_abs * xabs_;
-  zscratch_.noalias() = m.split.T * x_;  // z without its inert part (event_function)
-  zscratch_ = zscratch_.cwiseAbs();
-  gzscale_.head(m.Gw_abs.rows()).noalias() = m.Gw_abs * zscratch_;
+  modal_z_scale();
+  gzscale_.head(m.Gw_abs.rows()).noalias() = m.Gw_abs * ztx_;
   gscale_.head(m.GT_abs.rows()) = gscale_.head(m.GT_abs.rows()).cwiseMax(gzscale_.head(m.Gw_abs.rows()));
   for (std::size_t w = 0; w < m.watched.size(); ++w) {
     const auto row = static_cast<Eigen::Index>(w);

@@ -219,6 +219,8 @@ class ExactIntegrator : public Integrator {
   // system that is not affine in its mode is refused, never linearised.
   void check_identified(const Mode& mode);
   void restart_signs();
+  // |T x| into ztx_: z without its inert part, the scale of the values the pipeline reads.
+  void modal_z_scale();
   void record_reported();
   bool reported_at_stop(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row, int direction) const;
   bool reads_reported_bodies(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row) const;
@@ -256,7 +258,7 @@ class ExactIntegrator : public Integrator {
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
   Eigen::VectorXd gz_, x_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
   Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gzscale_, gconst_;
-  Eigen::VectorXd ztx_;          // |T x| at the sub-step's start (built with slow_taylor_)
+  Eigen::VectorXd ztx_;          // |T x| at the sub-step's start (built with slow_taylor_: modal_z_scale)
   // The roots reported at the last root stop (their rows in z and
   // directions) and its time: record_reported, reported_at_stop.
   Eigen::MatrixXd reported_rows_;
