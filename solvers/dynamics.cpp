@@ -563,10 +563,6 @@ double input_power(const Model& m, const Workspace& ws) {
   return p;
 }
 
-double dissipation_power(const Model& m, const State& modes, const Workspace& ws) {
-  return power_sum(m, &modes, ws, &ElementKindInfo::dissipation);
-}
-
 int jacobian_half_bandwidth(const Model& m) {
   const int nb = m.num_bodies();
   int reach = 0;  // largest index distance coupled by one element

@@ -191,10 +191,10 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
 // solved). Per cluster, not over the model: a brake of 1e11 N m elsewhere
 // made a contact's real unloading read as roundoff.
 void solved_torque_scales(const Model& m, const ModeStructure& ms, Workspace& ws, double* scale);
-// Power of the external torques and dissipated power [W] from ws (after
-// applied_forces; the drives' power sum R w_P after cluster_accelerations).
+// Power of the external torques [W] from ws (after applied_forces; the
+// drives' power sum R w_P after cluster_accelerations). The dissipated power
+// is the sum of element_dissipation_powers (solvers/element_outputs.hpp).
 double input_power(const Model& m, const Workspace& ws);
-double dissipation_power(const Model& m, const State& modes, const Workspace& ws);
 
 // Half-bandwidth of the Jacobian in the interleaved layout for any variable structure.
 int jacobian_half_bandwidth(const Model& m);

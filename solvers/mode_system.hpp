@@ -26,6 +26,17 @@ class ModeSystem final : public OdeSystem {
   static int quadrature_count(const Model& m) {
     return kQuadElements + dissipative_element_count(m);
   }
+  // The quadratures' integrands at the forces in ws (applied_forces, and the
+  // drives' torques when bodies are driven): the input power, the dissipated
+  // power as the sum of the elements' terms in their order from 0 (each term
+  // evaluated once), and those terms.
+  static void quadrature_rates(const Model& m, const State& modes, const Workspace& ws, double* qdot) {
+    qdot[kQuadInput] = input_power(m, ws);
+    const int n = element_dissipation_powers(m, modes, ws, qdot + kQuadElements);
+    double sum = 0.0;
+    for (int k = 0; k < n; ++k) sum += qdot[kQuadElements + k];
+    qdot[kQuadDissipated] = sum;
+  }
 
   // root_slots: the number of root functions the integrator watches (max_root_count).
   ModeSystem(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws, int root_slots)
@@ -55,13 +66,7 @@ class ModeSystem final : public OdeSystem {
     unpack(ms_, y, ws_);
     applied_forces(model_, modes_, ws_);
     if (!model_.driven_bodies.empty()) cluster_accelerations(model_, ms_, ws_);  // the drives' torques
-    qdot[kQuadInput] = input_power(model_, ws_);
-    // the global one as dissipation_power sums it (the same terms in the same
-    // order from 0: the same bits), each term evaluated once
-    const int n = element_dissipation_powers(model_, modes_, ws_, qdot + kQuadElements);
-    double sum = 0.0;
-    for (int k = 0; k < n; ++k) sum += qdot[kQuadElements + k];
-    qdot[kQuadDissipated] = sum;
+    quadrature_rates(model_, modes_, ws_, qdot);
   }
 
  private:
@@ -124,9 +129,7 @@ class ExactModeSystem final : public exact::AffineModeSystem {
     unpack(ms_, y, ws_);
     applied_forces(model_, modes_, ws_);
     if (!model_.driven_bodies.empty()) cluster_accelerations(model_, ms_, ws_);  // the drives' torques
-    qdot[ModeSystem::kQuadInput] = input_power(model_, ws_);
-    qdot[ModeSystem::kQuadDissipated] = dissipation_power(model_, modes_, ws_);
-    element_dissipation_powers(model_, modes_, ws_, qdot + ModeSystem::kQuadElements);
+    ModeSystem::quadrature_rates(model_, modes_, ws_, qdot);  // (the polarisation calls this ~N^2 / 2 times a mode)
   }
   // Every velocity slot, and each spring's coordinate sum c_k q_k
   // (y[2j] = q_j, y[2j+1] its velocity slot): the laws read angles through

@@ -262,39 +262,39 @@ void ExactIntegrator::identify_affine(Mode& m) {
 
 void ExactIntegrator::identify_quadratures(Mode& m) {
   const int N = n_ + exo_.size();
-  Eigen::VectorXd u = Eigen::VectorXd::Zero(N), q(quads_);
-  auto quad_at = [&]() {
+  Eigen::VectorXd u = Eigen::VectorXd::Zero(N);
+  // (each probe's values into a column of one matrix: no allocation a probe)
+  auto quad_at = [&](Eigen::Ref<Eigen::VectorXd> q) {
     probe_at(u);
     system_.quadrature(u.data(), probe_sigma_.data(), q.data());
-    return Eigen::VectorXd(q);
   };
   // q(u) = u^T P u + l^T u + c by polarisation; in z the constant xi[0] = 1
   // carries l and c: Q = P + (l e0^T + e0 l^T) / 2 + c e0 e0^T
-  const Eigen::VectorXd q0 = quad_at();
-  std::vector<Eigen::VectorXd> plus(static_cast<std::size_t>(N)), minus(static_cast<std::size_t>(N));
+  Eigen::VectorXd q0(quads_), both(quads_);
+  quad_at(q0);
+  Eigen::MatrixXd plus(quads_, N), minus(quads_, N);
   for (int i = 0; i < N; ++i) {
     u(i) = 1.0;
-    plus[static_cast<std::size_t>(i)] = quad_at();
+    quad_at(plus.col(i));
     u(i) = -1.0;
-    minus[static_cast<std::size_t>(i)] = quad_at();
+    quad_at(minus.col(i));
     u(i) = 0.0;
   }
   m.Q.assign(static_cast<std::size_t>(quads_), Eigen::MatrixXd::Zero(N, N));
   for (int i = 0; i < N; ++i) {
-    const auto ui = static_cast<std::size_t>(i);
     for (int j = 0; j < quads_; ++j) {
       Eigen::MatrixXd& Q = m.Q[static_cast<std::size_t>(j)];
-      Q(i, i) += 0.5 * (plus[ui](j) + minus[ui](j)) - q0(j);
-      const double linear = 0.5 * (plus[ui](j) - minus[ui](j));
+      Q(i, i) += 0.5 * (plus(j, i) + minus(j, i)) - q0(j);
+      const double linear = 0.5 * (plus(j, i) - minus(j, i));
       Q(i, n_) += 0.5 * linear;
       Q(n_, i) += 0.5 * linear;
     }
     for (int k = i + 1; k < N; ++k) {
       u(i) = u(k) = 1.0;
-      const Eigen::VectorXd both = quad_at();
+      quad_at(both);
       u(i) = u(k) = 0.0;
       for (int j = 0; j < quads_; ++j) {
-        const double c = 0.5 * (both(j) - plus[ui](j) - plus[static_cast<std::size_t>(k)](j) + q0(j));
+        const double c = 0.5 * (both(j) - plus(j, i) - plus(j, k) + q0(j));
         m.Q[static_cast<std::size_t>(j)](i, k) += c;
         m.Q[static_cast<std::size_t>(j)](k, i) += c;
       }
@@ -315,10 +315,12 @@ void ExactIntegrator::identify_split(Mode& m) {
   const double aim = options_.grid_step > 0.0 ? std::min(options_.grid_step, options_.max_substep) : options_.max_substep;
   const Eigen::MatrixXd K = inert_directions(system_, m.A, m.Q);
   m.split = split_modes(m.A, kSlowRadius / aim, aim, K);
-  if (!identify_slow(m, aim)) m.split = unsplit(m.A, K);  // a resolvent too ill-conditioned: nothing split off
+  if (!identify_slow(m, aim)) {  // a resolvent too ill-conditioned: nothing split off
+    m.split = unsplit(m.A, K);
+    if (!identify_slow(m, aim))
+      throw std::logic_error("exact integrator: internal error: the unsplit mode has no propagator");
+  }
   if (m.split.fast_dims() > 0) ++stats_.split;
-  if (m.split.fast_dims() == 0 && !identify_slow(m, aim))
-    throw std::logic_error("exact integrator: internal error: the unsplit mode has no propagator");
   if (aim / m.h > kMaxPieces) refuse_substep(m, aim);
   // the rows that can move in this mode (G A != 0; a constant row, such as a
   // padded root slot, keeps its sign) are the ones watched

@@ -10,50 +10,6 @@ namespace {
 
 using cd = std::complex<double>;
 
-// exp(A h) and, per Q, int_0^h e^{A^T u} Q e^{A u} du by their series (A the
-// slow block: its norm times h is moderate by the choice of h), each summed
-// until its terms fall below 1e-18 of the sum.
-void slow_series(const Eigen::MatrixXd& A, const std::vector<Eigen::MatrixXd>& Q, double h, Eigen::MatrixXd& E,
-                 std::vector<Eigen::MatrixXd>& W) {
-  const Eigen::Index m = A.rows();
-  const Eigen::MatrixXd Ah = A * h;
-  Eigen::MatrixXd term = Eigen::MatrixXd::Identity(m, m), next(m, m);
-  E = term;
-  for (int k = 1; k < 200 && term.cwiseAbs().maxCoeff() > 1e-18 * E.cwiseAbs().maxCoeff(); ++k) {
-    next.noalias() = term.lazyProduct(Ah);  // (lazy: far too small for gemm's blocking)
-    term = next / k;
-    E += term;
-  }
-  // d/du e^{A^T u} Q e^{A u} = L(.), L(X) = A^T X + X A: W = sum_n L^n(Q) h^(n+1) / (n+1)!;
-  // every L^n(Q) is symmetric, so X A = (A^T X)^T: one product a term, and
-  // that for all forms at once (side by side: one product of useful size).
-  // The series runs until every form's terms fall below 1e-18 of its sum.
-  const auto L = static_cast<Eigen::Index>(Q.size());
-  W.clear();
-  if (L == 0 || m == 0) {
-    W.assign(Q.size(), Eigen::MatrixXd::Zero(m, m));
-    return;
-  }
-  Eigen::MatrixXd t(m, m * L), sum(m, m * L), prod(m, m * L);
-  for (Eigen::Index l = 0; l < L; ++l) t.middleCols(l * m, m) = Q[static_cast<std::size_t>(l)] * h;
-  sum = t;
-  auto converged = [&]() {
-    for (Eigen::Index l = 0; l < L; ++l)
-      if (t.middleCols(l * m, m).cwiseAbs().maxCoeff() > 1e-18 * sum.middleCols(l * m, m).cwiseAbs().maxCoeff())
-        return false;
-    return true;
-  };
-  for (int k = 1; k < 400 && !converged(); ++k) {
-    prod.noalias() = Ah.transpose() * t;
-    for (Eigen::Index l = 0; l < L; ++l) {
-      const auto p = prod.middleCols(l * m, m);
-      t.middleCols(l * m, m) = (p + p.transpose()) / (k + 1);
-    }
-    sum += t;
-  }
-  for (Eigen::Index l = 0; l < L; ++l) W.emplace_back(sum.middleCols(l * m, m));
-}
-
 // E1(m, s) with e^{m s} from exp_ms() (called only when |m s| > 1/2, where
 // e^{m s} - 1 loses no digits: a product of cached exponentials will do).
 template <class Exp>
@@ -80,11 +36,12 @@ using PairBlock = std::array<cd, 4>;
 const PairBlock kAmplitudeBasis = {0.5, 0.5, cd(0.0, -0.5), cd(0.0, 0.5)};
 const PairBlock kAmplitudeBasisInverse = {1.0, cd(0.0, 1.0), 1.0, cd(0.0, -1.0)};
 
-// X M, M the block-diagonal matrix with the pairs' block `pair` (m: the
-// first fast coordinate's index, X has nf columns).
+// Y = X M, M the block-diagonal matrix with the pairs' block `pair` (m: the
+// first fast coordinate's index, X has nf columns; Y sized as X already, so
+// that nothing is allocated).
 template <class Matrix>
-Eigen::MatrixXcd times_blocks(const Matrix& X, const std::vector<FastMode>& fast, int m, const PairBlock& pair) {
-  Eigen::MatrixXcd Y(X.rows(), X.cols());
+void times_blocks(const Matrix& X, const std::vector<FastMode>& fast, int m, const PairBlock& pair,
+                  Eigen::MatrixXcd& Y) {
   for (const FastMode& f : fast) {
     const int j = f.index - m;
     if (f.pair()) {
@@ -94,7 +51,23 @@ Eigen::MatrixXcd times_blocks(const Matrix& X, const std::vector<FastMode>& fast
       Y.col(j) = X.col(j).template cast<cd>();
     }
   }
+}
+
+template <class Matrix>
+Eigen::MatrixXcd times_blocks(const Matrix& X, const std::vector<FastMode>& fast, int m, const PairBlock& pair) {
+  Eigen::MatrixXcd Y(X.rows(), X.cols());
+  times_blocks(X, fast, m, pair, Y);
   return Y;
+}
+
+// Z = (M^T X M)^T for the block-diagonal M above (X nf x nf; XM, XMt
+// scratch of that size: nothing is allocated).
+template <class Matrix>
+void congruence_transposed(const Matrix& X, const std::vector<FastMode>& fast, int m, const PairBlock& pair,
+                           Eigen::MatrixXcd& XM, Eigen::MatrixXcd& XMt, Eigen::MatrixXcd& Z) {
+  times_blocks(X, fast, m, pair, XM);
+  XMt = XM.transpose();
+  times_blocks(XMt, fast, m, pair, Z);
 }
 
 // M^T X M for the block-diagonal M above (X nf x nf).
@@ -219,7 +192,6 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
     H_.push_back(congruence(Qx.bottomRightCorner(nf_, nf_), fast_, m_, kAmplitudeBasis));
   }
   const auto live = static_cast<Eigen::Index>(live_.size());
-  slow_series(As_, Qss_, h, Es_, Wss_);
   if (!resolvent_rows(Qsf)) return false;
   Gx_.resize(2 * nf_ * live, m_);
   Qu_.resize(live, packed_size(m_ - inert_));
@@ -233,9 +205,7 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
     pack_form(H_[ul].real(), 0, 1.0, Hu_, l, 0);
     pack_form(H_[ul].imag(), 0, -1.0, Hu_, l, packed_size(nf_));
   }
-  emu_h_.resize(nf_);
-  for (int k = 0; k < nf_; ++k) emu_h_(k) = std::exp(mu_(k) * h);
-  regular_forms();
+  size_regular();
   eta_.resize(nf_);
   emu_.resize(nf_);
   etas_.resize(nf_);
@@ -249,6 +219,86 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
   return true;
 }
 
+// The storage of the regular step's data (prepare_regular), sized once at
+// build: filling it later allocates nothing.
+void ModalPropagator::size_regular() {
+  regular_ready_ = false;
+  const auto live = static_cast<Eigen::Index>(live_.size());
+  Es_.resize(m_, m_);
+  Wss_.resize(m_, m_ * live);
+  emu_h_.resize(nf_);
+  Wu_.resize(live, packed_size(n_ - inert_));
+  RegularScratch& r = regular_scratch_;
+  r.Ah.resize(m_, m_);
+  r.term.resize(m_, m_);
+  r.next.resize(m_, m_);
+  r.t.resize(m_, m_ * live);
+  r.prod.resize(m_, m_ * live);
+  r.E1h.resize(nf_, nf_);
+  r.W.resize(n_, n_);
+  r.EsT.resize(m_, m_);
+  r.HE.resize(nf_, nf_);
+  r.XM.resize(nf_, nf_);
+  r.XMt.resize(nf_, nf_);
+  r.Z.resize(nf_, nf_);
+  r.re.resize(m_, nf_);
+  r.im.resize(m_, nf_);
+  r.M.resize(m_, nf_);
+  r.C.resize(m_, nf_);
+}
+
+// The regular sub-step's data, at a mode's first regular step: more than
+// half of the modes a run meets live shorter than one sub-step (52 of the
+// gear train's 97 in 10 s) and never take one, and these series were a
+// tenth of a run.
+void ModalPropagator::prepare_regular() {
+  slow_series();
+  for (int k = 0; k < nf_; ++k) emu_h_(k) = std::exp(mu_(k) * h_);
+  regular_forms();
+  regular_ready_ = true;
+}
+
+// exp(A_s h) and, per live form, int_0^h e^{A_s^T u} Q_ss e^{A_s u} du by
+// their series (the norm of A_s times h is moderate by the choice of h), each
+// summed until its terms fall below 1e-18 of the sum.
+void ModalPropagator::slow_series() {
+  RegularScratch& r = regular_scratch_;
+  const Eigen::Index m = m_;
+  r.Ah = As_ * h_;
+  r.term.setIdentity();
+  Es_ = r.term;
+  for (int k = 1; k < 200 && r.term.cwiseAbs().maxCoeff() > 1e-18 * Es_.cwiseAbs().maxCoeff(); ++k) {
+    r.next.noalias() = r.term.lazyProduct(r.Ah);  // (lazy: far too small for gemm's blocking)
+    r.term = r.next / k;
+    Es_ += r.term;
+  }
+  // d/du e^{A^T u} Q e^{A u} = L(.), L(X) = A^T X + X A: W = sum_n L^n(Q) h^(n+1) / (n+1)!;
+  // every L^n(Q) is symmetric, so X A = (A^T X)^T: one product a term, and
+  // that for all forms at once (side by side: one product of useful size).
+  // The series runs until every form's terms fall below 1e-18 of its sum.
+  const auto L = static_cast<Eigen::Index>(live_.size());
+  if (L == 0 || m == 0) {
+    Wss_.setZero();
+    return;
+  }
+  for (Eigen::Index l = 0; l < L; ++l) r.t.middleCols(l * m, m) = Qss_[static_cast<std::size_t>(l)] * h_;
+  Wss_ = r.t;
+  auto converged = [&]() {
+    for (Eigen::Index l = 0; l < L; ++l)
+      if (r.t.middleCols(l * m, m).cwiseAbs().maxCoeff() > 1e-18 * Wss_.middleCols(l * m, m).cwiseAbs().maxCoeff())
+        return false;
+    return true;
+  };
+  for (int k = 1; k < 400 && !converged(); ++k) {
+    r.prod.noalias() = r.Ah.transpose() * r.t;
+    for (Eigen::Index l = 0; l < L; ++l) {
+      const auto p = r.prod.middleCols(l * m, m);
+      r.t.middleCols(l * m, m) = (p + p.transpose()) / (k + 1);
+    }
+    Wss_ += r.t;
+  }
+}
+
 // The regular step's quadratures as real forms x^T W_j x of its start: the
 // three parts above with eta = B^-1 x_f (a pair: xi = x_j + i x_j+1 and its
 // conjugate) and x_s(h) = Es x_s, so fast-fast Re(B^-T Fh B^-1), Fh = H o
@@ -256,29 +306,28 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
 // Es^T g_k - g_k: the same integrals, one stacked product a step instead of
 // nf^2 complex ones and the resolvent terms.
 void ModalPropagator::regular_forms() {
-  Eigen::MatrixXcd E1h(nf_, nf_);
+  RegularScratch& r = regular_scratch_;
   for (int a = 0; a < nf_; ++a)  // (symmetric; e^{(mu_a + mu_b) h} itself: a product of cached
     for (int b = a; b < nf_; ++b)  // factors could be 0 * inf where the sum is finite)
-      E1h(a, b) = E1h(b, a) = integral_of_exp(mu_(a) + mu_(b), h_);
-  Wu_.resize(static_cast<Eigen::Index>(live_.size()), packed_size(n_ - inert_));
-  Eigen::MatrixXd W(n_, n_);
-  const Eigen::MatrixXd EsT = Es_.transpose();
+      r.E1h(a, b) = r.E1h(b, a) = integral_of_exp(mu_(a) + mu_(b), h_);
+  Eigen::MatrixXd& W = r.W;
+  r.EsT = Es_.transpose();
   for (std::size_t l = 0; l < live_.size(); ++l) {
     W.setZero();
-    W.topLeftCorner(m_, m_) = Wss_[l];
-    const Eigen::MatrixXd ff =
-        congruence(H_[l].cwiseProduct(E1h), fast_, m_, kAmplitudeBasisInverse).real();
-    W.bottomRightCorner(nf_, nf_) = 0.5 * (ff + ff.transpose());
+    W.topLeftCorner(m_, m_) = Wss_.middleCols(static_cast<Eigen::Index>(l) * m_, m_);
+    r.HE = H_[l].cwiseProduct(r.E1h);
+    congruence_transposed(r.HE, fast_, m_, kAmplitudeBasisInverse, r.XM, r.XMt, r.Z);
+    W.bottomRightCorner(nf_, nf_) = 0.5 * (r.Z.real().transpose() + r.Z.real());
     if (m_ > 0 && nf_ > 0) {
-      const Eigen::MatrixXd re = EsT * G_[l].real(), im = EsT * G_[l].imag();
-      Eigen::MatrixXcd M(m_, nf_);
-      M.real() = re;
-      M.imag() = im;
-      M.array().rowwise() *= emu_h_.transpose().array();
-      M -= G_[l];
-      const Eigen::MatrixXd C = times_blocks(M, fast_, m_, kAmplitudeBasisInverse).real();
-      W.topRightCorner(m_, nf_) = C;
-      W.bottomLeftCorner(nf_, m_) = C.transpose();
+      r.re.noalias() = r.EsT * G_[l].real();
+      r.im.noalias() = r.EsT * G_[l].imag();
+      r.M.real() = r.re;
+      r.M.imag() = r.im;
+      r.M.array().rowwise() *= emu_h_.transpose().array();
+      r.M -= G_[l];
+      times_blocks(r.M, fast_, m_, kAmplitudeBasisInverse, r.C);
+      W.topRightCorner(m_, nf_) = r.C.real();
+      W.bottomLeftCorner(nf_, m_) = r.C.real().transpose();
     }
     pack_form(W, inert_, 1.0, Wu_, static_cast<Eigen::Index>(l), 0);
   }
@@ -339,6 +388,7 @@ void ModalPropagator::cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0,
 }
 
 void ModalPropagator::step(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> q) {
+  if (!regular_ready_) prepare_regular();
   auto xs = x.head(m_);
   xs0_ = xs;
   if (!live_.empty()) {

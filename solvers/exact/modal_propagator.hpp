@@ -78,6 +78,12 @@ class ModalPropagator {
   // x_s at both ends given), added to q.
   void cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0, const Eigen::Ref<const Eigen::VectorXd>& xs1,
                    double s, Eigen::Ref<Eigen::VectorXd> q);
+  // The regular step's data (Es_, Wss_, emu_h_, Wu_), computed at the first
+  // regular step in the mode, into storage size_regular() sized at build.
+  void size_regular();
+  void prepare_regular();
+  // exp(A_s h) and the slow-slow integrals over h (Es_, Wss_).
+  void slow_series();
   // The regular step's quadratures as real forms of x, stacked (Wu_).
   void regular_forms();
   // Adds the stacked forms' values (ql_, one per live form) to q.
@@ -89,10 +95,11 @@ class ModalPropagator {
   std::vector<FastMode> fast_;
   std::vector<int> live_;               // the quadratures whose form is not identically zero
   Eigen::VectorXcd mu_;                 // (nf) fast eigenvalues, conjugates included
+  bool regular_ready_ = false;          // the four below hold the regular step's data (prepare_regular)
   Eigen::MatrixXd Es_;                  // exp(A_s h)
   Eigen::MatrixXd As_;
   std::vector<Eigen::MatrixXd> Qss_;    // per live form, m x m
-  std::vector<Eigen::MatrixXd> Wss_;    // per live form, m x m
+  Eigen::MatrixXd Wss_;                 // m x (m live): per live form its m x m block
   std::vector<Eigen::MatrixXcd> H_;     // per live form, nf x nf (symmetric, not Hermitian)
   std::vector<Eigen::MatrixXcd> G_;     // per live form, m x nf: the g_j
   Eigen::MatrixXd Wu_;                  // live x packed(N - inert): the regular step's forms
@@ -101,6 +108,10 @@ class ModalPropagator {
   Eigen::MatrixXd Gx_;                  // (2 nf live) x m: per live form Re g^T then Im g^T (real products with x_s)
   Eigen::VectorXcd emu_h_;              // e^{mu h}
   // scratch
+  struct RegularScratch {  // of prepare_regular, sized at build
+    Eigen::MatrixXd Ah, term, next, t, prod, W, EsT, re, im;
+    Eigen::MatrixXcd E1h, HE, XM, XMt, Z, M, C;
+  } regular_scratch_;
   Eigen::VectorXcd eta_, emu_, etas_;
   Eigen::VectorXd xs0_, xs1_;
   Eigen::MatrixXd cv_, ch_, gram_;      // C, C Hilb (m x kTaylorTerms + 1), C Hilb C^T (partial)
