@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <Eigen/Eigenvalues>
 
@@ -131,6 +132,32 @@ bool left_vectors(const Eigen::VectorXcd& lr, const Eigen::MatrixXcd& VR, const 
   return true;
 }
 
+// The left eigenvector (as a row u^T, u^T A = lambda u^T, u^T v = 1) of an
+// isolated eigenvalue lambda with right eigenvector v, by one step of inverse
+// iteration: (A - lambda I)^T u = v (no left eigenvector of a simple
+// eigenvalue is orthogonal to its right one), solved by LU with partial
+// pivoting. lambda is an eigenvalue of A to roundoff, so the solution is the
+// left eigenvector to the accuracy an eigen-solver of A^T has (eps ||A|| over
+// the eigenvalue's gap to the others), for one LU instead of a second Schur
+// decomposition of A. False when no finite vector results.
+bool isolated_left_vector(const Eigen::MatrixXd& A, std::complex<double> lambda, const Eigen::VectorXcd& v,
+                          Eigen::MatrixXcd& U) {
+  const Eigen::Index N = A.rows();
+  const Eigen::MatrixXcd At = A.transpose().cast<std::complex<double>>();
+  // (an exactly singular A - lambda I, a structural zero pivot: lambda moved
+  // by a few ulp, which moves u by as much relative to the gap)
+  for (double shift : {0.0, 16.0 * std::numeric_limits<double>::epsilon()}) {
+    const std::complex<double> l = lambda * (1.0 + shift);
+    const Eigen::PartialPivLU<Eigen::MatrixXcd> lu(At - l * Eigen::MatrixXcd::Identity(N, N));
+    const Eigen::VectorXcd u = lu.solve(v);
+    const std::complex<double> uv = u.cwiseProduct(v).sum();  // u^T v
+    if (!u.allFinite() || !(std::abs(uv) > 0.0) || !std::isfinite(std::abs(uv))) continue;
+    U = (u / uv).transpose();
+    return U.allFinite();
+  }
+  return false;
+}
+
 // A cluster of one repeated eigenvalue l (multiplicity r, semisimple: a
 // symmetric design's identical branches): right and left eigenvectors from the
 // null spaces of A - l I and its transpose (an eigen-solver's own vectors for a
@@ -197,10 +224,14 @@ struct FastVectors {
   std::vector<Eigen::RowVectorXcd> u_rows;
 };
 
+// left: the eigen-solver of A^T, or null when every cluster is one isolated
+// eigenvalue (isolated_left_vector serves them).
 FastVectors fast_vectors(const Eigen::MatrixXd& A, const Eigen::VectorXcd& lr, const Eigen::MatrixXcd& VR,
-                         const Eigen::VectorXcd& ll, const Eigen::MatrixXcd& VL, const std::vector<int>& reps,
+                         const Eigen::EigenSolver<Eigen::MatrixXd>* left, const std::vector<int>& reps,
                          double horizon) {
   FastVectors out;
+  const Eigen::VectorXcd ll = left ? Eigen::VectorXcd(left->eigenvalues()) : Eigen::VectorXcd();
+  const Eigen::MatrixXcd VL = left ? Eigen::MatrixXcd(left->eigenvectors()) : Eigen::MatrixXcd();
   std::vector<char> used(static_cast<std::size_t>(ll.size()), 0);
   for (std::size_t i = 0; i < reps.size();) {
     std::size_t j = i + 1;
@@ -224,7 +255,8 @@ FastVectors fast_vectors(const Eigen::MatrixXd& A, const Eigen::VectorXcd& lr, c
           out.v_cols.push_back(Vc.col(c));
           out.u_rows.push_back(U.row(c));
         }
-    } else if (left_vectors(lr, VR, ll, VL, cluster, used, U)) {
+    } else if (left ? left_vectors(lr, VR, ll, VL, cluster, used, U)
+                    : isolated_left_vector(A, lr(cluster[0]), VR.col(cluster[0]), U)) {
       Vc.resize(VR.rows(), r);
       for (Eigen::Index c = 0; c < r; ++c) {
         Vc.col(c) = VR.col(cluster[static_cast<std::size_t>(c)]);
@@ -270,12 +302,22 @@ bool split_holds(const ModalSplit& s, const Eigen::MatrixXd& A) {
 ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, double horizon, const Eigen::MatrixXd& K) {
   const Eigen::Index N = A.rows();
   if (N == 0 || !A.allFinite()) return all_slow(A, K);
-  const Eigen::EigenSolver<Eigen::MatrixXd> right(A, true), left(A.transpose(), true);
-  if (right.info() != Eigen::Success || left.info() != Eigen::Success) return all_slow(A, K);
+  const Eigen::EigenSolver<Eigen::MatrixXd> right(A, true);
+  if (right.info() != Eigen::Success) return all_slow(A, K);
   const std::vector<int> reps = fast_representatives(right.eigenvalues(), radius);
   if (reps.empty()) return all_slow(A, K);
-  FastVectors fv = fast_vectors(A, right.eigenvalues(), right.eigenvectors(), left.eigenvalues(),
-                                left.eigenvectors(), reps, horizon);
+  // The left eigenvectors: of an isolated eigenvalue by inverse iteration;
+  // when a cluster of close ones is split off, all from A^T's eigen-solver
+  // (matched to the right ones, then bi-orthonormalised by cluster)
+  bool clusters = false;
+  for (std::size_t i = 0; i + 1 < reps.size(); ++i)
+    clusters = clusters || close(right.eigenvalues()(reps[i + 1]), right.eigenvalues()(reps[i]));
+  std::optional<Eigen::EigenSolver<Eigen::MatrixXd>> left;
+  if (clusters) {
+    left.emplace(A.transpose(), true);
+    if (left->info() != Eigen::Success) return all_slow(A, K);
+  }
+  FastVectors fv = fast_vectors(A, right.eigenvalues(), right.eigenvectors(), left ? &*left : nullptr, reps, horizon);
   if (fv.fast.empty()) return all_slow(A, K);
 
   // Real fast coordinates: xi (real) or (Re xi, Im xi); z_f = V x_f.
