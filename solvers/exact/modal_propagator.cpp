@@ -88,13 +88,15 @@ Eigen::Matrix<double, kTaylorTerms + 1, kTaylorTerms + 1> hilbert() {
 // The number of products y_a y_b, a <= b, of n coordinates.
 Eigen::Index packed_size(int n) { return static_cast<Eigen::Index>(n) * (n + 1) / 2; }
 
-// Row `row` of `out` from column `col` on: the symmetric M's upper triangle
+// Column `col` of `out` from row `row` on: the symmetric M's upper triangle
 // from coordinate `from` on, column by column, off-diagonal entries doubled,
-// times `sign` (so that the row times the products gives sign * y^T M y).
+// times `sign` (so that the column dotted with the products gives
+// sign * y^T M y). (The forms are columns: the stacked product is then a dot
+// product per form over contiguous memory, not a product of few rows.)
 template <class Matrix>
-void pack_form(const Matrix& M, int from, double sign, Eigen::MatrixXd& out, Eigen::Index row, Eigen::Index col) {
+void pack_form(const Matrix& M, int from, double sign, Eigen::MatrixXd& out, Eigen::Index col, Eigen::Index row) {
   for (Eigen::Index b = from; b < M.cols(); ++b)
-    for (Eigen::Index a = from; a <= b; ++a) out(row, col++) = (a == b ? sign : 2.0 * sign) * M(a, b);
+    for (Eigen::Index a = from; a <= b; ++a) out(row++, col) = (a == b ? sign : 2.0 * sign) * M(a, b);
 }
 
 // The products y_a y_b, a <= b, from coordinate `from` on, in pack_form's order.
@@ -194,8 +196,8 @@ bool ModalPropagator::build(const ModalSplit& split, const std::vector<Eigen::Ma
   const auto live = static_cast<Eigen::Index>(live_.size());
   if (!resolvent_rows(Qsf)) return false;
   Gx_.resize(2 * nf_ * live, m_);
-  Qu_.resize(live, packed_size(m_ - inert_));
-  Hu_.resize(live, 2 * packed_size(nf_));
+  Qu_.resize(packed_size(m_ - inert_), live);
+  Hu_.resize(2 * packed_size(nf_), live);
   for (Eigen::Index l = 0; l < live; ++l) {
     const auto ul = static_cast<std::size_t>(l);
     Gx_.middleRows(2 * nf_ * l, nf_) = G_[ul].real().transpose();
@@ -227,7 +229,7 @@ void ModalPropagator::size_regular() {
   Es_.resize(m_, m_);
   Wss_.resize(m_, m_ * live);
   emu_h_.resize(nf_);
-  Wu_.resize(live, packed_size(n_ - inert_));
+  Wu_.resize(packed_size(n_ - inert_), live);
   RegularScratch& r = regular_scratch_;
   r.Ah.resize(m_, m_);
   r.term.resize(m_, m_);
@@ -371,7 +373,7 @@ void ModalPropagator::cross_terms(const Eigen::Ref<const Eigen::VectorXd>& xs0,
       products_(i) = p.real();
       products_(np + i) = p.imag();
     }
-  ql_.noalias() = Hu_ * products_.head(2 * np);
+  ql_.noalias() = Hu_.transpose() * products_.head(2 * np);
   if (m_ > 0) {
     gx0_.noalias() = Gx_ * xs0;
     gx1_.noalias() = Gx_ * xs1;
@@ -393,7 +395,7 @@ void ModalPropagator::step(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::Vect
   xs0_ = xs;
   if (!live_.empty()) {
     pack_products(x.data(), inert_, n_, products_.data());
-    ql_.noalias() = Wu_ * products_.head(Wu_.cols());
+    ql_.noalias() = Wu_.transpose() * products_.head(Wu_.rows());
     add_live(q);
   }
   xs1_.noalias() = Es_ * xs0_;
@@ -450,7 +452,7 @@ void ModalPropagator::partial(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::V
     P.noalias() = Cr.lazyProduct(H.topLeftCorner(terms, terms));
     gram_.noalias() = P.lazyProduct(Cr.transpose());
     const Eigen::Index packed = pack_upper(gram_, r, products_.data());
-    ql_.noalias() = Qu_ * products_.head(packed);
+    ql_.noalias() = Qu_.transpose() * products_.head(packed);
     ql_ *= s;
     add_live(q);
   }

@@ -32,7 +32,7 @@
 // Many forms, one product. A model has a form per dissipative element besides
 // the input and the dissipated power, each of rank one or two. So the forms
 // are stacked: every sum over a symmetric matrix M of M_ab y_a y_b becomes a
-// row of M's upper triangle (off-diagonal entries doubled) times the vector of
+// column of M's upper triangle (off-diagonal entries doubled) dotted with the vector of
 // products y_a y_b, a <= b, formed once for all forms. A regular step is then
 // one matrix-vector product over N (N + 1) / 2 products; a partial step forms
 // the slow series' Gram matrix C Hilb C^T and the fast amplitudes' products
@@ -102,9 +102,9 @@ class ModalPropagator {
   Eigen::MatrixXd Wss_;                 // m x (m live): per live form its m x m block
   std::vector<Eigen::MatrixXcd> H_;     // per live form, nf x nf (symmetric, not Hermitian)
   std::vector<Eigen::MatrixXcd> G_;     // per live form, m x nf: the g_j
-  Eigen::MatrixXd Wu_;                  // live x packed(N - inert): the regular step's forms
-  Eigen::MatrixXd Qu_;                  // live x packed(m - inert): the slow-slow forms
-  Eigen::MatrixXd Hu_;                  // live x 2 packed(nf): [Re H, -Im H] (fast-fast)
+  Eigen::MatrixXd Wu_;                  // packed(N - inert) x live: the regular step's forms, one a column
+  Eigen::MatrixXd Qu_;                  // packed(m - inert) x live: the slow-slow forms
+  Eigen::MatrixXd Hu_;                  // 2 packed(nf) x live: [Re H; -Im H] (fast-fast)
   Eigen::MatrixXd Gx_;                  // (2 nf live) x m: per live form Re g^T then Im g^T (real products with x_s)
   Eigen::VectorXcd emu_h_;              // e^{mu h}
   // scratch
