@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/bench/bench_main.hpp"
 #include "io/yaml_model.hpp"
 #include "solvers/integrator.hpp"
 #include "solvers/simulator.hpp"
@@ -123,10 +124,11 @@ Model chain(int n, double t_end) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const bool gear_only = argc > 1 && std::string(argv[1]) == "--gear";
-  const int dir_arg = gear_only ? 2 : 1;
-  const std::string models = argc > dir_arg ? argv[dir_arg] : LUZTAR_MODELS_DIR;
+int run(const std::vector<std::string>& args) {
+  const bool gear_only = std::find(args.begin(), args.end(), "--gear") != args.end();
+  std::string models = LUZTAR_MODELS_DIR;
+  for (const std::string& a : args)
+    if (a != "--gear") models = a;
   std::printf("%-24s %6s %8s %10s %9s %10s %10s %9s %9s %11s %10s %9s\n", "run", "bodies", "sim [s]", "wall [s]", "cpu [s]", "steps",
               "RHS", "events", "changes", "events/s", "us/body/s", "us/event");
   ModelSpec gear = io::load_model_spec(models + "/gear_train.yaml");
@@ -167,4 +169,8 @@ int main(int argc, char** argv) {
     std::printf("  -> redundant / reduced wall time: %.0f\n", f.wall / r.wall);
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return luztar::app::bench_main(argc, argv, "usage: luztar_bench [--gear] [MODELS_DIR]\n  --gear  the gear train only (the exact integrator's speed targets)", {"--gear"}, run);
 }

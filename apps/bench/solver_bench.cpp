@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/bench/bench_main.hpp"
 #include "io/yaml_model.hpp"
 #include "solvers/simulator.hpp"
 
@@ -110,12 +111,16 @@ void compare(const std::string& title, const Model& m, double t_end, const std::
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const std::string models = argc > 1 ? argv[1] : LUZTAR_MODELS_DIR;
+int run(const std::vector<std::string>& args) {
+  const std::string models = !args.empty() ? args[0] : LUZTAR_MODELS_DIR;
   compare("gear train", io::load_model(models + "/gear_train.yaml"), 1.0, {1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10},
           {1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7}, {1e-4, 1e-5, 1e-6, 1e-7});
   // Rigid teeth: every strike an event against an impact located within a step.
   compare("rigid backlash", io::load_model(models + "/rigid_backlash.yaml"), 0.3, {1e-6, 1e-7, 1e-8, 1e-9, 1e-10},
           {4e-5, 2e-5, 1e-5, 5e-6, 2.5e-6}, {1e-4, 1e-5, 1e-6});
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return luztar::app::bench_main(argc, argv, "usage: luztar_solver_bench [MODELS_DIR]", {}, run);
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "apps/bench/allocation_counter.hpp"  // counts heap allocations: what advance_to allocates
+#include "apps/bench/bench_main.hpp"
 #include "apps/examples/vehicle_loop.hpp"
 #include "io/yaml_model.hpp"
 #include "solvers/simulator.hpp"
@@ -30,10 +31,10 @@ double quantile(std::vector<double> v, double q) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(const std::vector<std::string>& args) {
   using namespace luztar;
   using namespace luztar::app;
-  const std::string path = argc > 1 ? argv[1] : std::string(LUZTAR_MODELS_DIR) + "/steering.yaml";
+  const std::string path = !args.empty() ? args[0] : std::string(LUZTAR_MODELS_DIR) + "/steering.yaml";
   const Model model = io::load_model(path);
   std::printf("%s, 1 kHz loop, 20 s on-centre weave at 100 km/h\n", path.c_str());
   std::printf("%-22s %10s %10s %10s %12s %9s %9s\n", "inputs", "median us", "p99 us", "max us", "real time x",
@@ -90,4 +91,8 @@ int main(int argc, char** argv) {
     std::printf("%-10s %8zu %10.1f %10.1f\n", n == 3 ? ">= 3" : std::to_string(n).c_str(), v.size(),
                 1e6 * quantile(v, 0.5), 1e6 * quantile(v, 0.99));
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return luztar::app::bench_main(argc, argv, "usage: luztar_steering_bench [MODEL.yaml]", {}, run);
 }

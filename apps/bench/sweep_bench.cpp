@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <string>
 
+#include "apps/bench/bench_main.hpp"
 #include "io/sweep_file.hpp"
 
 namespace {
@@ -47,8 +48,8 @@ void print(const char* name, int workers, const Measured& m, double rate1) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const std::string sweep = argc > 1 ? argv[1] : std::string(LUZTAR_MODELS_DIR) + "/sweeps/gear_train_rattle.yaml";
+int run(const std::vector<std::string>& args) {
+  const std::string sweep = !args.empty() ? args[0] : std::string(LUZTAR_MODELS_DIR) + "/sweeps/gear_train_rattle.yaml";
   const std::string out =
       (std::filesystem::temp_directory_path() / ("luztar_sweep_bench_" + std::to_string(::getpid()) + ".h5")).string();
   const std::string base = std::string(LUZTAR_CLI) + " sweep " + sweep + " -q -o " + out;
@@ -67,4 +68,8 @@ int main(int argc, char** argv) {
 #endif
   std::printf("efficiency: runs/s divided by (workers x runs/s of 1 thread)\n");
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return luztar::app::bench_main(argc, argv, "usage: luztar_sweep_bench [SWEEP.yaml]", {}, run);
 }
