@@ -274,21 +274,34 @@ double GrowthBound::over(double h) const {
 void TaylorData::build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
                        const Eigen::Ref<const Eigen::VectorXd>& z0, double h) {
   D_ = &D;
-  h_ = h;
-  growth_ = growth;
+  A_ = &A;
   rows_ = z0.size();
   if (V_.rows() < rows_) V_.resize(rows_, kTaylorTerms + 1);
+  V_.col(0).head(rows_) = z0;
+  computed_ = 0;
+  cut(growth, h);
+}
+
+bool TaylorData::starts_at(const Eigen::Ref<const Eigen::VectorXd>& z0) const {
+  return computed_ > 0 && z0.size() == rows_ && (V_.col(0).head(rows_).array() == z0.array()).all();
+}
+
+void TaylorData::shorten(double growth, double h2) { cut(growth, h2); }
+
+void TaylorData::cut(double growth, double h) {
+  h_ = h;
+  growth_ = growth;
   auto V = V_.topRows(rows_);
-  V.col(0) = z0;
   double term = 1.0, largest = 0.0;  // h^k / k!, the largest ||D^-1 v_k|| h^k / k!
   order_ = kTaylorTerms;
   for (int k = 0; k <= kTaylorTerms; ++k) {
-    if (k > 0) {
-      V.col(k).noalias() = A.lazyProduct(V.col(k - 1));
-      term *= h / k;
+    if (k > 0) term *= h / k;
+    if (k >= computed_) {
+      if (k > 0) V.col(k).noalias() = A_->lazyProduct(V.col(k - 1));
+      scaled_norm_[static_cast<std::size_t>(k)] = V.col(k).cwiseQuotient(*D_).lpNorm<Eigen::Infinity>();
+      computed_ = k + 1;
     }
-    const double n = V.col(k).cwiseQuotient(D).lpNorm<Eigen::Infinity>();
-    scaled_norm_[static_cast<std::size_t>(k)] = n;
+    const double n = scaled_norm_[static_cast<std::size_t>(k)];
     largest = std::max(largest, n * term);
     if (k >= 2 && n * term <= 1e-20 * largest) {
       order_ = k;

@@ -91,6 +91,12 @@ class TaylorData {
   // allocation once warm.)
   void build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
              const Eigen::Ref<const Eigen::VectorXd>& z0, double h);
+  // Whether the data were built from this z0 (bit for bit).
+  bool starts_at(const Eigen::Ref<const Eigen::VectorXd>& z0) const;
+  // The same data over h2 <= h() with its growth bound: the order cut again
+  // from the v_k already built (the A of the last build must still be alive);
+  // bit for bit what build(A, D, growth, z0, h2) gives, without its products.
+  void shorten(double growth, double h2);
   double h() const { return h_; }
   // The order the series was carried to: v_0 .. v_order are built, the
   // polynomial has the terms below it and Lagrange's remainder at it. The
@@ -104,8 +110,13 @@ class TaylorData {
   const Eigen::VectorXd& D() const { return *D_; }
 
  private:
+  // v_k and their scaled norms for k <= order (computed_ of them built).
+  void cut(double growth, double h);
+
   Eigen::MatrixXd V_;
   Eigen::Index rows_ = 0;
+  int computed_ = 0;
+  const Eigen::MatrixXd* A_ = nullptr;
   int order_ = kTaylorTerms;
   std::array<double, kTaylorTerms + 1> scaled_norm_{};
   const Eigen::VectorXd* D_ = nullptr;

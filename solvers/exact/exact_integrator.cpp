@@ -463,7 +463,7 @@ const EventFunction& ExactIntegrator::event_function(std::size_t w, double step)
   const Mode& m = *mode_;
   const int ms = m.split.slow;
   if (!slow_built_) {
-    slow_taylor_.build(m.split.As, m.Ds, m.slow_growth.over(step), x_.head(ms), step);
+    slow_taylor_over(step);
     slow_built_ = true;
     // |T x|: z without its inert part K c0 (the absolute angles of freely
     // turning groups, which no watched value reads), for the roundoff of
@@ -625,6 +625,21 @@ void ExactIntegrator::restart_signs() {
   }
 }
 
+// The slow block's Taylor data of the state over s. Data built from this
+// very state in this mode over at least s are cut to s, not built again: a
+// restart builds them over the whole sub-step for the roots at 0, and the
+// first search after it, over the shorter step to the next output, starts
+// from the same state (its v_k are the same; bit for bit the same data).
+void ExactIntegrator::slow_taylor_over(double s) {
+  const Mode& m = *mode_;
+  const double growth = m.slow_growth.over(s);
+  if (taylor_mode_ == m.id && slow_taylor_.h() >= s && slow_taylor_.starts_at(x_.head(m.split.slow)))
+    slow_taylor_.shorten(growth, s);
+  else
+    slow_taylor_.build(m.split.As, m.Ds, growth, x_.head(m.split.slow), s);
+  taylor_mode_ = m.id;
+}
+
 void ExactIntegrator::propagate(double s) {
   ++stats_.substeps;
   if (s <= 0.0) return;
@@ -633,8 +648,7 @@ void ExactIntegrator::propagate(double s) {
     m.propagator.step(x_, q_);
   } else {
     // the slow Taylor data of this state over at least s (the event search's, when it built one)
-    if (!slow_built_ || slow_taylor_.h() < s)
-      slow_taylor_.build(m.split.As, m.Ds, m.slow_growth.over(s), x_.head(m.split.slow), s);
+    if (!slow_built_ || slow_taylor_.h() < s) slow_taylor_over(s);
     m.propagator.partial(x_, q_, s, slow_taylor_);
   }
   slow_built_ = false;

@@ -234,6 +234,7 @@ class ExactIntegrator : public Integrator {
   // Moves x, q and t by s <= h inside the current mode (the propagator's
   // step, or its partial step from the slow Taylor data).
   void propagate(double s);
+  void slow_taylor_over(double s);
 
   AffineModeSystem& system_;
   Exosystem exo_;
@@ -255,6 +256,7 @@ class ExactIntegrator : public Integrator {
   std::vector<std::int8_t> key_scratch_;
   std::string key_;
   TaylorData slow_taylor_;       // of the slow block (event functions)
+  std::int64_t taylor_mode_ = -1;  // the id of the mode slow_taylor_ was last built in
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
   Eigen::VectorXd gz_, x_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
   Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gzscale_, gconst_;
