@@ -59,37 +59,36 @@ void polynomial_range(const Coefficients& c, double w, double& lo, double& hi, i
 // its remainder (|lambda| w)^16 / 16! is then below 2e-4 of the fast amplitude.
 constexpr double kTaylorModelReach = 4.0;
 
-// The range of cos on [t0, t1] (t1 >= t0).
-void cos_range(double t0, double t1, double& lo, double& hi) {
+// The range of Re(b e^{lambda s}) on [lo, hi] (b = beta, or beta lambda for
+// the slope: amp = |b|, phase = arg b), from e^{sigma s} and e^{i omega s} at
+// the ends (FastTerm::at).
+void fast_range(double amp, double phase, std::complex<double> b, std::complex<double> lambda, double lo, double hi,
+                double e_lo, double c_lo, double s_lo, double e_hi, double c_hi, double s_hi, double& fmin,
+                double& fmax) {
+  const double omega = lambda.imag();
+  const double small = std::min(e_lo, e_hi), large = std::max(e_lo, e_hi);
+  if (omega == 0.0) {  // real: b e^{lambda s}, monotone
+    const double a = b.real() * e_lo, c = b.real() * e_hi;
+    fmin = std::min(a, c);
+    fmax = std::max(a, c);
+    return;
+  }
+  if (!(amp > 0.0)) {
+    fmin = fmax = 0.0;
+    return;
+  }
+  // cos(omega s + phase) at the ends: Re(b e^{i omega s}) / |b|
+  const double cos_lo = (b.real() * c_lo - b.imag() * s_lo) / amp, cos_hi = (b.real() * c_hi - b.imag() * s_hi) / amp;
+  double cmin = std::min(cos_lo, cos_hi), cmax = std::max(cos_lo, cos_hi);
+  const double t0 = omega * lo + phase, t1 = omega * hi + phase;
   constexpr double two_pi = 2.0 * std::numbers::pi;
   if (t1 - t0 >= two_pi) {
-    lo = -1.0;
-    hi = 1.0;
-    return;
+    cmin = -1.0;
+    cmax = 1.0;
+  } else {  // a maximum at 2 pi k, a minimum at pi + 2 pi k inside [t0, t1]
+    if (std::ceil(t0 / two_pi) <= std::floor(t1 / two_pi)) cmax = 1.0;
+    if (std::ceil((t0 - std::numbers::pi) / two_pi) <= std::floor((t1 - std::numbers::pi) / two_pi)) cmin = -1.0;
   }
-  const double c0 = std::cos(t0), c1 = std::cos(t1);
-  lo = std::min(c0, c1);
-  hi = std::max(c0, c1);
-  // a maximum at 2 pi k, a minimum at pi + 2 pi k inside [t0, t1]
-  if (std::ceil(t0 / two_pi) <= std::floor(t1 / two_pi)) hi = 1.0;
-  if (std::ceil((t0 - std::numbers::pi) / two_pi) <= std::floor((t1 - std::numbers::pi) / two_pi)) lo = -1.0;
-}
-
-// The range of Re(beta e^{lambda s}) on [lo, hi].
-// (amp, phase: |beta| and arg beta, kept with the term: no hypot and atan2 per call)
-void fast_range(double amp, double phase, std::complex<double> beta, std::complex<double> lambda, double lo,
-                double hi, double& fmin, double& fmax) {
-  const double sigma = lambda.real(), omega = lambda.imag();
-  const double e_lo = std::exp(sigma * lo), e_hi = std::exp(sigma * hi);
-  const double small = std::min(e_lo, e_hi), large = std::max(e_lo, e_hi);
-  if (omega == 0.0) {  // real: beta e^{lambda s}, monotone
-    const double a = beta.real() * e_lo, b = beta.real() * e_hi;
-    fmin = std::min(a, b);
-    fmax = std::max(a, b);
-    return;
-  }
-  double cmin, cmax;
-  cos_range(omega * lo + phase, omega * hi + phase, cmin, cmax);
   fmax = amp * (cmax >= 0.0 ? cmax * large : cmax * small);
   fmin = amp * (cmin >= 0.0 ? cmin * small : cmin * large);
 }
@@ -310,29 +309,50 @@ void TaylorData::cut(double growth, double h) {
   }
 }
 
+void FastTerm::at(double s, double& e, double& c, double& sn) const {
+  for (int i = 0; i < 2; ++i)
+    if (s_[static_cast<std::size_t>(i)] == s) {
+      e = e_[static_cast<std::size_t>(i)];
+      c = c_[static_cast<std::size_t>(i)];
+      sn = sn_[static_cast<std::size_t>(i)];
+      return;
+    }
+  e = std::exp(lambda.real() * s);
+  c = lambda.imag() == 0.0 ? 1.0 : std::cos(lambda.imag() * s);
+  sn = lambda.imag() == 0.0 ? 0.0 : std::sin(lambda.imag() * s);
+  const auto i = static_cast<std::size_t>(next_);
+  s_[i] = s;
+  e_[i] = e;
+  c_[i] = c;
+  sn_[i] = sn;
+  next_ = 1 - next_;
+}
+
 namespace {
 
 // beta e^{lambda s} in real arithmetic (std::complex's exp and product call
 // cexp and __muldc3, whose care for infinities the search does not need)
-std::complex<double> scaled_exp(std::complex<double> beta, std::complex<double> lambda, double s) {
-  const double e = std::exp(lambda.real() * s);
-  if (lambda.imag() == 0.0) return beta * e;
-  const double c = std::cos(lambda.imag() * s) * e, sn = std::sin(lambda.imag() * s) * e;
-  return {beta.real() * c - beta.imag() * sn, beta.real() * sn + beta.imag() * c};
+std::complex<double> scaled_exp(const FastTerm& f, double s) {
+  double e, c, sn;
+  f.at(s, e, c, sn);
+  if (f.lambda.imag() == 0.0) return f.beta * e;
+  c *= e;
+  sn *= e;
+  return {f.beta.real() * c - f.beta.imag() * sn, f.beta.real() * sn + f.beta.imag() * c};
 }
 
 }  // namespace
 
 double EventFunction::value(double s) const {
   double g = poly_value(a, s, degree);
-  for (int k = 0; k < nfast; ++k) g += scaled_exp(fast[k].beta, fast[k].lambda, s).real();
+  for (int k = 0; k < nfast; ++k) g += scaled_exp(fast[k], s).real();
   return g;
 }
 
 double EventFunction::slope(double s) const {
   double d = poly_slope(a, s, degree);
   for (int k = 0; k < nfast; ++k) {
-    const std::complex<double> t = scaled_exp(fast[k].beta, fast[k].lambda, s), l = fast[k].lambda;
+    const std::complex<double> t = scaled_exp(fast[k], s), l = fast[k].lambda;
     d += t.real() * l.real() - t.imag() * l.imag();
   }
   return d;
@@ -362,9 +382,11 @@ void EventFunction::enclose(double lo, double hi, double& gmin, double& gmax, in
   for (int k = 0; k < nfast; ++k) {
     const FastTerm& f = fast[k];
     const bool d = order == 1;  // g': beta lambda
-    double fmin, fmax;
+    double e_lo, c_lo, s_lo, e_hi, c_hi, s_hi, fmin, fmax;
+    f.at(lo, e_lo, c_lo, s_lo);
+    f.at(hi, e_hi, c_hi, s_hi);
     fast_range(d ? f.amplitude * f.rate : f.amplitude, d ? f.phase + f.angle : f.phase, d ? f.beta * f.lambda : f.beta,
-               f.lambda, lo, hi, fmin, fmax);
+               f.lambda, lo, hi, e_lo, c_lo, s_lo, e_hi, c_hi, s_hi, fmin, fmax);
     gmin += fmin;
     gmax += fmax;
     fast_rate = std::max(fast_rate, f.rate);
@@ -378,11 +400,12 @@ void EventFunction::enclose(double lo, double hi, double& gmin, double& gmax, in
   for (int k = 0; k < nfast; ++k) {
     const FastTerm& f = fast[k];
     const std::complex<double> beta = order == 1 ? f.beta * f.lambda : f.beta;
-    const std::complex<double> growth = std::exp(f.lambda * lo);
+    double e_lo, c_lo, s_lo;
+    f.at(lo, e_lo, c_lo, s_lo);
+    const std::complex<double> growth(e_lo * c_lo, e_lo * s_lo);  // e^{lambda lo}
     std::complex<double> term = beta * growth;
     const double r = f.rate * w;
-    double bound = (order == 1 ? f.amplitude * f.rate : f.amplitude) * std::exp(f.lambda.real() * lo) *
-                   std::max(1.0, std::exp(f.lambda.real() * w));
+    double bound = (order == 1 ? f.amplitude * f.rate : f.amplitude) * e_lo * std::max(1.0, std::exp(f.lambda.real() * w));
     for (int j = 0; j < kTaylorTerms; ++j) {
       if (j > 0) term *= fast[k].lambda / static_cast<double>(j);  // beta e^{lambda lo} lambda^j / j!
       c[static_cast<std::size_t>(j)] += term.real();

@@ -139,6 +139,16 @@ struct FastTerm {
   std::complex<double> beta, lambda;
   double amplitude = 0.0, phase = 0.0;  // |beta|, arg beta
   double rate = 0.0, angle = 0.0;       // |lambda|, arg lambda
+
+  // e^{sigma s}, cos(omega s) and sin(omega s) (lambda = sigma + i omega) at
+  // s: kept for the last two points asked for, the ends of an enclosure,
+  // which its value and slope bounds share with the neighbouring intervals
+  // of the bisection and with the values at the ends.
+  void at(double s, double& e, double& c, double& sn) const;
+
+ private:
+  mutable std::array<double, 2> s_{NAN, NAN}, e_{}, c_{}, sn_{};
+  mutable int next_ = 0;
 };
 
 // One event function on the sub-step [0, h]:
