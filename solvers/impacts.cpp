@@ -206,6 +206,7 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
   ImpactOutcome out;
   gather_rows(m, side, q, rest, ws);
   const double speed = approach_rows(m, rest, force, w, ws, out);
+  out.speed = speed;
   if (!out.struck) {
     for (const int s : ws.joined) side[s] = 0;
     ws.joined.clear();

@@ -61,6 +61,8 @@ struct ImpactOutcome {
   double energy_lost = 0.0;  // kinetic energy removed [J] (>= 0)
   bool solved = true;        // the LCP was solved (Lemke or PGS) to its tolerance
   bool fallback = false;     // Lemke failed or missed its tolerance: PGS was run
+  double speed = 0.0;        // the fastest approach |u-| of a row: the scale of the jump (a row it
+                             // left within 1e-9 of it is at rest: its u+ is that row's roundoff)
 };
 
 // Applies the impact to w. `side` holds each spring's side (rigid freeplays
