@@ -9,6 +9,7 @@
 // closed and exit 0 (a new-user hunt).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numbers>
@@ -127,11 +128,11 @@ TEST(ExactCoincidentEvents, AnotherBodysContactJustBeforeAClampCornerDoesNotHide
 //    separation lost, 4.5e-12 rad past 0 in x while 6.5e-14 short in z;
 //  - twin gear trains (the first second): a contact logged 2e-15 m past
 //    its flank in z, then a separation, beside the twin's (a review).
-class ExactTwins : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(ExactTwins, EachCopyRunsAsTheOther) {
-  const std::string path = std::string(LUZTAR_TEST_DATA_DIR) + "/twins/" + GetParam() + ".yaml";
-  const Model m = assemble(io::load_model_spec(path));
+// A twin model, its file with fields replaced (`overrides`), run by the exact
+// integrator: each copy's events are the other's.
+void expect_twins_alike(const std::string& name, const std::vector<io::FieldOverride>& overrides) {
+  const std::string path = std::string(LUZTAR_TEST_DATA_DIR) + "/twins/" + name + ".yaml";
+  const Model m = assemble(io::load_model_spec(path, overrides));
   SimulationSettings s = m.simulation;
   s.integrator = "exact";
   const Result r = simulate(m, s);
@@ -141,24 +142,49 @@ TEST_P(ExactTwins, EachCopyRunsAsTheOther) {
   std::map<std::string, std::vector<const EventRecord*>> by_element;
   for (const EventRecord& e : r.events) by_element[r.element_names[e.element]].push_back(&e);
   int pairs = 0;
-  for (const auto& [name, events] : by_element) {
-    if (name.size() > 2 && name.compare(name.size() - 2, 2, "_B") == 0) continue;
-    const auto twin = by_element.find(name + "_B");
-    ASSERT_NE(twin, by_element.end()) << name << " has events, its twin none";
-    ASSERT_EQ(events.size(), twin->second.size()) << name;
-    for (std::size_t k = 0; k < events.size(); ++k) {
-      EXPECT_EQ(events[k]->kind, twin->second[k]->kind) << name << " event " << k;
-      EXPECT_NEAR(events[k]->t, twin->second[k]->t, 1e-9) << name << " event " << k;
+  for (const auto& [element, events] : by_element) {
+    if (element.size() > 2 && element.compare(element.size() - 2, 2, "_B") == 0) continue;
+    const auto twin = by_element.find(element + "_B");
+    ASSERT_NE(twin, by_element.end()) << element << " has events, its twin none";
+    const std::size_t common = std::min(events.size(), twin->second.size());
+    for (std::size_t k = 0; k < common; ++k) {
+      EXPECT_EQ(events[k]->kind, twin->second[k]->kind) << element << " event " << k << " at " << events[k]->t;
+      ASSERT_NEAR(events[k]->t, twin->second[k]->t, 1e-9) << element << " event " << k;
     }
+    ASSERT_EQ(events.size(), twin->second.size()) << element;
     pairs += static_cast<int>(events.size());
   }
   EXPECT_GT(pairs, 0);
   EXPECT_EQ(2 * pairs, static_cast<int>(r.events.size()));
 }
 
+class ExactTwins : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ExactTwins, EachCopyRunsAsTheOther) { expect_twins_alike(GetParam(), {}); }
+
 INSTANTIATE_TEST_SUITE_P(Models, ExactTwins,
                          ::testing::Values("twin_racks", "twin_stribeck_bearings", "twin_steering_robots",
                                            "twin_gear_trains"));
+
+// The twin gear trains under a stronger drive (the file's 1 N m raised; one
+// signal drives both copies). At a root stop one copy's function, short of 0
+// there in x (not reported), came back from the restart's re-entry into x,
+// which takes z's absolute angles in only to eps of them (the inert offset
+// rounded: 1.1e-14 rad, 1.5e-10 N m here), past 0 beyond its roundoff band,
+// and was taken as crossed. Before the fix, at 5 N m (and 4.5) shaft_in lost
+// its separation at 0.96731 s beside shaft_in_B's (read 1.2e-14 rad past its
+// flank, band 6.5e-16), and its contact after: 104 events against 106; at
+// 3 N m bearing_delta's break-away (its reserve 2.4e-11 N m short of 0 at its
+// twin's, read -1.2e-10, band 1.1e-11) was seen only at the output instant
+// 0.837 s, 2.8e-5 s after its twin's (at 8 N m bearing_gamma_B's, at
+// 0.878 s). The energy balance closed in every run (residual 4e-14 relative).
+class ExactTwinGearTrains : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ExactTwinGearTrains, EachCopyRunsAsTheOtherUnderAStrongerDrive) {
+  expect_twins_alike("twin_gear_trains", {{"signals.drive.sine.amplitude", GetParam(), "test"}});
+}
+
+INSTANTIATE_TEST_SUITE_P(Amplitudes, ExactTwinGearTrains, ::testing::Values("3.0", "4.0", "4.5", "5.0", "8.0"));
 
 // Moving every angle (or position) by a constant changes no physics, so no
 // event: a clutch beside a shaft spring (1e4 N m/rad), its shafts at 1e5

@@ -81,6 +81,18 @@ Eigen::MatrixXd inert_directions(const AffineModeSystem& system, const Eigen::Ma
   return inert ? K : Eigen::MatrixXd(N, 0);
 }
 
+// Whether `row` (watched in direction d) is, to roundoff, one of the first
+// `count` rows of `rows` with that direction.
+bool among_rows(const Eigen::MatrixXd& rows, const std::vector<int>& dirs, Eigen::Index count,
+                const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row, int d) {
+  if (rows.cols() != row.size()) return false;
+  const double scale = row.cwiseAbs().maxCoeff();
+  for (Eigen::Index k = 0; k < count; ++k)
+    if (dirs[static_cast<std::size_t>(k)] == d && (rows.row(k) - row).cwiseAbs().maxCoeff() <= 1e-12 * scale)
+      return true;
+  return false;
+}
+
 }  // namespace
 
 ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Signal*> slots, const double* inputs,
@@ -106,6 +118,8 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   bound_terms_.resize(gz_.size(), kBoundOrder - 1);
   reported_rows_.resize(roots_, N);  // (record_reported: no allocation at a root stop)
   reported_dirs_.assign(static_cast<std::size_t>(roots_), 0);
+  uncrossed_rows_.resize(roots_, N);
+  uncrossed_dirs_.assign(static_cast<std::size_t>(roots_), 0);
 }
 
 void ExactIntegrator::reset(double t0, const double* y0, const double* q0, const std::vector<int>& directions) {
@@ -515,30 +529,40 @@ void ExactIntegrator::modal_z_scale() {
   ztx_ = ztx_.cwiseAbs();
 }
 
-// The rows (in z) and directions of the roots found at this root stop, for
-// the restart that follows it at the same instant (reported_at_stop).
+// The rows (in z) and directions of the roots found at this root stop, and
+// of those watched in one direction that had not crossed in it (their sign
+// at the stop the other one), for the restart that follows it at the same
+// instant (reported_at_stop, uncrossed_at_stop).
 void ExactIntegrator::record_reported() {
   const Mode& m = *mode_;
-  reported_count_ = 0;
+  reported_count_ = uncrossed_count_ = 0;
   reported_time_ = t_;
-  for (int j = 0; j < roots_; ++j)
-    if (roots_found_[static_cast<std::size_t>(j)] != 0) {
+  for (int j = 0; j < roots_; ++j) {
+    const auto r = static_cast<std::size_t>(j);
+    const int d = directions_[r];
+    if (roots_found_[r] != 0) {
       reported_rows_.row(reported_count_) = m.G.row(j);
-      reported_dirs_[static_cast<std::size_t>(reported_count_)] = directions_[static_cast<std::size_t>(j)];
+      reported_dirs_[static_cast<std::size_t>(reported_count_)] = d;
       ++reported_count_;
+    } else if ((d == 1 || d == -1) && signs_[r] == -d) {
+      uncrossed_rows_.row(uncrossed_count_) = m.G.row(j);
+      uncrossed_dirs_[static_cast<std::size_t>(uncrossed_count_)] = d;
+      ++uncrossed_count_;
     }
+  }
 }
 
 // Whether `row` (watched in direction d) is, to roundoff, one of the roots
 // reported at the stop this restart follows (same instant).
 bool ExactIntegrator::reported_at_stop(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row, int d) const {
-  if (t_ != reported_time_ || reported_rows_.cols() != row.size()) return false;
-  const double scale = row.cwiseAbs().maxCoeff();
-  for (Eigen::Index k = 0; k < reported_count_; ++k)
-    if (reported_dirs_[static_cast<std::size_t>(k)] == d &&
-        (reported_rows_.row(k) - row).cwiseAbs().maxCoeff() <= 1e-12 * scale)
-      return true;
-  return false;
+  return t_ == reported_time_ && among_rows(reported_rows_, reported_dirs_, reported_count_, row, d);
+}
+
+// Whether `row` (watched in direction d) is, to roundoff, a root watched in
+// that direction at the stop this restart follows (same instant) that had
+// not crossed there.
+bool ExactIntegrator::uncrossed_at_stop(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row, int d) const {
+  return t_ == reported_time_ && among_rows(uncrossed_rows_, uncrossed_dirs_, uncrossed_count_, row, d);
 }
 
 // Whether `row` reads a body (its angle or velocity slot: y = (q_j, w_j) per
@@ -615,12 +639,23 @@ void ExactIntegrator::restart_signs() {
       // 20 km out: a stick and a break-away logged at the break-away's
       // instant; a review). Another element's crossing due now reads other
       // bodies.
+      // And one that had not crossed at that stop (its sign there the other
+      // one, same row and direction), even beyond its roundoff: the pipeline
+      // reads z, whose absolute angles the new mode's x = T^-1 (z - K c0)
+      // does not take in exactly (the inert offset K c0 rounded, G K = 0 to
+      // roundoff), so a value the stop left short of 0 can come back past it
+      // by eps |G| |q|, beyond the roundoff of x (which leaves the inert part
+      // out). Taken as crossed, it was lost: twin gear trains under a drive
+      // of 5 N m, a shaft's separation 4.7e-15 s after its twin's (in x)
+      // read 1.2e-14 rad past its flank at the restart (band 6.5e-16, the
+      // rounded offset 1.1e-14 of it); at 3 N m a bearing's reserve 2.4e-11
+      // N m short of 0 at its twin's break-away read -1.2e-10 (band 1.1e-11),
+      // its break-away seen only at the next output instant, 2.8e-5 s late.
       const bool at_zero = std::abs(f.value(0.0)) <= f.tol();
       const int d = directions_[static_cast<std::size_t>(m.watched[w])];
-      sign = at_zero && leaves != 0 && leaves == d && !reported_at_stop(m.Gw.row(row), d) &&
-                     !reads_reported_bodies(m.Gw.row(row))
-                 ? -leaves
-                 : leaves;
+      const bool due = (at_zero && !reported_at_stop(m.Gw.row(row), d) && !reads_reported_bodies(m.Gw.row(row))) ||
+                       uncrossed_at_stop(m.Gw.row(row), d);
+      sign = leaves != 0 && leaves == d && due ? -leaves : leaves;
     }
   }
 }

@@ -54,7 +54,11 @@
 // grazing reserve) is no crossing; a root at the instant of a reset is not
 // reported again, but a function at 0 there (within roundoff) that leaves it
 // in its watched direction is (restart_signs: another element's crossing a
-// few roundoff units of time away). The state returned at a root has the root's new sign in z
+// few roundoff units of time away), and so is one that had not crossed at the
+// root stop the reset follows and leaves 0 that way (restart_signs: x,
+// re-entered from z, takes in z's absolute angles only to eps of them, and
+// can put a value the stop left short of 0 past it by more than its
+// roundoff band). The state returned at a root has the root's new sign in z
 // as the pipeline reads it (settle_roots: a wait of a few roundoff units of
 // time past the root found in x), so a break-away is never read as not yet due. What is not: roundoff itself (a crossing smaller than 4 tol
 // may pass for a touch), and speed at large sizes: the dense exponential and
@@ -223,6 +227,7 @@ class ExactIntegrator : public Integrator {
   void modal_z_scale();
   void record_reported();
   bool reported_at_stop(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row, int direction) const;
+  bool uncrossed_at_stop(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row, int direction) const;
   bool reads_reported_bodies(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& row) const;
   // The exosystem's state at t_ into z, then the mode (kept when `same_mode`
   // and its pieces are unchanged: reset_inputs), the signs, the next breakpoint.
@@ -262,10 +267,12 @@ class ExactIntegrator : public Integrator {
   Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gzscale_, gconst_;
   Eigen::VectorXd ztx_;          // |T x| at the sub-step's start (built with slow_taylor_: modal_z_scale)
   // The roots reported at the last root stop (their rows in z and
-  // directions) and its time: record_reported, reported_at_stop.
-  Eigen::MatrixXd reported_rows_;
-  std::vector<int> reported_dirs_;
-  Eigen::Index reported_count_ = 0;
+  // directions) and its time: record_reported, reported_at_stop; and the
+  // roots watched there that had not crossed in their direction (their sign
+  // at the stop the other one): uncrossed_at_stop.
+  Eigen::MatrixXd reported_rows_, uncrossed_rows_;
+  std::vector<int> reported_dirs_, uncrossed_dirs_;
+  Eigen::Index reported_count_ = 0, uncrossed_count_ = 0;
   double reported_time_ = NAN;
   Eigen::VectorXd probe_sigma_;            // the slots at a probe      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
