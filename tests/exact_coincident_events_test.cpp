@@ -127,7 +127,10 @@ TEST(ExactCoincidentEvents, AnotherBodysContactJustBeforeAClampCornerDoesNotHide
 //  - twin steering robots (prescribed wheels, rigid merges): a column's
 //    separation lost, 4.5e-12 rad past 0 in x while 6.5e-14 short in z;
 //  - twin gear trains (the first second): a contact logged 2e-15 m past
-//    its flank in z, then a separation, beside the twin's (a review).
+//    its flank in z, then a separation, beside the twin's (a review);
+//  - twin lash pairs (two bodies and a freeplay spring): a contact short of
+//    0 at its twin's stop and past it at the restart (x re-entered from z):
+//    lost, the copy 212 freeplays past its flank (a new-user hunt).
 // A twin model, its file with fields replaced (`overrides`), run by the exact
 // integrator: each copy's events are the other's.
 void expect_twins_alike(const std::string& name, const std::vector<io::FieldOverride>& overrides) {
@@ -164,7 +167,7 @@ TEST_P(ExactTwins, EachCopyRunsAsTheOther) { expect_twins_alike(GetParam(), {});
 
 INSTANTIATE_TEST_SUITE_P(Models, ExactTwins,
                          ::testing::Values("twin_racks", "twin_stribeck_bearings", "twin_steering_robots",
-                                           "twin_gear_trains"));
+                                           "twin_gear_trains", "twin_lash_pairs"));
 
 // The twin gear trains under a stronger drive (the file's 1 N m raised; one
 // signal drives both copies). At a root stop one copy's function, short of 0
