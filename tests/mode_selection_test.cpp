@@ -264,6 +264,31 @@ TEST_P(BearingReversal, KineticTorqueOfTheReversingBearingKeepsTheClutchStuck) {
 
 INSTANTIATE_TEST_SUITE_P(Integrators, BearingReversal, ::testing::Values("exact", "cvode_bdf"));
 
+// The model run with its own settings by the exact integrator, then by cvode_bdf.
+std::vector<Result> run_exact_and_bdf(const Model& m) {
+  std::vector<Result> runs;
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    SimulationSettings s = m.simulation;
+    s.integrator = integrator;
+    runs.push_back(simulate(m, s));
+  }
+  return runs;
+}
+
+// The same event sequence in two runs (element, kind, states), at times
+// within time_tol [s].
+void expect_same_events(const Result& a, const Result& b, double time_tol) {
+  ASSERT_EQ(b.events.size(), a.events.size());
+  for (std::size_t k = 0; k < a.events.size(); ++k) {
+    const EventRecord &x = a.events[k], &y = b.events[k];
+    EXPECT_EQ(x.element, y.element) << "event " << k;
+    EXPECT_EQ(x.kind, y.kind) << "event " << k;
+    EXPECT_EQ(x.before, y.before) << "event " << k;
+    EXPECT_EQ(x.after, y.after) << "event " << k;
+    EXPECT_NEAR(x.t, y.t, time_tol) << "event " << k;
+  }
+}
+
 // The same decision in a random model (tests/data/bearing_reversal_clutch.yaml:
 // springs with freeplay, sine loads): at t = 0.26932 s the bearing f0
 // (static_ratio 1.3) reverses while the clutch c0 is stuck, and with f0's
@@ -276,12 +301,9 @@ TEST(ModeSelection, BearingReversalInARandomModel) {
   const Model m = assemble(io::load_model_spec(std::string(LUZTAR_TEST_DATA_DIR) + "/bearing_reversal_clutch.yaml"));
   const int f0 = m.element_id("f0"), c0 = m.element_id("c0");
   const double t_reversal = 0.26931575;
-  std::vector<Result> runs;
-  for (const char* integrator : {"exact", "cvode_bdf"}) {
-    SimulationSettings s = m.simulation;
-    s.integrator = integrator;
-    runs.push_back(simulate(m, s));
-    const Result& r = runs.back();
+  const std::vector<Result> runs = run_exact_and_bdf(m);
+  for (const Result& r : runs) {
+    const std::string& integrator = r.integrator;
     ASSERT_EQ(r.status, StepStatus::reached_time) << integrator << ": " << r.message;
     EXPECT_EQ(r.stats.selection_unsolved, 0) << integrator;
     std::vector<const EventRecord*> near;
@@ -301,15 +323,36 @@ TEST(ModeSelection, BearingReversalInARandomModel) {
         EXPECT_NE(r.events[k].element, r.events[j].element) << integrator << " at t = " << r.events[k].t;
   }
   ASSERT_EQ(runs[0].events.size(), 70u);
-  ASSERT_EQ(runs[1].events.size(), runs[0].events.size());
-  for (std::size_t k = 0; k < runs[0].events.size(); ++k) {
-    const EventRecord &a = runs[0].events[k], &b = runs[1].events[k];
-    EXPECT_EQ(a.element, b.element) << "event " << k;
-    EXPECT_EQ(a.kind, b.kind) << "event " << k;
-    EXPECT_EQ(a.before, b.before) << "event " << k;
-    EXPECT_EQ(a.after, b.after) << "event " << k;
-    EXPECT_NEAR(a.t, b.t, 1e-6) << "event " << k;
+  expect_same_events(runs[0], runs[1], 1e-6);
+}
+
+// The mirror case in another random model (tests/data/
+// clutch_arrival_bearing_break_away.yaml): at t = 0.82496 s the bearing f2
+// (static_ratio 1.3) breaks away from stuck while the clutch c1's slip
+// velocity reaches zero. With f2 at its static limit c1 had to turn back
+// (a reversal); with f2 slipping at its kinetic torque c1 holds: it sticks.
+// Before the fix: the reversal (exact), an event storm there (cvode_bdf).
+// Now both integrators run the same 6 events to t_end, 1e-8 s apart at most.
+TEST(ModeSelection, ClutchArrivalBesideABreakAwayInARandomModel) {
+  const Model m =
+      assemble(io::load_model_spec(std::string(LUZTAR_TEST_DATA_DIR) + "/clutch_arrival_bearing_break_away.yaml"));
+  const int f2 = m.element_id("f2"), c1 = m.element_id("c1");
+  const std::vector<Result> runs = run_exact_and_bdf(m);
+  for (const Result& r : runs) {
+    const std::string& integrator = r.integrator;
+    ASSERT_EQ(r.status, StepStatus::reached_time) << integrator << ": " << r.message;
+    ASSERT_EQ(r.events.size(), 6u) << integrator;
+    const EventRecord &bearing = r.events[4], &clutch = r.events[5];
+    EXPECT_EQ(bearing.element, f2) << integrator;
+    EXPECT_EQ(bearing.kind, EventKind::break_away) << integrator;
+    EXPECT_EQ(clutch.element, c1) << integrator;
+    EXPECT_EQ(clutch.kind, EventKind::stick) << integrator;
+    EXPECT_EQ(clutch.t, bearing.t) << integrator;  // one instant
+    EXPECT_NEAR(clutch.t, 0.82495761, 1e-7) << integrator;
+    const int last = r.num_samples() - 1;
+    EXPECT_EQ(element_state(r, last, c1), 0) << integrator;  // stuck to t_end
   }
+  expect_same_events(runs[0], runs[1], 1e-7);
 }
 
 }  // namespace
