@@ -122,6 +122,16 @@ void solve_group(ModeSelectionScratch::Group& g, ModeSelectionReport& report) {
   report.converged = report.converged && g.qp.converged;
 }
 
+// The scale of a group's relative accelerations: the largest of |b| and of
+// A_rr times a finite bound (a friction link's sides are equal).
+double group_scale(const ModeSelectionScratch::Group& g) {
+  double scale = g.b.cwiseAbs().maxCoeff();
+  for (int r = 0; r < static_cast<int>(g.elements.size()); ++r)
+    for (double bound : {g.hi[r], -g.lo[r]})
+      if (std::isfinite(bound)) scale = std::max(scale, g.delassus(r, r) * bound);
+  return scale;
+}
+
 // The new modes from the relative accelerations, which Gauss's principle fixes uniquely.
 template <class ExhaustedDirection, class ExhaustedScale>
 void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Group& g,
@@ -130,14 +140,9 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
   const int n = static_cast<int>(g.elements.size());
   const BoxQpSolution& qp = g.qp;
   const Eigen::VectorXd& hi = g.hi;
-  const Eigen::MatrixXd& A = g.delassus;
-  double scale = g.b.cwiseAbs().maxCoeff(), force_scale = 0.0;
-  for (int r = 0; r < n; ++r) {
-    for (double bound : {hi[r], -g.lo[r]})  // the finite sides (a friction link's are equal)
-      if (std::isfinite(bound)) scale = std::max(scale, A(r, r) * bound);
-    force_scale = std::max(force_scale, std::abs(qp.x[r]));
-  }
-  const double tol = 1e-10 * scale;
+  double force_scale = 0.0;
+  for (int r = 0; r < n; ++r) force_scale = std::max(force_scale, std::abs(qp.x[r]));
+  const double tol = 1e-10 * group_scale(g);
   for (int r = 0; r < n; ++r) {
     const int i = g.elements[r];
     const double acc = qp.residual[r];
@@ -467,18 +472,99 @@ bool gear_with_neighbours(const Model& m, const ModeSelectionScratch::Group& g) 
 
 // Gauss's principle for one group of coupled candidates: box QP on the group's
 // Delassus matrix, classification by relative acceleration.
+// Returns true when the box QP decided it (its torques are g.qp.x), false
+// when a lossy gear's selection did.
 template <class ExhaustedDirection, class ExhaustedScale>
-void decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, const Workspace& ws,
+bool decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, const Workspace& ws,
                   ExhaustedDirection&& exhausted_direction, ExhaustedScale&& exhausted_scale,
                   ModeSelectionReport& report, std::vector<int>& still_stuck, bool& any_slip) {
   if (gear_with_neighbours(m, g)) {
     decide_gear_group(m, modes, g, ws, exhausted_direction, report, still_stuck, any_slip);
-    return;
+    return false;
   }
-  if (decide_gear(m, modes, g, ws, exhausted_direction, still_stuck, any_slip)) return;
+  if (decide_gear(m, modes, g, ws, exhausted_direction, still_stuck, any_slip)) return false;
   group_bounds(m, modes, g, ws);
   solve_group(g, report);
   classify_group(m, modes, g, exhausted_direction, exhausted_scale, still_stuck, any_slip);
+  return true;
+}
+
+// The direction a candidate that the pass set moving moves in (see
+// ModeSelectionScratch::moving_dir), 0 for one that stays held or that a
+// lossy gear's selection decides (its loss link).
+int moving_direction(const Model& m, const State& modes, const ModeSelectionScratch& sc, int i) {
+  const ModelLink& l = m.links[i];
+  switch (l.kind) {
+    case LinkKind::friction:
+      return modes.friction_mode[l.element] == FrictionMode::slip_positive   ? 1
+             : modes.friction_mode[l.element] == FrictionMode::slip_negative ? -1
+                                                                             : 0;
+    case LinkKind::one_way:
+      return one_way_locked(m, l.element, modes) ? 0 : m.one_way_clutches[l.element].overrun;
+    case LinkKind::contact:
+      return modes.spring_side[l.element] == 0 ? -sc.side[i] : 0;
+    case LinkKind::permanent:
+    case LinkKind::gear_mesh:
+    case LinkKind::gear_loss:
+      return 0;
+  }
+  return 0;
+}
+
+// The moving candidates whose motion the pass's torques contradict: with the
+// held links at the torques the pass solved and every moving one at its own
+// (a slipping element's kinetic friction, an overrunning clutch's drag, a
+// contact's none, all in ws.force), the relative acceleration of link i,
+// a_i = sum_k c_k (body_torque_k / I_k), points against its direction by more
+// than roundoff (1e-10 of its scale, as classify_group's). Such an element was
+// set moving by torques that the pass no longer applies (another element's
+// static torque where that one slips with its kinetic torque): it is re-decided.
+// A link on a body a lossy gear's group holds is not checked (that group's
+// torques are its own selection's). Returns the index in sc.moving of the one
+// contradicted most (its acceleration against its direction over its scale),
+// -1 when none is: one at a time, since holding one changes the others'
+// accelerations (two slipping ones may each be contradicted with the other
+// slipping, while holding either makes the other's slip consistent).
+int most_contradicted(const Model& m, const Workspace& ws, const ModeSelectionScratch& sc) {
+  int worst = -1;
+  double worst_ratio = 1e-10;
+  for (std::size_t k = 0; k < sc.moving.size(); ++k) {
+    const int i = sc.moving[k];
+    const CoordinateRow& row = m.links[i].row;
+    double acc = 0.0, scale = 0.0, diag = 0.0;
+    bool known = true;
+    for (int t = 0; t < row.n; ++t) {
+      const int b = row.body[t];
+      known = known && sc.body_known[b];
+      if (m.prescribed(b)) {  // its drive's acceleration, whatever the torques
+        const double drive = row.c[t] * ws.sigma[m.drives[b].acceleration_slot];
+        acc += drive;
+        scale += std::abs(drive);
+        continue;
+      }
+      acc += row.c[t] * sc.body_torque[b] / m.inertia[b];
+      scale += std::abs(row.c[t]) * std::max(std::abs(sc.body_torque[b]), std::abs(ws.force[b])) / m.inertia[b];
+      diag += row.c[t] * row.c[t] / m.inertia[b];
+    }
+    if (!known) continue;
+    if (m.links[i].kind == LinkKind::friction || m.links[i].kind == LinkKind::one_way)
+      scale = std::max(scale, diag * ws.limit[i]);
+    for (int t = 0; t < row.n; ++t) scale = std::max(scale, sc.body_scale[row.body[t]]);  // the QP's roundoff
+    if (-sc.moving_dir[k] * acc > worst_ratio * scale) {
+      worst = static_cast<int>(k);
+      worst_ratio = -sc.moving_dir[k] * acc / scale;
+    }
+  }
+  return worst;
+}
+
+// Candidate i held again (stuck, locked, or its teeth in contact on `side`),
+// to be decided with the open ones.
+void hold_again(const Model& m, State& modes, int i, int side) {
+  const ModelLink& l = m.links[i];
+  if (l.kind == LinkKind::friction) modes.friction_mode[l.element] = FrictionMode::stuck;
+  if (l.kind == LinkKind::one_way) set_one_way_locked(m, l.element, true, modes);
+  if (l.kind == LinkKind::contact) modes.spring_side[l.element] = side;
 }
 
 // A link on prescribed bodies alone (a bearing on a driven shaft) at rest:
@@ -529,7 +615,7 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
   };
   ModeSelectionReport report;
   const std::size_t nl = static_cast<std::size_t>(m.num_links());
-  for (std::vector<int>* v : {&sc.open, &sc.still_stuck}) v->reserve(nl);
+  for (std::vector<int>* v : {&sc.open, &sc.still_stuck, &sc.moving, &sc.moving_dir}) v->reserve(nl);
   sc.links.reserve(nl);
   sc.clusters.reserve(m.num_bodies());
   sc.filed.resize(nl);
@@ -546,10 +632,26 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
       mode = lossy_mode(0, lossy_sigma_of(mode));
     }
   }
-  while (!sc.open.empty()) {
+  if (sc.open.empty()) return report;
+  sc.moving.clear();
+  sc.moving_dir.clear();
+  sc.side.resize(nl);
+  sc.in_open.assign(nl, 0);
+  // Each pass decides the open candidates with the moving ones at their own
+  // torques; a pass sets some moving or holds one again. Neither can go on
+  // for ever without a cycle of the same modes: the bound is generous.
+  const int max_passes = 4 * (static_cast<int>(sc.open.size()) + 1);
+  for (int pass = 0;; ++pass) {
     ++sc.selections;
     // Forces without the friction of the open elements (they are marked stuck).
     applied_forces(m, modes, t, ws);
+    for (int i : sc.open) {
+      sc.in_open[i] = 1;
+      if (m.is_contact_link(i)) sc.side[i] = modes.spring_side[m.links[i].element];
+    }
+    sc.body_torque.assign(ws.force.begin(), ws.force.end());
+    sc.body_known.assign(static_cast<std::size_t>(m.num_bodies()), 1);
+    sc.body_scale.assign(static_cast<std::size_t>(m.num_bodies()), 0.0);
     // M is diagonal, so the Delassus matrix is block-diagonal over groups of
     // candidates that share bodies: one small box QP per group.
     sc.links.clear();
@@ -563,11 +665,34 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
       if (sc.open_by_cluster.empty(k)) continue;
       const IndexRange open = sc.open_by_cluster.of(k);
       ModeSelectionScratch::Group& g = group_for(m, sc, open.begin(), open.end());
-      decide_group(m, modes, g, ws, exhausted_direction, exhausted_scale, report, sc.still_stuck, any_slip);
+      const bool by_qp =
+          decide_group(m, modes, g, ws, exhausted_direction, exhausted_scale, report, sc.still_stuck, any_slip);
+      if (!by_qp) {
+        for (int b : g.bodies) sc.body_known[b] = 0;
+        continue;
+      }
+      const double scale = group_scale(g);
+      for (int r = 0; r < static_cast<int>(g.elements.size()); ++r) {  // -F^T x: the torques the QP applied
+        const CoordinateRow& l = m.links[g.elements[r]].row;
+        for (int t2 = 0; t2 < l.n; ++t2) {
+          sc.body_torque[l.body[t2]] -= l.c[t2] * g.qp.x[r];
+          sc.body_scale[l.body[t2]] = std::max(sc.body_scale[l.body[t2]], scale);
+        }
+      }
+    }
+    // The candidates this pass set moving join the moving ones. A one left
+    // moving by a lossy gear's group is its own (no direction here).
+    for (int i : sc.still_stuck) sc.in_open[i] = 2;
+    for (int i : sc.open) {
+      const int dir = sc.in_open[i] == 1 ? moving_direction(m, modes, sc, i) : 0;
+      sc.in_open[i] = 0;
+      if (dir == 0) continue;
+      sc.moving.push_back(i);
+      sc.moving_dir.push_back(dir);
     }
     // With equal static and kinetic limits the slipping torques are the bounds
-    // the QP already used: done. Otherwise re-decide the rest with kinetic
-    // friction on the elements that slip.
+    // the QP already used. Otherwise re-decide the rest with kinetic friction
+    // on the elements that slip.
     const bool kinetic_differs = std::any_of(sc.open.begin(), sc.open.end(), [&](int i) {
       const ModelLink& l = m.links[i];
       if (l.kind == LinkKind::one_way)
@@ -575,9 +700,25 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
       return l.kind == LinkKind::friction && modes.friction_mode[l.element] != FrictionMode::stuck &&
              m.frictions[l.element].static_ratio != 1.0;
     });
-    if (!any_slip || !kinetic_differs) break;
     sc.open.swap(sc.still_stuck);
     std::sort(sc.open.begin(), sc.open.end());
+    if (any_slip && kinetic_differs) continue;
+    // Settled: the held ones are within their static limits with every moving
+    // one at its own torque. A moving one that those torques would accelerate
+    // against its direction (it was set moving by another's static torque, and
+    // that one moves too) is held again, and the rest decided anew.
+    const int k = most_contradicted(m, ws, sc);
+    if (k < 0) break;
+    if (pass + 1 >= max_passes) {  // a cycle of holds and releases: booked unsolved
+      ++report.unsolved;
+      report.converged = false;
+      break;
+    }
+    const int i = sc.moving[static_cast<std::size_t>(k)];
+    hold_again(m, modes, i, -sc.moving_dir[static_cast<std::size_t>(k)]);
+    sc.moving.erase(sc.moving.begin() + k);
+    sc.moving_dir.erase(sc.moving_dir.begin() + k);
+    sc.open.insert(std::lower_bound(sc.open.begin(), sc.open.end(), i), i);
   }
   return report;
 }

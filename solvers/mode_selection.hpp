@@ -20,7 +20,14 @@
 // non-zero relative acceleration slips in its direction, with kinetic friction.
 // When static and kinetic limits differ (static_ratio > 1) the choice is
 // repeated with the kinetic torques of the elements that slip, until no more
-// element leaves the stuck set. A contact whose relative acceleration comes
+// element leaves the stuck set. Then every element set moving is checked
+// against the torques it now meets (the held ones' as solved, the moving
+// ones' own: kinetic friction, drag, none for a contact that let go): one set
+// slipping by another's static torque, where that other slips too and so
+// acts with its smaller kinetic torque, can find its relative acceleration
+// pointing against its slip. The most contradicted such element is held
+// again and the choice repeated, until none is: every held element within its
+// static limit, every moving one accelerating its way. A contact whose relative acceleration comes
 // out non-zero (it can only point away from the teeth) separates: its side
 // becomes 0. A one-way clutch's can only come out zero (it locks) or in its
 // overrun direction (it overruns, with its drag; a static_ratio > 1 is
@@ -80,6 +87,16 @@ struct ModeSelectionScratch {
   std::vector<std::vector<Group>> filed;  // (num_links)
   long selections = 0;
   std::vector<int> open, still_stuck;
+  // The candidates decided moving (slipping, overrunning, let go) so far, and
+  // the direction of each: +-1 for a friction element's slip or a one-way
+  // clutch's overrun, minus the side for a contact that let go (its
+  // consistent relative acceleration points away from the teeth).
+  std::vector<int> moving, moving_dir;
+  std::vector<int> side;            // (num_links) a contact candidate's side before the pass
+  std::vector<char> in_open;        // (num_links) 1: open in this pass; 2: held after it
+  std::vector<double> body_torque;  // (nb) applied torques less the held links' torques of the pass
+  std::vector<char> body_known;     // (nb) 0: a lossy gear's group holds it (its torques are its own)
+  std::vector<double> body_scale;   // (nb) the largest acceleration scale of the pass's groups on it
   ClusterGroups open_by_cluster;
   LockedRows links;
   LockedClusters clusters;

@@ -9,8 +9,12 @@
 // at +L_i, r_i <= 0 at -L_i.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
+#include "io/yaml_model.hpp"
 #include "model_builder.hpp"
 #include "solvers/numerics/box_qp.hpp"
 #include "solvers/mode_selection.hpp"
@@ -200,6 +204,155 @@ TEST(ModeSelection, IllConditionedGroupWithAContactFallsBackToLemke) {
   EXPECT_EQ(angle(r, last, 0), 0.01);
   EXPECT_NEAR(velocity(r, last, 1), 9e-8, 1e-15);
   EXPECT_NEAR(element_torque(r, last, 0), 2.0, 1e-9);
+}
+
+// A bearing with stiction that reverses while a clutch is stuck: body a
+// (I_a = 1) on a bearing (MT0 = 1, static_ratio 1.5: static limit 1.5), body b
+// (I_b = 3) under T = -3, a clutch a-b (L_c = 1.7), both turning at 0.5 rad/s.
+// Until t* the pair slides as one with the clutch stuck: 4 w' = T - 1 = -4,
+// w = 0.5 - t, at rest at t* = 0.5 s; the clutch carries I_b w' - T = 0.
+// At t* the selection (bearing and clutch at rest) with both static limits
+// as bounds finds both slipping: the pair held needs 3 > 1.5 of the bearing;
+// the bearing held beside a slipping clutch would carry L_c = 1.7 > 1.5; the
+// bearing at its static 1.5 and the clutch stuck needs (I_b 1.5 + I_a 3) / 4
+// = 1.875 > 1.7 of the clutch. But a bearing that turns back slips with its
+// kinetic torque 1, and with it the stuck clutch needs (3 * 1 + 1 * 3) / 4 =
+// 1.5 <= 1.7: the clutch stays stuck (a clutch slipping positive at 1.7
+// beside the bearing's kinetic 1 would have w_a' - w_b' = (1 - 1.7)/1 -
+// (-3 + 1.7)/3 = -0.267 < 0, against its slip: not a consistent structure).
+// After t*: 4 w' = T + 1 = -2, w = -0.5 (t - 0.5), the clutch carries
+// I_b w' - T = 1.5. One event: the bearing's reversal at t*.
+// Before the fix the clutch was set slipping (the second pass re-decided the
+// still-stuck elements only): a break-away beside the reversal, then a stick
+// at once (exact) or an event storm (cvode_bdf).
+class BearingReversal : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BearingReversal, KineticTorqueOfTheReversingBearingKeepsTheClutchStuck) {
+  ModelSpec spec;
+  spec.name = "bearing_reversal";
+  spec.bodies = {body("a", 1.0, 0.0, 0.5), body("b", 3.0, 0.0, 0.5)};
+  spec.elements = {friction("bearing", "a", "", 1.0, 0.0, 1.5), friction("clutch", "a", "b", 1.7),
+                   torque("load", "b", Signal::make_constant(-3.0))};
+  spec.simulation = settings(1.0, 0.125);
+  spec.simulation.integrator = GetParam();
+  const bool exact = std::string(GetParam()) == "exact";
+  const double time_tol = exact ? 1e-12 : 1e-8, value_tol = exact ? 1e-12 : 1e-8;
+  const Result r = simulate(assemble(spec));
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  EXPECT_EQ(r.stats.selection_unsolved, 0);
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].element, 0);
+  EXPECT_EQ(r.events[0].kind, EventKind::reversal);
+  EXPECT_EQ(r.events[0].before, 1);
+  EXPECT_EQ(r.events[0].after, -1);
+  EXPECT_NEAR(r.events[0].t, 0.5, time_tol);
+  for (int k = 0; k < r.num_samples(); ++k) {
+    const double t = r.time[k], after = std::max(t - 0.5, 0.0);
+    const double w = t <= 0.5 ? 0.5 - t : -0.5 * after;
+    const double q = t <= 0.5 ? 0.5 * t - 0.5 * t * t : 0.125 - 0.25 * after * after;
+    EXPECT_EQ(element_state(r, k, 1), 0) << "t = " << t;  // the clutch stuck throughout
+    EXPECT_EQ(velocity(r, k, 0), velocity(r, k, 1)) << "t = " << t;
+    EXPECT_NEAR(velocity(r, k, 0), w, value_tol) << "t = " << t;
+    EXPECT_NEAR(angle(r, k, 0), q, value_tol) << "t = " << t;
+    if (t > 0.5 + 1e-9) {
+      EXPECT_NEAR(std::abs(element_torque(r, k, 1)), 1.5, value_tol) << "t = " << t;
+    } else if (t < 0.5 - 1e-9) {
+      EXPECT_NEAR(element_torque(r, k, 1), 0.0, value_tol) << "t = " << t;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Integrators, BearingReversal, ::testing::Values("exact", "cvode_bdf"));
+
+// The model run with its own settings by the exact integrator, then by cvode_bdf.
+std::vector<Result> run_exact_and_bdf(const Model& m) {
+  std::vector<Result> runs;
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    SimulationSettings s = m.simulation;
+    s.integrator = integrator;
+    runs.push_back(simulate(m, s));
+  }
+  return runs;
+}
+
+// The same event sequence in two runs (element, kind, states), at times
+// within time_tol [s].
+void expect_same_events(const Result& a, const Result& b, double time_tol) {
+  ASSERT_EQ(b.events.size(), a.events.size());
+  for (std::size_t k = 0; k < a.events.size(); ++k) {
+    const EventRecord &x = a.events[k], &y = b.events[k];
+    EXPECT_EQ(x.element, y.element) << "event " << k;
+    EXPECT_EQ(x.kind, y.kind) << "event " << k;
+    EXPECT_EQ(x.before, y.before) << "event " << k;
+    EXPECT_EQ(x.after, y.after) << "event " << k;
+    EXPECT_NEAR(x.t, y.t, time_tol) << "event " << k;
+  }
+}
+
+// The same decision in a random model (tests/data/bearing_reversal_clutch.yaml:
+// springs with freeplay, sine loads): at t = 0.26932 s the bearing f0
+// (static_ratio 1.3) reverses while the clutch c0 is stuck, and with f0's
+// kinetic torque c0 holds; it breaks away 1.07 ms later, as the loads turn.
+// Before the fix c0 broke away at the reversal (exact: a break-away logged
+// beside it; cvode_bdf: an event storm there, exit 3). Both integrators now
+// run to t_end through the same 70 events (element, kind, states), at times
+// 2.2e-7 s apart at most (cvode_bdf at rtol 1e-8, atol 1e-10).
+TEST(ModeSelection, BearingReversalInARandomModel) {
+  const Model m = assemble(io::load_model_spec(std::string(LUZTAR_TEST_DATA_DIR) + "/bearing_reversal_clutch.yaml"));
+  const int f0 = m.element_id("f0"), c0 = m.element_id("c0");
+  const double t_reversal = 0.26931575;
+  const std::vector<Result> runs = run_exact_and_bdf(m);
+  for (const Result& r : runs) {
+    const std::string& integrator = r.integrator;
+    ASSERT_EQ(r.status, StepStatus::reached_time) << integrator << ": " << r.message;
+    EXPECT_EQ(r.stats.selection_unsolved, 0) << integrator;
+    std::vector<const EventRecord*> near;
+    for (const EventRecord& e : r.events)
+      if (std::abs(e.t - t_reversal) < 1e-6) near.push_back(&e);
+    ASSERT_EQ(near.size(), 1u) << integrator;  // the reversal alone: no break-away of c0 beside it
+    EXPECT_EQ(near[0]->element, f0) << integrator;
+    EXPECT_EQ(near[0]->kind, EventKind::reversal) << integrator;
+    const auto c0_next = std::find_if(r.events.begin(), r.events.end(), [&](const EventRecord& e) {
+      return e.element == c0 && e.t > t_reversal;
+    });
+    ASSERT_NE(c0_next, r.events.end()) << integrator;
+    EXPECT_EQ(c0_next->kind, EventKind::break_away) << integrator;
+    EXPECT_NEAR(c0_next->t, 0.27038240, 1e-7) << integrator;
+    for (std::size_t k = 1; k < r.events.size(); ++k)  // no element changes twice within 1e-9 s
+      for (std::size_t j = k; j-- > 0 && r.events[k].t - r.events[j].t < 1e-9;)
+        EXPECT_NE(r.events[k].element, r.events[j].element) << integrator << " at t = " << r.events[k].t;
+  }
+  ASSERT_EQ(runs[0].events.size(), 70u);
+  expect_same_events(runs[0], runs[1], 1e-6);
+}
+
+// The mirror case in another random model (tests/data/
+// clutch_arrival_bearing_break_away.yaml): at t = 0.82496 s the bearing f2
+// (static_ratio 1.3) breaks away from stuck while the clutch c1's slip
+// velocity reaches zero. With f2 at its static limit c1 had to turn back
+// (a reversal); with f2 slipping at its kinetic torque c1 holds: it sticks.
+// Before the fix: the reversal (exact), an event storm there (cvode_bdf).
+// Now both integrators run the same 6 events to t_end, 1e-8 s apart at most.
+TEST(ModeSelection, ClutchArrivalBesideABreakAwayInARandomModel) {
+  const Model m =
+      assemble(io::load_model_spec(std::string(LUZTAR_TEST_DATA_DIR) + "/clutch_arrival_bearing_break_away.yaml"));
+  const int f2 = m.element_id("f2"), c1 = m.element_id("c1");
+  const std::vector<Result> runs = run_exact_and_bdf(m);
+  for (const Result& r : runs) {
+    const std::string& integrator = r.integrator;
+    ASSERT_EQ(r.status, StepStatus::reached_time) << integrator << ": " << r.message;
+    ASSERT_EQ(r.events.size(), 6u) << integrator;
+    const EventRecord &bearing = r.events[4], &clutch = r.events[5];
+    EXPECT_EQ(bearing.element, f2) << integrator;
+    EXPECT_EQ(bearing.kind, EventKind::break_away) << integrator;
+    EXPECT_EQ(clutch.element, c1) << integrator;
+    EXPECT_EQ(clutch.kind, EventKind::stick) << integrator;
+    EXPECT_EQ(clutch.t, bearing.t) << integrator;  // one instant
+    EXPECT_NEAR(clutch.t, 0.82495761, 1e-7) << integrator;
+    const int last = r.num_samples() - 1;
+    EXPECT_EQ(element_state(r, last, c1), 0) << integrator;  // stuck to t_end
+  }
+  expect_same_events(runs[0], runs[1], 1e-7);
 }
 
 }  // namespace
