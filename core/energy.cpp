@@ -78,8 +78,23 @@ double energy_residual_limit(const std::string& integrator) {
 double energy_residual_limit(const Result& r) { return energy_residual_limit(r.integrator); }
 
 void check_energy_balance(Result& r) {
-  if (r.num_samples() == 0) return;
-  r.stats.energy_residual = energy_balance(r, r.num_samples() - 1).relative;
+  const int n = r.num_samples();
+  if (n == 0) return;
+  // The largest relative residual over the samples, each against the run's
+  // scale (its largest term, as the last sample's balance reads it): a
+  // balance that closes at the end can be far off between (a spring whose
+  // torque was lost while its angle went on, its elastic energy counted:
+  // 297 J off in mid-run, 3.6e-14 at the end; a new-user hunt).
+  const double kinetic0 = kinetic_at_start(r);
+  const double scale = std::max(kinetic0 + r.elastic[0], energy_peak(r, n - 1));
+  double worst = 0.0;
+  for (int k = 0; k < n; ++k) {
+    const EnergyBalance b = energy_balance(r.input_work[k], r.kinetic[k] - kinetic0, r.elastic[k] - r.elastic[0],
+                                           r.dissipated[k], scale, roundoff_of_run(r, k));
+    if (!(b.relative <= worst)) worst = b.relative;  // (NaN is kept: it is flagged)
+    if (std::isnan(worst)) break;
+  }
+  r.stats.energy_residual = worst;
   r.stats.energy_residual_exceeded = !(r.stats.energy_residual <= energy_residual_limit(r));  // NaN is flagged too
 }
 

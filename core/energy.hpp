@@ -75,8 +75,9 @@ inline constexpr double kExactEnergyResidualLimit = 1e-8;
 double energy_residual_limit(const Result& r);
 double energy_residual_limit(const std::string& integrator);
 
-// Books the energy balance at the last sample of r in r.stats
-// (energy_residual, energy_residual_exceeded); nothing for a run without samples.
+// Books the energy balance of r in r.stats (energy_residual: the largest
+// relative residual over its samples, each against the run's largest term;
+// energy_residual_exceeded); nothing for a run without samples.
 void check_energy_balance(Result& r);
 
 }  // namespace luztar
