@@ -100,7 +100,8 @@ class EventPipeline {
   void select_at_event();
   void select_modes();
   void log_changes();
-  bool enter_kinks_from_rest();
+  void leave_rest(bool own_log);
+  bool enter_kinks_from_rest(bool own_log);
   bool break_away_at_limits(bool own_log);
   double reserve_scale(const Witness& w) const;
   double reserve_roundoff(std::size_t r) const;
