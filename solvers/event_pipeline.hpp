@@ -12,6 +12,11 @@
 //   mode selection     S-S procedure over every element at zero relative velocity
 //   log                every element whose state changed, into the event log
 //   restart            the mode structure rebuilt, the integrator reset at state.t
+//   leave rest         what rests on a kink of its law or at its limit and starts
+//                      to move with no witness to see it (a spring on its flank,
+//                      a stuck element at its limit, a spring held on a kink by
+//                      an element that breaks away): its branch from the motion,
+//                      restarted again
 // The entry points are start(), at_roots() and reselect(); restart() alone
 // restarts the integrator in the same modes (a snapshot).
 #include <limits>
