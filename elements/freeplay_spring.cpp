@@ -257,30 +257,61 @@ std::int8_t mode_after(const Model& m, int s, const State& st, const Witness& w)
   }
 }
 
-// A spring at rest (x' = 0) exactly on a kink (a flank, a knot) of its law,
-// not rigid (rigid teeth on a flank are in contact, struck at the start) and
-// between inertial bodies (x'' is defined).
+// The kink of the spring's law (a gap's flank, a table's knot) that x is on
+// within `tolerance` [rad]; NaN when none is.
+double kink_near(const Spring& sp, double x, double tolerance) {
+  if (sp.has_table()) {
+    const std::vector<double>& knot = sp.table.knot;
+    const auto above = std::lower_bound(knot.begin(), knot.end(), x);  // the nearest knot is this one or the one below
+    if (above != knot.end() && *above - x <= tolerance) return *above;
+    if (above != knot.begin() && x - *(above - 1) <= tolerance) return *(above - 1);
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  if (sp.freeplay == 0.0) return std::numeric_limits<double>::quiet_NaN();  // a linear spring: no kinks
+  for (const double flank : {upper_flank(sp), lower_flank(sp)})
+    if (std::abs(x - flank) <= tolerance) return flank;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+// The kink a spring at rest sits on: x within its roundoff of a kink and x'
+// within its own (row_at_rest, no integrator tolerance). Roundoff, not
+// exactly: a spring whose bodies a stuck element holds together moves with
+// them, and x = sum c_k q_k of bodies integrated one by one drifts by ulps of
+// their angles (exact integrator, F4 of the kink-stuck finding: q = -4e-7,
+// x = 3e-22 past the flank) while x' stays 0; the kink's witness then starts
+// just past 0 and the break-away crossed it unseen. 64 eps row_magnitude:
+// the bound row_at_rest takes for the rate's roundoff (measured: 4 eps of
+// |q| after 1e4 stops of a stuck phase, exact integrator). NaN when it is
+// not at rest on a kink.
+double resting_kink(const Spring& sp, const double* q, const double* w) {
+  if (!row_at_rest(sp.row, w, 0.0)) return std::numeric_limits<double>::quiet_NaN();
+  const double x = spring_deflection(sp, q);
+  return kink_near(sp, x, 64 * std::numeric_limits<double>::epsilon() * row_magnitude(sp.row, q));
+}
+
+// A spring at rest on a kink (resting_kink) of its law, not rigid (rigid
+// teeth on a flank are in contact, struck at the start) and between inertial
+// bodies (x'' is defined).
 bool at_rest_on_kink(const Model& m, int s, const State& st) {
   const Spring& sp = m.springs[s];
   if (!has_freeplay_events(sp) || m.spring_algebraic[s] || sp.rigid()) return false;
   for (int k = 0; k < sp.row.n; ++k)
     if (m.massless(sp.row.body[k])) return false;
-  const SpringRelation r = spring_relation(sp, st.q.data(), st.w.data());
-  if (r.rate != 0.0) return false;
-  return spring_state_at(sp, r.x, 1.0) != spring_state_at(sp, r.x, -1.0);  // x is a kink: ties differ
+  return !std::isnan(resting_kink(sp, st.q.data(), st.w.data()));
 }
 
 // ... takes the branch its relative acceleration `acc` (x'' a moment later)
-// enters; with the contact law, where T_el is 0 there (a flank), the clamp
-// at the corner of that direction (c x' ~ t outgrows |T_el| ~ t^2).
+// enters from the kink; with the contact law, where T_el is 0 there (a
+// flank), the clamp at the corner of that direction (c x' ~ t outgrows
+// |T_el| ~ t^2).
 bool enter_from_rest(const Model& m, int s, State& st, const double* acc) {
   const Spring& sp = m.springs[s];
-  const double x = spring_deflection(sp, st.q.data()), xdd = spring_deflection(sp, acc);
+  const double kink = resting_kink(sp, st.q.data(), st.w.data()), xdd = spring_deflection(sp, acc);
   double scale = row_magnitude(sp.row, acc);
   if (!(std::abs(xdd) > 64 * std::numeric_limits<double>::epsilon() * scale)) return false;  // at rest there
-  const std::int8_t state = spring_state_at(sp, x, xdd);
+  const std::int8_t state = spring_state_at(sp, kink, xdd);
   std::int8_t& clamp = st.element_mode[m.spring_element[s]];
-  const std::int8_t c = branch_torque(sp, x, state) == 0.0 && sp.contact_damping && sp.damping > 0.0 &&
+  const std::int8_t c = branch_torque(sp, kink, state) == 0.0 && sp.contact_damping && sp.damping > 0.0 &&
                                 branch_sign(sp, state) != 0
                             ? static_cast<std::int8_t>(xdd > 0.0 ? 1 : -1)
                             : 0;

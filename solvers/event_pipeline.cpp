@@ -72,8 +72,7 @@ void EventPipeline::start() {
   exhausted.clear();
   if (!candidates.empty()) select_modes();
   restart();
-  if (enter_kinks_from_rest()) restart();
-  if (break_away_at_limits(false)) restart();
+  leave_rest(false);
   if (events.size() > logged) count_instant(false);  // teeth that struck at t_start (logged by strike)
   before = state;  // sizes the kept copy: later events copy without allocating
 }
@@ -101,7 +100,7 @@ void EventPipeline::at_roots() {
   if (friction_event) select_at_event();
   log_changes();
   restart();
-  if (break_away_at_limits(true)) restart();
+  leave_rest(true);
 }
 
 void EventPipeline::reselect() {
@@ -113,8 +112,7 @@ void EventPipeline::reselect() {
   if (find_missed_strikes()) strike();
   select_at_event();
   restart();
-  if (enter_kinks_from_rest()) restart();
-  if (break_away_at_limits(false)) restart();
+  leave_rest(false);
   log_changes();
 }
 
@@ -716,24 +714,43 @@ void EventPipeline::count_instant(bool every_root) {
   last_instant_ = state.t;
 }
 
-// Elements at rest exactly on a kink of their law (a spring's flank or
-// knot): the witness of the kink is 0 now, and a root function that leaves 0
-// counts no crossing (CVODE's and the exact integrator's root finding alike),
-// so the branch the motion enters is decided here, from the accelerations of
-// the structure just built (each row's enter_from_rest). Returns whether a
-// mode changed (a restart is due).
-bool EventPipeline::enter_kinks_from_rest() {
+// The last stages of every stop (t_start, a root, a re-selection), after
+// the restart in the modes selected there: what is at rest and starts to
+// move without a witness to see it. Elements on a kink enter the branch of
+// their motion, stuck elements at their limit break away, and the elements
+// on a kink that the break-away sets moving enter theirs: a spring held on
+// its flank or knot by a stuck clutch rests there until the clutch breaks
+// away, and its x'' was 0 at every decision before (F4, F7 of the
+// kink-stuck finding: the spring kept the branch it started in). Each change
+// restarts the integrator; with `own_log` the stages log their changes
+// themselves (after a stop that logged already), else the caller logs.
+void EventPipeline::leave_rest(bool own_log) {
+  if (enter_kinks_from_rest(own_log)) restart();
+  if (!break_away_at_limits(own_log)) return;
+  restart();
+  if (enter_kinks_from_rest(own_log)) restart();
+}
+
+// Elements at rest on a kink of their law (a spring's flank or knot, to the
+// roundoff of its relation): the witness of the kink is 0 now, and a root
+// function that leaves 0 counts no crossing (CVODE's and the exact
+// integrator's root finding alike), so the branch the motion enters is
+// decided here, from the accelerations of the structure just built (each
+// row's enter_from_rest). Returns whether a mode changed (a restart is due).
+bool EventPipeline::enter_kinks_from_rest(bool own_log) {
   bool due = false;
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     due = due || (row.at_rest_on_kink && row.at_rest_on_kink(model, i, state));
   });
   if (!due) return false;
+  if (own_log) before = state;
   probe_accelerations();
   bool changed = false;
   for_each_element(model, kListOrder, [&](const ElementKindInfo& row, int i) {
     if (row.at_rest_on_kink && row.at_rest_on_kink(model, i, state))
       changed = row.enter_from_rest(model, i, state, probe_acc.data()) || changed;
   });
+  if (changed && own_log) log_changes();
   return changed;
 }
 

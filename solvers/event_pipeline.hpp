@@ -12,6 +12,11 @@
 //   mode selection     S-S procedure over every element at zero relative velocity
 //   log                every element whose state changed, into the event log
 //   restart            the mode structure rebuilt, the integrator reset at state.t
+//   leave rest         what rests on a kink of its law or at its limit and starts
+//                      to move with no witness to see it (a spring on its flank,
+//                      a stuck element at its limit, a spring held on a kink by
+//                      an element that breaks away): its branch from the motion,
+//                      restarted again
 // The entry points are start(), at_roots() and reselect(); restart() alone
 // restarts the integrator in the same modes (a snapshot).
 #include <limits>
@@ -100,7 +105,8 @@ class EventPipeline {
   void select_at_event();
   void select_modes();
   void log_changes();
-  bool enter_kinks_from_rest();
+  void leave_rest(bool own_log);
+  bool enter_kinks_from_rest(bool own_log);
   bool break_away_at_limits(bool own_log);
   double reserve_scale(const Witness& w) const;
   double reserve_roundoff(std::size_t r) const;

@@ -535,6 +535,125 @@ TEST(FreeplayVariants, LeavingAKnotFromRestIsNotUndoneByRoundoff) {
   EXPECT_LT(worst_balance(c), 1e-9);
 }
 
+// --- held on a kink by a stuck clutch ------------------------------------------------
+// A spring sitting on its flank (or knot) while a stuck clutch holds its
+// bodies together moves with them: its x = sum c_k q_k drifts by ulps of the
+// angles (the exact integrator: 3e-22 past the flank) and x' = 0, so the
+// decisions made while it was held (x'' = 0) kept the branch it started in,
+// and when the clutch broke away the kink's witness started on 0 (or just
+// past it) and the crossing went unseen: the spring stayed in the gap (F4) or
+// in the table's negative segment (F7) in every event-driven integrator
+// (finding kink-stuck). The break-away is now followed by the decision from
+// x'' (EventPipeline::leave_rest).
+//
+// F4: a (I_a = 0.03) and b (I_b = 0.8), spring on x = q_b - q_a, k = 50,
+// freeplay 0.01 about offset -0.01 (flanks x = -0.02 and x = 0: at rest on
+// the upper flank), clutch MT0 = 0.1 between them, torque T(t) = -2 t on a
+// up to -0.2 at 0.1 s.
+// Stuck: both accelerate at T / 0.83; the clutch carries T I_b / 0.83, which
+// reaches 0.1 at |T| = 0.10375: t_b = 0.051875 s.
+// Slipping (a runs ahead downwards: cl slips -1, its torque +0.1 on a, -0.1
+// on b), x grows from the flank, contact k x (+k x on a, -k x on b):
+//   x'' + w^2 x = f(t),  w^2 = k (1/I_a + 1/I_b),
+//   f = -0.1/I_b - (T + 0.1)/I_a = beta (t - t_b) up to 0.1 s, beta = 2/I_a,
+// from x = x' = 0 (f(t_b) = 0: x'' is 0 at the break-away, x ~ s^3):
+//   x = beta/w^2 (s - sin(w s)/w),  s = t - t_b <= s1 = 0.1 - t_b,
+//   x = beta/w^2 (s1 - (sin(w s) - sin(w (s - s1)))/w)  after,
+// x > 0 throughout (2 sin(w s1/2)/w = 0.0405 < s1): in contact. x' = 0
+// again at w (2 s - s1) = 2 pi, t_s = (t_b + 0.1)/2 + pi/w = 0.151487 s, at
+//   x* = beta/w^2 (s1 + 2 sin(w s1/2)/w) = 0.00341637,
+// where the clutch sticks: held together its torque is
+//   -T I_b/(I_a + I_b) - k x* = 0.19277 - 0.17082 = 0.0220 < 0.1,
+// and stays (T constant): x = x*, torque k x* = 0.170819 N m to the end (the
+// time stepper's 0.17 at 0.0034). Before the fix: x = 0.025 at 0.2 s in the
+// gap, torque 0, energy residual 1.0 (relative).
+TEST(FreeplayVariants, SpringHeldOnItsFlankByAStuckClutchEntersContactAtTheBreakAway) {
+  const Model m = model_of(
+      "  k: {type: spring, bodies: [b, a], stiffness: 50, freeplay: 0.01, offset: -0.01}\n"
+      "  cl: {type: friction, bodies: [a, b], coulomb: 0.1}\n"
+      "  t: {type: torque, body: a, torque: {ramp: {start: 0, end: 0.1, final: -0.2}}}\n",
+      "  a: {inertia: 0.03}\n  b: {inertia: 0.8}\n", "t_end: 0.2, output_step: 0.01, rtol: 1.0e-11, atol: 1.0e-13");
+  const double Ia = 0.03, Ib = 0.8, k = 50.0, limit = 0.1;
+  const double tb = limit * (Ia + Ib) / Ib / 2.0;  // |T| = 2 t
+  const double w = std::sqrt(k * (1.0 / Ia + 1.0 / Ib)), beta = 2.0 / Ia, s1 = 0.1 - tb;
+  const double ts = 0.5 * (tb + 0.1) + kPi / w;
+  const double xs = beta / (w * w) * (s1 + 2.0 * std::sin(0.5 * w * s1) / w);
+  auto x_of = [&](double t) {
+    const double s = t - tb;
+    if (s <= 0.0) return 0.0;
+    if (t >= ts) return xs;
+    if (s <= s1) return beta / (w * w) * (s - std::sin(w * s) / w);
+    return beta / (w * w) * (s1 - (std::sin(w * s) - std::sin(w * (s - s1))) / w);
+  };
+  ASSERT_NEAR(tb, 0.051875, 1e-15);
+  ASSERT_NEAR(xs, 0.00341637, 1e-8);
+  const std::vector<Expected> want = {
+      {tb, EventKind::break_away, 0, -1}, {tb, EventKind::contact, 0, 1}, {ts, EventKind::stick, -1, 0}};
+  for (const char* integrator : {"exact", "cvode_bdf", "cvode_adams"}) {
+    const Result r = run(m, integrator);
+    const bool exact = std::string(integrator) == "exact";
+    expect_events(r, want, exact ? 1e-12 : 1e-8, integrator);
+    const int ne = r.num_elements();
+    for (int n = 0; n < r.num_samples(); ++n) {
+      const double t = r.time[n], x = r.element_relative[n * ne];
+      const std::string at = std::string(integrator) + " t = " + std::to_string(t);
+      EXPECT_EQ(r.element_state[n * ne], t > tb ? 1 : 0) << at;                      // k: in contact
+      EXPECT_EQ(r.element_state[n * ne + 1], t > tb && t < ts ? -1 : 0) << at;     // cl
+      EXPECT_NEAR(x, x_of(t), exact ? 1e-14 : 1e-10) << at;
+      EXPECT_NEAR(r.element_torque[n * ne], k * x_of(t), exact ? 1e-12 : 1e-8) << at;  // k x in contact, 0 at rest
+    }
+    EXPECT_NEAR(r.element_torque[(r.num_samples() - 1) * ne], 0.170819, 1e-6) << integrator;
+    EXPECT_LT(worst_balance(r), exact ? exact_balance_bound(r) : 1e-9) << integrator;
+  }
+}
+
+// F7, a lockup clutch (MT0 = 20) over a two-stage damper [[-0.14, -150], [0,
+// 0], [0.16, 220]] resting on its knot (0, 0), the engine driven up to
+// 200 N m in 0.1 s, the gearbox's load friction (5 N m, 0.5 N m s) breaking
+// away first: when the lockup breaks away the engine runs ahead, x > 0, and
+// the damper is on the 1375 N m/rad segment (2) from then on (x' of order
+// 0.2 rad/s, x < 0.16). Before the fix it stayed on the coast slope (1071)
+// with x = 0.0904, torque 96.88 at 0.3 s and an energy residual 2e-4
+// (silent under auto: cvode_bdf's residual was under its threshold). Oracle:
+// the same model with the gearbox 1e-12 rad behind (x starts on segment 2,
+// nothing rests on the knot), which ends at x = 0.070366, 96.754 N m; and the
+// segment's law T = 1375 x.
+TEST(FreeplayVariants, DamperHeldOnItsKnotByALockupTakesTheSegmentOfTheBreakAway) {
+  const std::string elements =
+      "  damper: {type: spring, bodies: [engine, gearbox], stiffness_table: {points: [[-0.14, -150], [0, 0], "
+      "[0.16, 220]]}}\n"
+      "  lockup: {type: friction, bodies: [engine, gearbox], coulomb: 20}\n"
+      "  drive: {type: torque, body: engine, torque: {ramp: {start: 0, end: 0.1, final: 200}}}\n"
+      "  load: {type: friction, body: gearbox, coulomb: 5, viscous: 0.5}\n";
+  const std::string simulation = "t_end: 0.3, output_step: 0.001, rtol: 1.0e-11, atol: 1.0e-13";
+  const Model m = model_of(elements, "  engine: {inertia: 0.15}\n  gearbox: {inertia: 0.02}\n", simulation);
+  const Model shifted =
+      model_of(elements, "  engine: {inertia: 0.15}\n  gearbox: {inertia: 0.02, angle: -1.0e-12}\n", simulation);
+  const Result ref = run(shifted, "exact");
+  ASSERT_EQ(ref.events.size(), 2u);  // the load's and the lockup's break-aways, no stage
+  const double t_lockup = ref.events[1].t;
+  const int ne = ref.num_elements(), last = ref.num_samples() - 1;
+  ASSERT_NEAR(ref.element_relative[last * ne], 0.070366, 1e-6);
+  ASSERT_NEAR(ref.element_torque[last * ne], 96.754, 1e-3);
+  for (const char* integrator : {"exact", "cvode_bdf", "cvode_adams"}) {
+    const Result r = run(m, integrator);
+    const bool exact = std::string(integrator) == "exact";
+    // the reference's events and the damper's stage at the lockup's break-away
+    const std::vector<Expected> want = {{ref.events[0].t, EventKind::break_away, 0, 1},
+                                        {t_lockup, EventKind::break_away, 0, 1},
+                                        {t_lockup, EventKind::stage, 1, 2}};
+    expect_events(r, want, exact ? 1e-11 : 1e-8, integrator);
+    for (int n = 0; n < r.num_samples(); ++n) {
+      const double t = r.time[n], x = r.element_relative[n * ne];
+      const std::string at = std::string(integrator) + " t = " + std::to_string(t);
+      EXPECT_EQ(r.element_state[n * ne], t > t_lockup ? 2 : 1) << at;
+      EXPECT_NEAR(x, ref.element_relative[n * ne], exact ? 1e-11 : 1e-8) << at;
+      EXPECT_NEAR(r.element_torque[n * ne], 1375.0 * x, 1e-9 * std::max(1.0, std::abs(r.element_torque[n * ne]))) << at;
+    }
+    EXPECT_LT(worst_balance(r), exact ? exact_balance_bound(r) : 1e-9) << integrator;
+  }
+}
+
 // --- MSL Rotational.Examples.Backlash ----------------------------------------------
 // models/modelica_backlash.yaml: ElastoBacklash c = 2e4, d = 50, b = pi/4
 // (freeplay b/2), J = 5 at phi = pi/2. Pinned sequence (today's build at rtol
