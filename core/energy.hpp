@@ -76,8 +76,10 @@ double energy_residual_limit(const Result& r);
 double energy_residual_limit(const std::string& integrator);
 
 // Books the energy balance of r in r.stats (energy_residual: the largest
-// relative residual over its samples, each against the run's largest term;
-// energy_residual_exceeded); nothing for a run without samples.
+// relative residual over its samples, each against the run's largest term,
+// at the last sample alone for time stepping, whose samples between steps
+// are no states of the scheme; energy_residual_exceeded); nothing for a run
+// without samples.
 void check_energy_balance(Result& r);
 
 }  // namespace luztar

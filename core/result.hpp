@@ -74,9 +74,10 @@ struct RunStats {
                                  // re-solved by projected Gauss-Seidel (solvers/impacts.hpp)
   long impacts_unsolved = 0;     // event-driven: impacts whose LCP neither solver met; the impulses are the
                                  // better iterate's
-  // The largest relative energy residual over the samples, each against the
-  // run's largest term (core/energy.hpp check_energy_balance), and whether it
-  // exceeds the integrator's limit (a suspect run; README, "Energy balance").
+  // The largest relative energy residual over the samples (time stepping: at
+  // the last), each against the run's largest term (core/energy.hpp
+  // check_energy_balance), and whether it exceeds the integrator's limit (a
+  // suspect run; README, "Energy balance").
   double energy_residual = 0.0;
   bool energy_residual_exceeded = false;
   double wall_time = 0.0;        // [s]

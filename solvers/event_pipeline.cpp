@@ -434,20 +434,23 @@ void EventPipeline::strike() {
                         state_as_written(model, row, s, e, state.spring_side[s]),
                         struck_side[s] * impact.approach[s] / output_scale(model, e)});
     }
-  // At rest after the jump: within the rest velocity, or within the jump's
-  // roundoff, as resolve_impacts takes a contact that stays (1e-9 of the
-  // fastest approach). A one-way clutch the impact brought to 0 (a sprag
-  // engaging: w+ = w- + M^-1 N^T Pi, its row's impulses cancelling) holds
-  // the roundoff of impulses the size of the strike, not of its own 0: read
-  // against its own velocities, a backstop engaged by a gear striking its
-  // wheel (or a locked one struck through a rigid lash) was taken for
-  // overrunning, and the wheel turned backwards through its lock, exit 0
-  // (a new-user hunt; CVODE's rest band, atol, hid it).
+  // At rest after the jump: within the rest velocity, or within the
+  // roundoff of its bodies' w+ = w- + M^-1 N^T Pi, whose terms are the
+  // velocities before (ws.w) and the impulses' (impact.jump), in the link's
+  // own row. A one-way clutch the impact brought to 0 (a sprag engaging,
+  // its row's impulses cancelling) holds the roundoff of impulses the size
+  // of the strike, not of its own 0: read against its own velocities, a
+  // backstop engaged by a gear striking its wheel (or a locked one struck
+  // through a rigid lash) was taken for overrunning, and the wheel turned
+  // backwards through its lock, exit 0 (a new-user hunt; CVODE's rest band,
+  // atol, hid it). A link no impulse reached keeps its own roundoff.
+  const double eps64 = 64 * std::numeric_limits<double>::epsilon();
   for (int l = 0; l < model.num_links(); ++l) {
     if (model.is_contact_link(l) || model.is_permanent_link(l)) continue;  // (a permanent link is a row of the impact)
     const CoordinateRow& r = model.links[l].row;
     const bool at_rest = row_at_rest(r, state.w.data(), rest_velocity()) ||
-                         std::abs(row_value(r, state.w.data())) <= 1e-9 * out.speed;
+                         std::abs(row_value(r, state.w.data())) <=
+                             eps64 * (row_magnitude(r, ws.w.data()) + row_magnitude(r, impact.jump.data()));
     if (!at_rest)
       set_moving(l, friction_link_rate(model.links[l], state.w.data()));
     else if (can_lock(l)) arrived.push_back(l);

@@ -149,12 +149,14 @@ void solve_impulses(double speed, ImpactWorkspace& ws, ImpactOutcome& out) {
 
 // w+ = w- + M^-1 N^T Pi, column by column of N M^-1 (M diagonal); the kinetic
 // energy lost into out.energy_lost.
-void apply_impulses(const Model& m, const ImpactWorkspace& ws, std::vector<double>& w, ImpactOutcome& out) {
+void apply_impulses(const Model& m, ImpactWorkspace& ws, std::vector<double>& w, ImpactOutcome& out) {
   double before = 0.0, after = 0.0;
+  ws.jump.assign(static_cast<std::size_t>(m.num_bodies()), 0.0);
   for (int j = 0; j < static_cast<int>(ws.bodies.size()); ++j) {
     const int body = ws.bodies[j];
     before += 0.5 * m.inertia[body] * w[body] * w[body];
     w[body] += ws.n_minv.col(j).dot(ws.impulse);
+    ws.jump[static_cast<std::size_t>(body)] = ws.n_minv.col(j).cwiseAbs().dot(ws.impulse.cwiseAbs());
     after += 0.5 * m.inertia[body] * w[body] * w[body];
   }
   out.energy_lost = std::max(0.0, before - after);
@@ -206,7 +208,6 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
   ImpactOutcome out;
   gather_rows(m, side, q, rest, ws);
   const double speed = approach_rows(m, rest, force, w, ws, out);
-  out.speed = speed;
   if (!out.struck) {
     for (const int s : ws.joined) side[s] = 0;
     ws.joined.clear();

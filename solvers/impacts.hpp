@@ -54,6 +54,8 @@ struct ImpactWorkspace {
   Eigen::MatrixXd delassus;      // N M^-1 N^T
   Eigen::VectorXd before, q, impulse;  // u-, (1 + e) u-, Pi
   std::vector<double> approach;        // (ns) approach speed -u- of each spring at the last impact (0: none)
+  std::vector<double> jump;            // (nb) per body: sum_r |(M^-1 N^T)_kr| Pi_r, the size of the impulses'
+                                       // terms in its w+ (0: no impulse reached it); their roundoff is its own
 };
 
 struct ImpactOutcome {
@@ -61,8 +63,6 @@ struct ImpactOutcome {
   double energy_lost = 0.0;  // kinetic energy removed [J] (>= 0)
   bool solved = true;        // the LCP was solved (Lemke or PGS) to its tolerance
   bool fallback = false;     // Lemke failed or missed its tolerance: PGS was run
-  double speed = 0.0;        // the fastest approach |u-| of a row: the scale of the jump (a row it
-                             // left within 1e-9 of it is at rest: its u+ is that row's roundoff)
 };
 
 // Applies the impact to w. `side` holds each spring's side (rigid freeplays

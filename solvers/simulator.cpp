@@ -307,8 +307,9 @@ class Simulator::Impl {
   }
   IntegratorCounters counted;  // (count_from)
 
-  // The energy balance from the initial condition to now, as a run's at its
-  // last sample (core/energy.hpp): an embedded loop has no Result to check.
+  // The energy balance from the initial condition to now (core/energy.hpp),
+  // against the largest term at the stops so far: an embedded loop has no
+  // Result whose samples could be checked (a run's check reads them all).
   // Not after a stage threw: its state may be unfinished (the error is the flag).
   void check_energy(RunStats& s) {
     if (broken) return;

@@ -127,7 +127,8 @@ class Simulator {
   double time() const;
   const std::string& message() const;  // why the last advance_to stopped early
   // Counters so far, and the energy balance from the initial condition to now
-  // (energy_residual, energy_residual_exceeded, as a run's at its last sample).
+  // (energy_residual, energy_residual_exceeded: at the current state; a run's
+  // Result reads every sample).
   RunStats stats() const;
   // What integrates between events: "exact", "cvode_bdf" or "cvode_adams"
   // (simulation.integrator, "auto" resolved; solvers/integrator.hpp).

@@ -23,7 +23,9 @@ std::string format(const char* fmt, double v) {
 }  // namespace
 
 std::string energy_warning(const Result& r) {
-  const std::string head = "warning: the relative energy residual " + format("%.2e", r.stats.energy_residual) +
+  const std::string head = std::string(r.integrator == "moreau_jean" ? "warning: the relative energy residual "
+                                                                      : "warning: the largest relative energy residual over the samples ") +
+                           format("%.2e", r.stats.energy_residual) +
                            " exceeds " + format("%.0e", energy_residual_limit(r)) + ": the results are suspect ";
   if (r.integrator == "exact")  // closed-form energies: no tolerance to tighten
     return head + "(the exact integrator's energy self-check failed: run it with integrator: cvode_bdf)";

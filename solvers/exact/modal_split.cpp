@@ -134,9 +134,9 @@ bool left_vectors(const Eigen::VectorXcd& lr, const Eigen::MatrixXcd& VR, const 
 
 // The left eigenvector (as a row u^T, u^T A = lambda u^T, u^T v = 1) of an
 // isolated eigenvalue lambda with right eigenvector v, by one step of inverse
-// iteration: (A - lambda I)^T u = v (no left eigenvector of a simple
-// eigenvalue is orthogonal to its right one), solved by LU with partial
-// pivoting. lambda is an eigenvalue of A to roundoff, so the solution is the
+// iteration: (A - lambda I)^T u = conj(v), whose part along the wanted u is
+// v^T conj(v) = |v|^2 > 0 (the left eigenvectors' coefficients of a vector b
+// are v_k^T b), solved by LU with partial pivoting. lambda is an eigenvalue of A to roundoff, so the solution is the
 // left eigenvector to the accuracy an eigen-solver of A^T has (eps ||A|| over
 // the eigenvalue's gap to the others), for one LU instead of a second Schur
 // decomposition of A. False when no finite vector results.
@@ -149,7 +149,8 @@ bool isolated_left_vector(const Eigen::MatrixXd& A, std::complex<double> lambda,
   for (double shift : {0.0, 16.0 * std::numeric_limits<double>::epsilon()}) {
     const std::complex<double> l = lambda * (1.0 + shift);
     const Eigen::PartialPivLU<Eigen::MatrixXcd> lu(At - l * Eigen::MatrixXcd::Identity(N, N));
-    const Eigen::VectorXcd u = lu.solve(v);
+    // (not v itself: v^T v is 0 for an undamped pair's (1, +-i); a review)
+    const Eigen::VectorXcd u = lu.solve(v.conjugate());
     const std::complex<double> uv = u.cwiseProduct(v).sum();  // u^T v
     if (!u.allFinite() || !(std::abs(uv) > 0.0) || !std::isfinite(std::abs(uv))) continue;
     U = (u / uv).transpose();
