@@ -10,6 +10,7 @@
 #include <cstring>
 #include <numbers>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -318,5 +319,66 @@ TEST(ExactGrazing, ExceedingTheLimitBy2e11BreaksAwayWhereTheClosedFormSays) {
   EXPECT_LE(r.events.size(), 4u);
 }
 
+// The event search looks ahead over quiet stretches (a cheap bound over many
+// sub-steps at once, exact_integrator.cpp first_crossing_on): whatever the
+// output step, and so however many sub-steps one look-ahead spans, the
+// events are where the closed forms put them.
+class ExactLookAhead : public ::testing::TestWithParam<double> {};
+
+Model with_output_step(Model m, double step) {
+  m.simulation.output_step = step;
+  return m;
+}
+
+// The grazing block above after 0.25 s stuck far from its limit. Each of the
+// n = 0.25 s / step sub-steps rounds the drive's sine state by ~eps, and the
+// reserve crosses with slope 2 pi sin(acos(1 / (1 + 2e-11))) = 4e-5 N m/s,
+// so the break-away moves by up to n eps / 4e-5 s (7e-8 s at step 1e-5):
+// the tolerance is that or the closed form's 1e-9, the larger.
+TEST_P(ExactLookAhead, AGrazingBreakAwayAfterAQuietStretchIsFoundAtEveryOutputStep) {
+  const Result touch = simulate(with_output_step(grazing_block(1.0), GetParam()));
+  ASSERT_EQ(touch.status, StepStatus::reached_time) << touch.message;
+  EXPECT_TRUE(touch.events.empty());
+  const double excess = 2e-11;
+  const Result r = simulate(with_output_step(grazing_block(1.0 + excess), GetParam()));
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  ASSERT_FALSE(r.events.empty());
+  EXPECT_EQ(r.events.front().kind, EventKind::break_away);
+  const double angle = std::acos(1.0 / (1.0 + excess)), slope = 2.0 * std::numbers::pi * std::sin(angle);
+  const double steps = 0.25 / GetParam();
+  EXPECT_NEAR(r.events.front().t, 0.25 - angle / (2.0 * std::numbers::pi),
+              std::max(1e-9, steps * std::numeric_limits<double>::epsilon() / slope));
+}
+
+// A free body (I = 1) drifting at 0.01 rad/s through a spring's freeplay
+// (0.005 rad, k = 100 N m/rad to the base, undamped): contact at a / v0 =
+// 0.5 s, half a period on the spring (omega = 10 rad/s: separation pi / 10 s
+// later, leaving at -v0), then 2a at v0: the lower flank 1 s after, and on
+// it v = -v0 cos(omega (t - t3)). Each sub-step rounds the angle (~a) by
+// eps, so the last contact moves by up to n eps a / v0 (n = t3 / step: 2e-11
+// s at step 1e-5): the tolerance is that or 1e-12 s, the larger.
+TEST_P(ExactLookAhead, AFreeBodyMeetsItsFlanksWhereTheClosedFormSays) {
+  const Model m = with_output_step(parse("simulation: {t_end: 2.0, output_step: 0.01, integrator: exact}\n"
+                                         "bodies:\n  body: {inertia: 1.0, velocity: 0.01}\n"
+                                         "elements:\n  stop: {type: spring, body: body, stiffness: 100, freeplay: 0.005}\n"),
+                                   GetParam());
+  const Result r = simulate(m);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  ASSERT_EQ(r.events.size(), 3u);
+  const double half_period = std::numbers::pi / 10.0;
+  const EventKind kinds[] = {EventKind::contact, EventKind::separation, EventKind::contact};
+  const double times[] = {0.5, 0.5 + half_period, 1.5 + half_period};
+  const double drift = times[2] / GetParam() * std::numeric_limits<double>::epsilon() * 0.005 / 0.01;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(r.events[i].kind, kinds[i]) << "event " << i;
+    EXPECT_NEAR(r.events[i].t, times[i], std::max(1e-12, drift)) << "event " << i;
+  }
+  // (the contact's time tolerance times v0 omega, the velocity's rate then)
+  EXPECT_NEAR(r.velocity.back(), -0.01 * std::cos(10.0 * (2.0 - times[2])), 0.1 * std::max(1e-12, drift));
+}
+
+INSTANTIATE_TEST_SUITE_P(OutputSteps, ExactLookAhead, ::testing::Values(0.1, 1e-2, 1e-3, 1e-4, 1e-5));
+
 }  // namespace
 }  // namespace luztar
+

@@ -30,6 +30,8 @@ constexpr double kMaxPieces = 65536.0;
 // The most a split-off growing mode may grow over a sub-step, e^kMaxFastGrowth
 // (identify_slow).
 constexpr double kMaxFastGrowth = 1.0;
+// The most sub-steps one look-ahead of the event search spans (first_crossing_on).
+constexpr double kMaxLookAhead = 32.0;
 
 int sign_of(double x) { return x > 0.0 ? 1 : x < 0.0 ? -1 : 0; }
 
@@ -179,6 +181,8 @@ void ExactIntegrator::enter_mode() {
   offset_.head(r) = m.inert_fit.solve(zscratch_.head(r));
   zscratch_.noalias() = z_ - Kz * offset_.head(r);
   x_.noalias() = m.split.Tinv * zscratch_;
+  clear_left_ = 0.0;  // a new state (or mode): nothing is known ahead of it
+  last_clear_ = false;
 }
 
 void ExactIntegrator::sync_z() {
@@ -687,6 +691,7 @@ void ExactIntegrator::propagate(double s) {
     m.propagator.partial(x_, q_, s, slow_taylor_);
   }
   slow_built_ = false;
+  clear_left_ = std::max(clear_left_ - s, 0.0);
   t_ += s;
 }
 
@@ -747,7 +752,26 @@ bool ExactIntegrator::ruled_out(Eigen::Index w, double g) const {
   return nf > 0 && (g + down - both > 0.0 || g + up + both < 0.0);
 }
 
-// Event search: a cheap bound first, the full search for the rest.
+bool ExactIntegrator::all_ruled_out(double span) {
+  const Mode& m = *mode_;
+  bound_data(span);
+  const auto nw = static_cast<Eigen::Index>(m.watched.size());
+  for (Eigen::Index w = 0; w < nw; ++w) {
+    const int sign = signs_[static_cast<std::size_t>(m.watched[static_cast<std::size_t>(w)])];
+    if (!ruled_out(w, gz_(w)) || (sign != 0 && sign != sign_of(gz_(w)))) return false;
+  }
+  for (Eigen::Index w = 0; w < nw; ++w) signs_[static_cast<std::size_t>(m.watched[static_cast<std::size_t>(w)])] = sign_of(gz_(w));
+  return true;
+}
+
+// Event search: a cheap bound first, the full search for the rest. In a
+// quiet stretch (the last search ruled every function out) the bound is
+// tried over span_ sub-steps first: where it rules them all out, the
+// sub-steps within need no search at all (advance), and the next try
+// looks twice as far; where it does not, half as far. The bound is as
+// rigorous over any span (Lagrange's remainder with the growth bound over
+// it, the fast terms' range), so nothing it passes can hide a crossing;
+// and the state is propagated by the same sub-steps either way.
 double ExactIntegrator::first_crossing_on(double step, double resolution) {
   const Mode& m = *mode_;
   const auto F = static_cast<std::size_t>(m.G.rows());
@@ -758,7 +782,17 @@ double ExactIntegrator::first_crossing_on(double step, double resolution) {
   if (m.watched.empty()) return best;
   modal_state();
   slow_built_ = false;
+  const double span = std::min(span_ * m.h, next_break_ - t_);
+  if (last_clear_ && span > step) {
+    if (all_ruled_out(span)) {
+      clear_left_ = span;
+      span_ = std::min(2.0 * span_, kMaxLookAhead);
+      return best;
+    }
+    span_ = std::max(0.5 * span_, 2.0);
+  }
   bound_data(step);
+  last_clear_ = true;
   for (Eigen::Index w = 0; w < static_cast<Eigen::Index>(m.watched.size()); ++w) {
     const auto j = static_cast<std::size_t>(m.watched[static_cast<std::size_t>(w)]);
     const double g = gz_(w);
@@ -767,6 +801,7 @@ double ExactIntegrator::first_crossing_on(double step, double resolution) {
       continue;
     }
     ++stats_.searches;
+    last_clear_ = false;
     searched_[j] = 1;
     const EventFunction& f = event_function(static_cast<std::size_t>(w), step);
     if (auto c = first_crossing(f, directions_[j], signs_[j], resolution, &stats_.search)) {
@@ -906,7 +941,7 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
     const bool last = end - t_ <= mode_->h || same_time(t_ + mode_->h, end);
     const double step = last && !same_time(t_ + mode_->h, end) ? end - t_ : mode_->h;
     const double resolution = 4.0 * kEps * (std::abs(t_) + step);
-    const double best = first_crossing_on(step, resolution);
+    const double best = step <= clear_left_ ? INFINITY : first_crossing_on(step, resolution);
     if (best == INFINITY) {
       propagate(step);
       if (last) t_ = end;

@@ -209,6 +209,9 @@ class ExactIntegrator : public Integrator {
   // crossing of watched function w (value g now) there.
   void bound_data(double step);
   bool ruled_out(Eigen::Index w, double g) const;
+  // The cheap bound over `span` (beyond the sub-step): whether it rules out
+  // a crossing of every watched function there (their signs then set).
+  bool all_ruled_out(double span);
   bool stop_at_crossing(double best, double step, bool last, double end, double resolution);
   void settle_roots(double end, double resolution);
   // The modal coordinates x = T^-1 z of the current state, the fast ones as
@@ -263,6 +266,13 @@ class ExactIntegrator : public Integrator {
   TaylorData slow_taylor_;       // of the slow block (event functions)
   std::int64_t taylor_mode_ = -1;  // the id of the mode slow_taylor_ was last built in
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
+  // Look-ahead: the cheap bound rules out every crossing of the current mode
+  // for clear_left_ more seconds of propagation from this state (0: not
+  // known), so the sub-steps within it need no search; span_ sub-steps are
+  // tried next time (first_crossing_on). enter_mode() clears it.
+  double clear_left_ = 0.0;
+  double span_ = 2.0;
+  bool last_clear_ = false;  // the last search ruled every function out
   Eigen::VectorXd gz_, x_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
   Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gzscale_, gconst_;
   Eigen::VectorXd ztx_;          // |T x| at the sub-step's start (built with slow_taylor_: modal_z_scale)

@@ -73,8 +73,9 @@ void congruence_transposed(const Matrix& X, const std::vector<FastMode>& fast, i
 // M^T X M for the block-diagonal M above (X nf x nf).
 template <class Matrix>
 Eigen::MatrixXcd congruence(const Matrix& X, const std::vector<FastMode>& fast, int m, const PairBlock& pair) {
-  const Eigen::MatrixXcd XM = times_blocks(X, fast, m, pair);
-  return times_blocks(XM.transpose(), fast, m, pair).transpose();
+  Eigen::MatrixXcd XM(X.rows(), X.cols()), XMt(X.cols(), X.rows()), Z(X.rows(), X.cols());
+  congruence_transposed(X, fast, m, pair, XM, XMt, Z);
+  return Z.transpose();
 }
 
 // H_ik = 1 / (i + k + 1): int_0^1 u^i u^k du.
