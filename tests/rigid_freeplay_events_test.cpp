@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 #include <variant>
+#include <utility>
 #include <vector>
 
 #include "core/energy.hpp"
@@ -549,5 +550,48 @@ TEST(RigidFreeplayEvents, GearTrainWithRigidMeshBothSolversAgree) {
   EXPECT_LT(errors[1], errors[0] / 3) << "first order: h / 4 gives error / 4";
 }
 
+// Teeth that part from a rigid flank at rest stay on it: the contact was
+// entered once they were past the flank by the event search's roundoff band
+// (here 6.5e-17 rad at 1e-3 rad, b2 held by its sprag), and after the
+// separation (k0 and k1 at once, 1.8 ms) they sit there with relative
+// velocity ~1e-20 rad/s, leaving into the gap. A missed-strike test with a
+// band of 16 eps took them for teeth past the flank at the output sample of
+// 2 ms: a contact and a separation of k1 (at 3.3 ms) logged at output steps
+// 1e-3 .. 2e-4 and not at 1e-4 .. 1e-5 (a new-user hunt). cvode_adams at rtol
+// 1e-13 logs the 11 element changes below at every output step.
+TEST(RigidFreeplayEvents, TeethPartingAtRestFromAFlankLogTheSameEventsAtEveryOutputStep) {
+  const std::string text =
+      "simulation: {t_end: 0.01, output_step: 0.001, integrator: exact}\n"
+      "bodies:\n  b0: {inertia: 0.004, velocity: -2}\n  b1: {inertia: 0.003}\n  b2: {inertia: 0.5}\n"
+      "elements:\n"
+      "  k0: {type: spring, bodies: [b1, b0], stiffness: 6523, freeplay: {lower: -0.001, upper: 0.002}, offset: -0.004}\n"
+      "  k1: {type: spring, bodies: [b2, b1], stiffness: .inf, freeplay: 0.001}\n"
+      "  w2: {type: one_way_clutch, body: b2, overrun: positive, coulomb: 0.02}\n";
+  const Model m = assemble(io::parse_model_spec(text, "parting.yaml", "."));
+  const std::vector<std::pair<std::string, EventKind>> expected = {
+      {"k1", EventKind::impact},     {"k1", EventKind::contact},    {"k0", EventKind::separation},
+      {"k1", EventKind::separation}, {"k0", EventKind::contact},    {"k0", EventKind::separation},
+      {"k1", EventKind::impact},     {"k1", EventKind::contact},    {"w2", EventKind::overrun},
+      {"k0", EventKind::contact},    {"k0", EventKind::separation}};
+  std::vector<double> first;
+  for (double step : {1e-3, 5e-4, 2e-4, 1e-4, 1e-5}) {
+    SimulationSettings s = m.simulation;
+    s.output_step = step;
+    const Result r = simulate(m, s);
+    ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+    ASSERT_EQ(r.events.size(), expected.size()) << "output step " << step;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(m.element_names[r.events[i].element], expected[i].first) << "event " << i << ", output step " << step;
+      EXPECT_EQ(r.events[i].kind, expected[i].second) << "event " << i << ", output step " << step;
+      if (first.size() == expected.size()) {
+        EXPECT_NEAR(r.events[i].t, first[i], 1e-12) << "event " << i;
+      }
+    }
+    if (first.empty())
+      for (const EventRecord& e : r.events) first.push_back(e.t);
+  }
+}
+
 }  // namespace
 }  // namespace luztar
+
