@@ -91,9 +91,9 @@ DissipationFall dissipation_fall(const Result& r);
 // Books the energy balance of r in r.stats (energy_residual: the largest
 // relative residual over its samples, each against the run's largest term,
 // at the last sample alone for time stepping, whose samples between steps
-// are no states of the scheme, or the largest fall of the dissipated energy
-// against the same scale, if larger; energy_residual_exceeded); nothing for a
-// run without samples.
+// are no states of the scheme; energy_residual_exceeded, set too when the
+// dissipated energy falls by more than the limit of the same scale,
+// dissipation_fall); nothing for a run without samples.
 void check_energy_balance(Result& r);
 
 }  // namespace luztar
