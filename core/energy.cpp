@@ -77,6 +77,21 @@ EnergyBalance energy_balance(const Result& r, int k) {
   return balance_at(r, k, std::max(kinetic_at_start(r) + r.elastic[0], energy_peak(r, k)), roundoff_at(r, 0));
 }
 
+DissipationFall dissipation_fall(const Result& r) {
+  DissipationFall out;
+  const int n = std::min<int>(r.num_samples(), static_cast<int>(r.dissipated.size()));
+  double peak = -INFINITY;
+  for (int k = 0; k < n; ++k) {
+    peak = std::max(peak, r.dissipated[k]);
+    if (peak - r.dissipated[k] > out.fall) {
+      out.fall = peak - r.dissipated[k];
+      out.time = r.time[k];
+    }
+  }
+  if (n > 0) out.relative = out.fall / std::max({kinetic_at_start(r) + r.elastic[0], energy_peak(r, n - 1), 1e-300});
+  return out;
+}
+
 double energy_residual_limit(const std::string& integrator) {
   return integrator == "exact" ? kExactEnergyResidualLimit : kEnergyResidualLimit;
 }
@@ -104,7 +119,16 @@ void check_energy_balance(Result& r) {
     if (std::isnan(worst)) break;
   }
   r.stats.energy_residual = worst;
-  r.stats.energy_residual_exceeded = !(r.stats.energy_residual <= energy_residual_limit(r));  // NaN is flagged too
+  // The dissipated energy never falls (an impact, a time step's impulses
+  // and every element's loss remove energy): a fall is energy some impulse
+  // created, which the balance books and so does not show (a review: Newton's
+  // restitution over a contact and an overrunning one-way clutch gained 76 %
+  // at one impact; the exact run was flagged only because that gain was
+  // clamped from the loss, Moreau-Jean booked it as negative dissipation and
+  // closed). A fall above the same limit, against the same scale, flags the
+  // run too (energy_residual stays the balance's; the warning names the fall).
+  r.stats.energy_residual_exceeded = !(r.stats.energy_residual <= energy_residual_limit(r)) ||  // NaN is flagged too
+                                     dissipation_fall(r).relative > energy_residual_limit(r);
 }
 
 }  // namespace luztar

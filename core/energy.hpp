@@ -1,5 +1,6 @@
 #pragma once
 // Mechanical energy stored in a Model at a given state.
+#include <cmath>
 #include <vector>
 
 #include "core/model.hpp"
@@ -75,11 +76,24 @@ inline constexpr double kExactEnergyResidualLimit = 1e-8;
 double energy_residual_limit(const Result& r);
 double energy_residual_limit(const std::string& integrator);
 
+// The largest fall of r's dissipated energy below its running maximum [J]
+// and the time of the sample where it is reached (0, NaN when it never falls),
+// relative to the run's scale (the balance's: its largest term, or the
+// initial kinetic + elastic energy if larger).
+// Dissipation only grows; a fall is kinetic energy an impulse created.
+struct DissipationFall {
+  double fall = 0.0;  // [J]
+  double time = NAN;  // [s]
+  double relative = 0.0;
+};
+DissipationFall dissipation_fall(const Result& r);
+
 // Books the energy balance of r in r.stats (energy_residual: the largest
 // relative residual over its samples, each against the run's largest term,
 // at the last sample alone for time stepping, whose samples between steps
-// are no states of the scheme; energy_residual_exceeded); nothing for a run
-// without samples.
+// are no states of the scheme; energy_residual_exceeded, set too when the
+// dissipated energy falls by more than the limit of the same scale,
+// dissipation_fall); nothing for a run without samples.
 void check_energy_balance(Result& r);
 
 }  // namespace luztar

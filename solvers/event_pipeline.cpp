@@ -391,7 +391,7 @@ void EventPipeline::exhausted_in_group(const StaticSplit& sp, std::vector<BreakA
 }
 
 // The impact of the rigid freeplays in `struck` (their side set to the
-// struck side): Newton's restitution over all contacts at once, one-way
+// struck side): Poisson's restitution over all contacts at once, one-way
 // clutches engaging plastically (solvers/impacts.hpp). Teeth that rebound
 // leave the contact; friction elements set moving by the impulse slip (dry
 // friction carries no impulse) and one-way clutches set apart overrun; those

@@ -88,13 +88,15 @@ bool shallow_flight(const Model& m, const ImpactRow& r, double u, const RestThre
 }
 
 // Separating velocities before (ws.before), the rows of N M^-1 (ws.n_minv) and
-// the LCP's right-hand side (ws.q) by Newton's law. Returns the largest
-// separating speed; out.struck when some teeth approach.
+// each row's restitution coefficient (ws.restitution): the row's own, 0 for a
+// one-way clutch or a permanent link, and 0 where the rebound would be too slow
+// or too shallow to resolve. Returns the largest separating speed; out.struck
+// when some teeth approach.
 double approach_rows(const Model& m, const RestThreshold& rest, const std::vector<double>& force,
                      const std::vector<double>& w, ImpactWorkspace& ws, ImpactOutcome& out) {
   const int nr = static_cast<int>(ws.rows.size()), nb = static_cast<int>(ws.bodies.size());
   ws.before.resize(nr);
-  ws.q.resize(nr);
+  ws.restitution.resize(nr);
   ws.n_minv.setZero(nr, nb);
   double speed = 0.0;
   for (int c = 0; c < nr; ++c) {
@@ -104,28 +106,24 @@ double approach_rows(const Model& m, const RestThreshold& rest, const std::vecto
       ws.n_minv(c, local_index(ws, row.body[t])) += r.dir * row.c[t] / m.inertia[row.body[t]];
     ws.before[c] = separating(r, w);  // x' = sum c_k w_k (x is linear in q)
     speed = std::max(speed, std::abs(ws.before[c]));
-    if (r.spring < 0) {  // a one-way clutch (a permanent link) engages plastically; it strikes nothing itself
-      ws.q[c] = ws.before[c];
-      continue;
-    }
+    ws.restitution[c] = 0.0;
+    if (r.spring < 0) continue;  // a one-way clutch (a permanent link) engages plastically; it strikes nothing itself
     if (ws.before[c] < 0.0) {
       // (teeth that only touched a flank take part; they strike nothing themselves)
       out.struck = out.struck || std::find(ws.joined.begin(), ws.joined.end(), r.spring) == ws.joined.end();
       ws.approach[r.spring] = -ws.before[c];
     }
-    // Newton's law, plastic when the rebound would be too slow or too shallow
-    // (depth v^2 / (2 |acceleration back onto the flank|)) to resolve.
+    // Plastic when the rebound would be too slow or too shallow (depth
+    // v^2 / (2 |acceleration back onto the flank|)) to resolve.
     const double rebound = r.restitution * -ws.before[c];
     const bool slow = rebound < rest.velocity * row_scale(row);  // (rest: the bodies' units)
-    const double e = slow || shallow_flight(m, r, rebound, rest, force) ? 0.0 : r.restitution;
-    ws.q[c] = (1.0 + e) * ws.before[c];
+    ws.restitution[c] = slow || shallow_flight(m, r, rebound, rest, force) ? 0.0 : r.restitution;
   }
   return speed;
 }
 
-// The impulses (ws.impulse) of the Delassus LCP: Lemke, or projected
-// Gauss-Seidel when Lemke fails or misses the tolerance (out.fallback, out.solved).
-void solve_impulses(double speed, ImpactWorkspace& ws, ImpactOutcome& out) {
+// The Delassus matrix A = N M^-1 N^T (ws.delassus).
+void build_delassus(ImpactWorkspace& ws) {
   const int nr = static_cast<int>(ws.rows.size());
   ws.delassus.resize(nr, nr);
   for (int r = 0; r < nr; ++r)
@@ -135,31 +133,79 @@ void solve_impulses(double speed, ImpactWorkspace& ws, ImpactOutcome& out) {
       for (int t = 1; t < row.n; ++t) a += row.c[t] * ws.n_minv(r, local_index(ws, row.body[t]));
       ws.delassus(r, c) = ws.rows[c].dir * a;
     }
-  LcpSolution sol = solve_lcp_lemke(ws.delassus, ws.q);
-  if (sol.status != LcpStatus::solved || lcp_error(ws.delassus, ws.q, sol.z) > 1e-9 * speed) {
-    // Redundant contacts make A singular; projected Gauss-Seidel still converges.
-    LcpSolution pgs = solve_lcp_pgs(ws.delassus, ws.q, 1e-14 * speed);
-    out.fallback = true;
-    if (pgs.status == LcpStatus::solved || lcp_error(ws.delassus, ws.q, pgs.z) < lcp_error(ws.delassus, ws.q, sol.z))
-      sol = pgs;
-    out.solved = pgs.status == LcpStatus::solved;
-  }
-  ws.impulse = sol.z.cwiseMax(0.0);
 }
 
-// w+ = w- + M^-1 N^T Pi, column by column of N M^-1 (M diagonal); the kinetic
-// energy lost into out.energy_lost.
-void apply_impulses(const Model& m, ImpactWorkspace& ws, std::vector<double>& w, ImpactOutcome& out) {
-  double before = 0.0, after = 0.0;
-  ws.jump.assign(static_cast<std::size_t>(m.num_bodies()), 0.0);
+// The impulses z >= 0 of the Delassus LCP  z ⊥ A z + q >= 0: Lemke, or
+// projected Gauss-Seidel when Lemke fails or misses the tolerance (out.fallback, out.solved).
+Eigen::VectorXd solve_delassus_lcp(double speed, const ImpactWorkspace& ws, const Eigen::VectorXd& q, ImpactOutcome& out) {
+  LcpSolution sol = solve_lcp_lemke(ws.delassus, q);
+  if (sol.status != LcpStatus::solved || lcp_error(ws.delassus, q, sol.z) > 1e-9 * speed) {
+    // Redundant contacts make A singular; projected Gauss-Seidel still converges.
+    LcpSolution pgs = solve_lcp_pgs(ws.delassus, q, 1e-14 * speed);
+    out.fallback = true;
+    if (pgs.status == LcpStatus::solved || lcp_error(ws.delassus, q, pgs.z) < lcp_error(ws.delassus, q, sol.z))
+      sol = pgs;
+    out.solved = out.solved && pgs.status == LcpStatus::solved;
+  }
+  return sol.z.cwiseMax(0.0);
+}
+
+// The impulses (ws.impulse) by Poisson's law in two phases (impacts.hpp):
+//  compression: every row plastic, Pc >= 0 ⊥ u- + A Pc >= 0 (ws.compression);
+//  expansion:   D >= 0 ⊥ u+ = u- + A (Pc + s E Pc + D) >= 0, Pi = Pc + s E Pc + D,
+// E = diag(e) (ws.restitution), s = 1. With Pc ⊥ u- + A Pc and D ⊥ u+ the
+// kinetic energy after is
+//   T+ = T- - Pc^T A Pc / 2 + s^2 (E Pc)^T A (E Pc) / 2 - D^T A D / 2,
+// at most T- for a common coefficient (s = 1), and for frictionless rows in
+// general by Glocker's Part II, our rows (contacts, sprags, permanent links)
+// being frictionless. The guard (apply_impulses) holds that to the LCPs'
+// tolerance: a gain beyond it takes s = min(1, sqrt(Pc^T A Pc / (E Pc)^T A
+// (E Pc))), which bounds T+ by T- through the identity itself, and past that
+// the compression alone (plastic). A single contact has Pc = -u-/A, D = 0,
+// u+ = -e u-: Newton's law.
+void expansion(double speed, double s, ImpactWorkspace& ws, ImpactOutcome& out) {
+  const Eigen::VectorXd target = ws.compression + s * ws.compression.cwiseProduct(ws.restitution);  // Pc + s E Pc
+  ws.q = ws.before + ws.delassus * target;  // u+ without D
+  ws.impulse = target + solve_delassus_lcp(speed, ws, ws.q, out);
+}
+
+// Kinetic energy of the rows' bodies at w + M^-1 N^T Pi [J].
+double kinetic_after(const Model& m, const ImpactWorkspace& ws, const std::vector<double>& w) {
+  double after = 0.0;
   for (int j = 0; j < static_cast<int>(ws.bodies.size()); ++j) {
     const int body = ws.bodies[j];
-    before += 0.5 * m.inertia[body] * w[body] * w[body];
+    const double wj = w[body] + ws.n_minv.col(j).dot(ws.impulse);
+    after += 0.5 * m.inertia[body] * wj * wj;
+  }
+  return after;
+}
+
+// The impulses of Poisson's law with its energy guard (out.restitution_limited
+// when it acted), then w+ = w- + M^-1 N^T Pi, column by column of N M^-1 (M
+// diagonal); the kinetic energy lost into out.energy_lost.
+void apply_impulses(const Model& m, double speed, ImpactWorkspace& ws, std::vector<double>& w, ImpactOutcome& out) {
+  build_delassus(ws);
+  ws.compression = solve_delassus_lcp(speed, ws, ws.before, out);
+  expansion(speed, 1.0, ws, out);
+  double before = 0.0;
+  for (const int body : ws.bodies) before += 0.5 * m.inertia[body] * w[body] * w[body];
+  const double tolerance = 1e-9 * before;  // (the LCPs' tolerance, 1e-9 of the speed, on velocities)
+  if (kinetic_after(m, ws, w) - before > tolerance) {
+    out.restitution_limited = true;
+    const Eigen::VectorXd back = ws.compression.cwiseProduct(ws.restitution);
+    const double lost = ws.compression.dot(ws.delassus * ws.compression), returned = back.dot(ws.delassus * back);
+    if (returned > lost) expansion(speed, std::sqrt(lost / returned), ws, out);
+    if (!(returned > lost) || kinetic_after(m, ws, w) - before > tolerance) ws.impulse = ws.compression;
+  }
+  ws.jump.assign(static_cast<std::size_t>(m.num_bodies()), 0.0);
+  double after = 0.0;
+  for (int j = 0; j < static_cast<int>(ws.bodies.size()); ++j) {
+    const int body = ws.bodies[j];
     w[body] += ws.n_minv.col(j).dot(ws.impulse);
     ws.jump[static_cast<std::size_t>(body)] = ws.n_minv.col(j).cwiseAbs().dot(ws.impulse.cwiseAbs());
     after += 0.5 * m.inertia[body] * w[body] * w[body];
   }
-  out.energy_lost = std::max(0.0, before - after);
+  out.energy_lost = before - after;
 }
 
 // The teeth that touched a flank and took no impulse leave the impact as
@@ -213,8 +259,7 @@ ImpactOutcome resolve_impacts(const Model& m, std::vector<std::int8_t>& side, co
     ws.joined.clear();
     return out;
   }
-  solve_impulses(speed, ws, out);
-  apply_impulses(m, ws, w, out);
+  apply_impulses(m, speed, ws, w, out);
   release_idle_joined(side, ws);
   settle_on_flanks(m, side, ws, q);
   // Teeth that fly apart leave the contact; a rebound is at least

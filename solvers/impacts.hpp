@@ -1,13 +1,27 @@
 #pragma once
 // Impacts of rigid freeplays (seed 002, eq. 12-14): when teeth meet, the
-// velocities jump by impulses Pi >= 0 of all contacts at once. With
-// n_c = -side_c (e_a - p e_b) the separating velocity of contact c
-// (u = N w >= 0 opens the gap), Newton's law u+_c >= -e_c u-_c, Pi_c >= 0,
-// complementary, and w+ = w- + M^-1 N^T Pi give the LCP
-//   Pi >= 0,  A Pi + (1 + e) u- >= 0,  Pi^T (A Pi + (1 + e) u-) = 0,
-// A = N M^-1 N^T, solved by Lemke's pivoting (PGS if Lemke fails). Every
-// rigid freeplay whose teeth touch takes part: a contact that is already
-// closed passes the impulse on (e irrelevant there, u- = 0), and teeth in
+// velocities jump by impulses Pi >= 0 of all contacts at once,
+// w+ = w- + M^-1 N^T Pi, with n_c = -side_c (e_a - p e_b) the separating
+// velocity of contact c (u = N w >= 0 opens the gap) and A = N M^-1 N^T.
+// The impulses follow Poisson's law in two phases, compression and expansion
+// (Glocker, "Energetic consistency conditions for standard impacts", Part I:
+// Newton-type laws, Part II: Poisson-type laws, Multibody Syst. Dyn. 2013,
+// doi 10.1007/s11044-013-9387-2), each an LCP on A solved by Lemke's pivoting
+// (PGS if Lemke fails):
+//   compression  Pc >= 0,  u- + A Pc >= 0,  complementary (every row plastic);
+//   expansion    D >= 0,   u+ = u- + A (Pc + s E Pc + D) >= 0,  complementary,
+// Pi = Pc + s E Pc + D, E = diag(e_c), s = 1. For one contact this is
+// Newton's law u+ = -e u-. For several the kinetic energy drops by
+// Pc^T A Pc / 2 - s^2 (E Pc)^T A (E Pc) / 2 + D^T A D / 2, >= 0 for a common
+// e and, by Glocker's Part II, for frictionless rows such as these; a guard
+// holds it (impacts.cpp, apply_impulses): a gain beyond the LCPs' tolerance
+// takes s = sqrt(Pc^T A Pc / (E Pc)^T A (E Pc)) < 1, then the compression
+// alone (plastic), and says so (ImpactOutcome::restitution_limited). Newton's
+// law on all rows at once, u+ >= -E u- ⊥ Pi, is what this replaced: it
+// created energy where a row with u- > 0 (an overrunning one-way clutch) took
+// an impulse (Glocker's Part I; a 76 % gain in tests/impact_energy_test.cpp).
+// Every rigid freeplay whose teeth touch takes part: a contact that is already
+// closed passes the impulse on (plastic: u- = 0 rebounds at 0), and teeth in
 // their gap within `rest_depth` of a flank (or the roundoff of x) take part
 // as contacts on it, so that a body wedged between two stops strikes both
 // at once instead of in an endless sequence of ever shorter flights.
@@ -52,7 +66,9 @@ struct ImpactWorkspace {
   std::vector<int> bodies;       // their bodies, ascending
   Eigen::MatrixXd n_minv;        // N M^-1 (rows x bodies)
   Eigen::MatrixXd delassus;      // N M^-1 N^T
-  Eigen::VectorXd before, q, impulse;  // u-, (1 + e) u-, Pi
+  Eigen::VectorXd before, q, impulse;  // u-, the LCP's right-hand side (scratch), Pi
+  Eigen::VectorXd restitution;         // e of each row at this impact (0: plastic, see approach_rows)
+  Eigen::VectorXd compression;         // Pc, the compression phase's impulses
   std::vector<double> approach;        // (ns) approach speed -u- of each spring at the last impact (0: none)
   std::vector<double> jump;            // (nb) per body: sum_r |(M^-1 N^T)_kr| Pi_r, the size of the impulses'
                                        // terms in its w+ (0: no impulse reached it); their roundoff is its own
@@ -60,7 +76,9 @@ struct ImpactWorkspace {
 
 struct ImpactOutcome {
   bool struck = false;       // some contact approached: the velocities jumped
-  double energy_lost = 0.0;  // kinetic energy removed [J] (>= 0)
+  double energy_lost = 0.0;  // kinetic energy removed [J] (>= 0 but for the LCP's roundoff)
+  bool restitution_limited = false;  // the energy guard scaled the restitution impulses (s < 1) or,
+                                     // the expansion gaining energy beyond its tolerance, dropped them
   bool solved = true;        // the LCP was solved (Lemke or PGS) to its tolerance
   bool fallback = false;     // Lemke failed or missed its tolerance: PGS was run
 };

@@ -22,7 +22,7 @@
 //   3.  Every element whose state changed is written to the event log
 //       (time, element, kind, state before and after).
 //   Rigid freeplays whose teeth meet are struck before step 2: the velocities
-//   jump by the impulses of Newton's restitution law (solvers/impacts.hpp).
+//   jump by the impulses of Poisson's restitution law (solvers/impacts.hpp).
 //   The solvers of steps 2 and the impact report how they fared; a fallback
 //   (Lemke after the box QP, PGS after Lemke) or a miss of the tolerance is
 //   counted in RunStats (selection_fallbacks, selection_unsolved,

@@ -26,8 +26,14 @@
 //   rigid freeplay (stiffness .inf): gap functions g+ = a - (x - x_c) (row
 //     -G_s) and g- = a + (x - x_c) (row G_s), x_c the gap's middle (its stops
 //     at x_c -+ a: the offset and the bounds [lower, upper]). A side is in the index set when its gap predicted
-//     half a step ahead, g + h/2 g', is <= 0; then Newton's impact law at
-//     velocity level holds: 0 <= u_k+1 + e u_k  complementary to  P >= 0.
+//     half a step ahead, g + h/2 g', is <= 0; then Poisson's impact law at
+//     velocity level holds (the event-driven impacts' law, solvers/impacts.hpp):
+//     the step solved with every contact plastic (P >= 0 ⊥ u_k+1 >= 0) is
+//     the compression Pc, and the contacts' impulses are then bounded below by
+//     Pc + e P0 (P0 the impact's own compression on u_k), u_k+1 >= 0
+//     complementary to the excess. One contact:
+//     u_k+1 = -e u_k, Newton's law; several: never more energy back than the
+//     compression took (Newton's law over several rows could create it).
 // Accumulating impacts (e < 1 bouncing to rest in the gap) need no special
 // treatment: once the rebound is too small to open the gap within a step,
 // the law keeps the contact closed (persistent contact).

@@ -23,6 +23,13 @@ std::string format(const char* fmt, double v) {
 }  // namespace
 
 std::string energy_warning(const Result& r) {
+  const DissipationFall fall = dissipation_fall(r);
+  if (!(fall.relative <= energy_residual_limit(r)))  // no integration error: an impulse made kinetic energy
+    return "warning: the dissipated energy fell by " + format("%.3g", fall.fall) + " J (relative " +
+           format("%.2e", fall.relative) + ") by t = " + format("%.6g", fall.time) + " s, above " +
+           format("%.0e", energy_residual_limit(r)) +
+           ": the results are suspect (an impact or a step's impulses created kinetic energy; tightening rtol/atol "
+           "or the step does not change it: report the model)";
   const std::string head = std::string(r.integrator == "moreau_jean" ? "warning: the relative energy residual "
                                                                       : "warning: the largest relative energy residual over the samples ") +
                            format("%.2e", r.stats.energy_residual) +
