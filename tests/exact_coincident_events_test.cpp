@@ -194,7 +194,8 @@ TEST_P(ExactTwinGearTrains, EachCopyRunsAsTheOtherUnderAStrongerDrive) {
   expect_twins_alike("twin_gear_trains", {{"signals.drive.sine.amplitude", GetParam(), "test"}});
 }
 
-INSTANTIATE_TEST_SUITE_P(Amplitudes, ExactTwinGearTrains, ::testing::Values("3.0", "4.0", "4.5", "5.0", "5.8", "6.1", "7.4", "7.95", "8.0"));
+INSTANTIATE_TEST_SUITE_P(Amplitudes, ExactTwinGearTrains,
+                         ::testing::Values("3.0", "4.0", "4.5", "5.0", "5.8", "6.1", "7.4", "7.95", "8.0"));
 
 // Moving every angle (or position) by a constant changes no physics, so no
 // event: a clutch beside a shaft spring (1e4 N m/rad), its shafts at 1e5
