@@ -269,7 +269,11 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
         break;
       case Crossing::reserve_exhausted:
         if (touched[r]) break;  // (mark_touched_reserves: no break-away)
-        exhausted.push_back({spec.index, info.sign > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative});
+        // with its scale (ws at the state: mark_touched_reserves and
+        // find_leaving_reserves leave it there), the band in which this
+        // stage takes a reserve as at 0, so the selection's tie is the same
+        exhausted.push_back({spec.index, info.sign > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative,
+                             reserve_scale(spec)});
         friction_event = true;
         break;
       case Crossing::group_exhausted:

@@ -58,6 +58,10 @@ struct BreakAway {
   // before): its torque within 1e-9 of it is unloaded. At the instant a
   // contact's torque passes through 0 the torques of its group may all be 0
   // too (nothing else loads its bodies then), no scale for their roundoff.
+  // A friction element's or one-way clutch's reserve scale [N m] (its limit
+  // and static torque, EventPipeline::reserve_scale): its torque within 1e-9
+  // of it of its bound is at the bound, the band within which the pipeline
+  // takes a reserve as at 0 (find_leaving_reserves); 0: 1e-9 of the bound.
   double scale = 0.0;
 };
 

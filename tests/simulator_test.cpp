@@ -424,5 +424,50 @@ simulation: {t_end: 0.5, output_step: 0.01}
   EXPECT_LT(r.stats.energy_residual, 1e-5);
 }
 
+// A slip that starts at zero relative velocity must have the sign of its
+// relative acceleration. A body (I = 1 kg m^2) on a bearing (Coulomb 1 N m)
+// under an input torque u = 2 N m breaks away at t_start to slip positive
+// (a = (2 - 1) / 1 = 1). The host then sets u = -2 N m before the first
+// step: the bearing is still at rest, and the restart after the input change
+// (its stuck elements consistent: it has none) must decide it again, not run
+// the positive slip: with the friction torque -1 N m it kept, the body
+// accelerated at (-2 - 1) / 1 = -3 backwards, the friction driving the motion
+// (energy created). Hand-derived: it slips negative, a = (-2 + 1) / 1 = -1,
+// so at t = 0.5 s w = -0.5 rad/s and q = a t^2 / 2 = -0.125 rad, the
+// bearing dissipating 1 N m * 0.125 rad = 0.125 J; to 1e-9 (every
+// integrator: the motion is a parabola). Each integrator catches it today
+// by the slip's own velocity root, found a few roundoff units of time after
+// the restart (8.9e-18 s exact, 3.3e-16 s CVODE): one reversal, logged there.
+TEST(Simulator, ASlipStartedAtRestAgainstItsAccelerationIsDecidedAgain) {
+  for (const char* integrator : {"exact", "cvode_bdf", "cvode_adams"}) {
+    SCOPED_TRACE(integrator);
+    const Model m = io::parse_model(R"(
+signals:
+  u: {input: 2.0}
+bodies:
+  x: {inertia: 1.0}
+elements:
+  bearing: {type: friction, body: x, coulomb: 1.0}
+  drive: {type: torque, body: x, torque: u}
+simulation: {t_end: 0.5, output_step: 0.01, rtol: 1.0e-10, atol: 1.0e-12}
+)", "reverse.yaml", ".");
+    SimulationSettings s = m.simulation;
+    s.integrator = integrator;
+    Simulator sim(m, s);
+    ASSERT_EQ(sim.state().friction_mode[0], FrictionMode::slip_positive);
+    sim.set_input(sim.input("u"), -2.0);
+    ASSERT_EQ(sim.advance_to(0.5), StepStatus::reached_time) << sim.message();
+    EXPECT_NEAR(sim.state().w[0], -0.5, 1e-9);
+    EXPECT_NEAR(sim.state().q[0], -0.125, 1e-9);
+    EXPECT_EQ(sim.state().friction_mode[0], FrictionMode::slip_negative);
+    EXPECT_NEAR(sim.state().dissipated, 0.125, 1e-9);
+    const RunStats st = sim.stats();
+    EXPECT_FALSE(st.energy_residual_exceeded) << st.energy_residual;
+    ASSERT_EQ(sim.events().size(), 1u);
+    EXPECT_EQ(sim.events()[0].kind, EventKind::reversal);
+    EXPECT_LT(sim.events()[0].t, 1e-12);
+  }
+}
+
 }  // namespace
 }  // namespace luztar
