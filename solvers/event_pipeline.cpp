@@ -651,25 +651,34 @@ void EventPipeline::select_modes() {
 // (a reserve that reached zero without a sign change the integrator could
 // see, e.g. a clutch opening to MT0 = 0 while unloaded) triggers a
 // re-selection; so does a locked one-way clutch over its limit against overrun.
-bool EventPipeline::stuck_consistent() {
+// Between stops the integrator goes on with the signs it had, and a band of
+// 1e-9 keeps a reserve it is about to report from being decided early; a
+// restart (at_restart) reads every sign afresh from the state, so there the
+// band is the torques' roundoff: a reserve past 0 beyond it would be taken
+// as crossed already and its break-away lost (a host that set a load 1e-9
+// over a bearing's static limit left it stuck for good, and a load rising to
+// 42 % over it at the next call; a new-user hunt).
+bool EventPipeline::stuck_consistent(bool at_restart) {
   if (ms.stuck_links.empty()) return true;
   evaluate_static_torques();
+  const double relative = at_restart ? 0.0 : 1e-9;
+  const double roundoff = at_restart ? 64 * std::numeric_limits<double>::epsilon() : 1e-12;
   for (int l : ms.link_ids) {
     if (model.links[l].kind == LinkKind::gear_mesh) {
-      if (!gear_consistent(model.links[l].element)) return false;
+      if (!gear_consistent(model.links[l].element, relative, roundoff)) return false;
       continue;
     }
     if (model.is_contact_link(l) || model.is_permanent_link(l) || model.is_gear_loss_link(l)) continue;
     const double against = model.is_one_way_link(l)  // the locking side has no limit
                                ? model.one_way_clutches[model.links[l].element].overrun * ws.lambda[l]
                                : std::abs(ws.lambda[l]);
-    if (against > ws.limit[l] * (1.0 + 1e-9) + 1e-12 * link_torque_scale(l)) return false;
+    if (against > ws.limit[l] * (1.0 + relative) + roundoff * link_torque_scale(l)) return false;
   }
   double scale = 0.0;  // a contact pulling (beyond roundoff) must let go
   for (int s : ms.contacts) scale = std::max(scale, std::abs(ws.lambda[model.spring_link[s]]));
   for (int s : ms.contacts) {
     const int l = model.spring_link[s];
-    if (state.spring_side[s] * ws.lambda[l] < -1e-9 * scale - 1e-12 * link_torque_scale(l)) return false;
+    if (state.spring_side[s] * ws.lambda[l] < -relative * scale - roundoff * link_torque_scale(l)) return false;
   }
   return true;
 }
@@ -678,11 +687,11 @@ bool EventPipeline::stuck_consistent() {
 // its mesh torque on the side its mode says (moving: its quadrant; stuck: the
 // half of its cone) and, stuck, its loss in its cone, to roundoff. A load that
 // jumps at a breakpoint can move either past a witness that never saw it.
-bool EventPipeline::gear_consistent(int gear) const {
+bool EventPipeline::gear_consistent(int gear, double relative, double roundoff) const {
   const LossyGear& g = model.lossy_gears[gear];
   const std::int8_t mode = state.element_mode[model.lossy_gear_element[gear]];
-  const double tol = 1e-9 * std::max(std::abs(ws.lambda[g.mesh_link]), std::abs(ws.lambda[g.loss_link])) +
-                     1e-12 * std::max(link_torque_scale(g.mesh_link), link_torque_scale(g.loss_link));
+  const double tol = relative * std::max(std::abs(ws.lambda[g.mesh_link]), std::abs(ws.lambda[g.loss_link])) +
+                     roundoff * std::max(link_torque_scale(g.mesh_link), link_torque_scale(g.loss_link));
   if (lossy_sigma_of(mode) * ws.lambda[g.mesh_link] < -tol) return false;
   return lossy_motion_of(mode) != 0 || lossy_holds(g.law, ws.lambda[g.mesh_link], ws.lambda[g.loss_link], tol);
 }

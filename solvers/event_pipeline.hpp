@@ -75,10 +75,13 @@ class EventPipeline {
   bool sample_blocks();
   // Whether every stuck element is within its limit and no contact pulls (else
   // a re-selection is due: a reserve that reached zero without a sign change
-  // the integrator could see, e.g. a clutch opening to MT0 = 0 while unloaded).
-  bool stuck_consistent();
-  // A lossy gear's part of it: its mesh torque on its mode's side, stuck its loss in its cone.
-  bool gear_consistent(int gear) const;
+  // the integrator could see, e.g. a clutch opening to MT0 = 0 while unloaded),
+  // within 1e-9 between stops, within the torques' roundoff before a restart
+  // (at_restart: the integrator then reads every sign afresh).
+  bool stuck_consistent(bool at_restart = false);
+  // A lossy gear's part of it: its mesh torque on its mode's side, stuck its
+  // loss in its cone, within `relative` of its torques and `roundoff` of their scale.
+  bool gear_consistent(int gear, double relative, double roundoff) const;
   // Teeth of a rigid freeplay found past a flank while in the gap.
   bool has_missed_strike() const;
   // Forces, accelerations and static torques at the current state into ws.

@@ -189,7 +189,7 @@ class Simulator::Impl {
   bool apply_input_change() {
     if (!data.inputs_changed) return false;
     data.inputs_changed = false;
-    if (!pipeline.has_massless() && pipeline.stuck_consistent()) {
+    if (!pipeline.has_massless() && pipeline.stuck_consistent(true)) {
       // The structure stays: a restart with the new inputs, without
       // rebuilding the structure where nothing it depends on changed (exact
       // keeps its identified mode: the inputs are states of its exosystem).

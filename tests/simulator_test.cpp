@@ -469,5 +469,46 @@ simulation: {t_end: 0.5, output_step: 0.01, rtol: 1.0e-10, atol: 1.0e-12}
   }
 }
 
+// A host load set just over a stuck bearing's static limit (I = 1, Coulomb
+// 1 N m, static ratio 1.2, viscous 0.5): it breaks away where it is set,
+// then slips at v' = u - 1 - v / 2, so v(10) = 2 (u - 1) (1 - e^-4.5). The
+// restart after the input change reads every root's sign afresh, so the
+// consistency test before it must hold the limit to roundoff: with the band
+// of 1e-9 kept between stops, an excess of 1e-9 (set once, then one call to
+// t = 10 or 9000 calls of 1 ms) left it stuck for good with every
+// integrator, its torque 1.200000001 N m (a new-user hunt).
+TEST(Simulator, AHostLoadJustOverAStaticLimitBreaksAwayWhereItIsSet) {
+  for (const char* integrator : {"exact", "cvode_bdf", "cvode_adams"}) {
+    for (const double excess : {1e-12, 1e-9, 1e-6}) {
+      for (const int calls : {1, 9000}) {
+        SCOPED_TRACE(std::string(integrator) + ", excess " + std::to_string(excess) + ", calls " + std::to_string(calls));
+        const Model m = io::parse_model(R"(
+signals:
+  u: {input: 0.0}
+bodies:
+  b: {inertia: 1.0}
+elements:
+  brg: {type: friction, body: b, coulomb: 1.0, static_ratio: 1.2, viscous: 0.5}
+  d: {type: torque, body: b, torque: u}
+simulation: {t_end: 10.0, output_step: 0.01, rtol: 1.0e-10, atol: 1.0e-12}
+)", "over_limit.yaml", ".");
+        SimulationSettings s = m.simulation;
+        s.integrator = integrator;
+        Simulator sim(m, s);
+        ASSERT_EQ(sim.advance_to(1.0), StepStatus::reached_time) << sim.message();
+        const double u = 1.2 + excess;
+        sim.set_input(sim.input("u"), u);
+        for (int k = 1; k <= calls; ++k)
+          ASSERT_EQ(sim.advance_to(k == calls ? 10.0 : 1.0 + 9.0 * k / calls), StepStatus::reached_time) << sim.message();
+        ASSERT_FALSE(sim.events().empty());
+        EXPECT_EQ(sim.events().front().kind, EventKind::break_away);
+        EXPECT_NEAR(sim.events().front().t, 1.0, 1e-12);
+        EXPECT_NEAR(sim.state().w[0], 2.0 * (u - 1.0) * (1.0 - std::exp(-4.5)), 1e-9);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace luztar
+
