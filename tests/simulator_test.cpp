@@ -424,6 +424,13 @@ simulation: {t_end: 0.5, output_step: 0.01}
   EXPECT_LT(r.stats.energy_residual, 1e-5);
 }
 
+// A Simulator of m with `integrator` in place of the model's.
+Simulator simulator_with(const Model& m, const char* integrator) {
+  SimulationSettings s = m.simulation;
+  s.integrator = integrator;
+  return Simulator(m, s);
+}
+
 // A slip that starts at zero relative velocity must have the sign of its
 // relative acceleration. A body (I = 1 kg m^2) on a bearing (Coulomb 1 N m)
 // under an input torque u = 2 N m breaks away at t_start to slip positive
@@ -451,9 +458,7 @@ elements:
   drive: {type: torque, body: x, torque: u}
 simulation: {t_end: 0.5, output_step: 0.01, rtol: 1.0e-10, atol: 1.0e-12}
 )", "reverse.yaml", ".");
-    SimulationSettings s = m.simulation;
-    s.integrator = integrator;
-    Simulator sim(m, s);
+    Simulator sim = simulator_with(m, integrator);
     ASSERT_EQ(sim.state().friction_mode[0], FrictionMode::slip_positive);
     sim.set_input(sim.input("u"), -2.0);
     ASSERT_EQ(sim.advance_to(0.5), StepStatus::reached_time) << sim.message();
@@ -492,9 +497,7 @@ elements:
   d: {type: torque, body: b, torque: u}
 simulation: {t_end: 10.0, output_step: 0.01, rtol: 1.0e-10, atol: 1.0e-12}
 )", "over_limit.yaml", ".");
-        SimulationSettings s = m.simulation;
-        s.integrator = integrator;
-        Simulator sim(m, s);
+        Simulator sim = simulator_with(m, integrator);
         ASSERT_EQ(sim.advance_to(1.0), StepStatus::reached_time) << sim.message();
         const double u = 1.2 + excess;
         sim.set_input(sim.input("u"), u);
