@@ -160,7 +160,11 @@ void validate_signal(const Signal& s, const std::string& path, SignalRules& rule
         throw ModelError(path, "an input needs a name: declare it under signals (name: {input: initial}) and refer "
                                "to it by name");
       require_finite(s.value, path + ".input");
-      if (std::isnan(s.lower) || std::isnan(s.upper) || !(s.lower <= s.value && s.value <= s.upper))
+      if (std::isnan(s.lower)) throw ModelError(path + ".input.lower", "is not a number");
+      if (std::isnan(s.upper)) throw ModelError(path + ".input.upper", "is not a number");
+      if (!(s.lower <= s.upper))
+        throw ModelError(path + ".input.lower", "the bounds are reversed: lower " + show(s.lower) + " > upper " + show(s.upper));
+      if (!(s.lower <= s.value && s.value <= s.upper))
         throw ModelError(path + ".input", "the initial value " + show(s.value) + " lies outside [lower, upper] = [" +
                                               show(s.lower) + ", " + show(s.upper) + "]");
       break;
