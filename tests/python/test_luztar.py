@@ -150,6 +150,35 @@ def test_snapshot_restore_repeats_bit_for_bit(models_dir):
         other.restore(snap)
 
 
+# -- an integrator failure stops the simulator until restore ---------------------------------
+# tests/data/huge_input.yaml: a free body (I = 1) under a host input u, v = u t. u = 1 to
+# t = 0.5 s, a snapshot, then u = 1e308 (exact: the state overflows by t = 2.4 s) or 1e300
+# (CVODE: the input work's rate u v overflows at once). Before, snapshot() returned a state
+# of NaN and CVODE's time moved on with every call; now both answer the same until restore.
+HUGE_INPUT = pathlib.Path(__file__).resolve().parents[1] / "data" / "huge_input.yaml"
+
+
+@pytest.mark.parametrize("integrator,huge", [("exact", 1e308), ("cvode_bdf", 1e300), ("cvode_adams", 1e300)])
+def test_an_integrator_failure_stops_the_simulator_until_restored(integrator, huge):
+    model = luztar.load(HUGE_INPUT)
+    model["simulation.integrator"] = integrator
+    sim = luztar.Simulator(model)
+    sim.set_input("u", 1.0)
+    assert sim.advance_to(0.5) == "reached_time"
+    before = sim.snapshot()
+    sim.set_input("u", huge)
+    assert sim.advance_to(3.0) == "solver_failure"
+    why, stopped_at = sim.message, sim.time
+    assert why.startswith(f"{integrator} failed at t = ")
+    assert sim.advance_to(3.5) == "solver_failure"
+    assert (sim.message, sim.time) == (why, stopped_at)
+    with pytest.raises(RuntimeError, match="stopped on an error"):
+        sim.snapshot()
+    sim.restore(before)
+    assert sim.advance_to(1.0) == "reached_time"
+    assert sim.value("b.velocity") == pytest.approx(1.0, abs=1e-8)
+
+
 # -- bodies a rigid connection merged: one list of names, one reading --------------------------
 # tests/data/merged_bodies.yaml: the gear q_m = -3 q_g merges the wheel g into the motor m, and
 # the rigid spring to the base fixes h; the assembled model keeps m and w. Every body is
