@@ -1,5 +1,7 @@
 #include "solvers/cvode_integrator.hpp"
 
+#include "core/number_text.hpp"
+
 #include <cvodes/cvodes.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
@@ -8,9 +10,12 @@
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include <algorithm>
 #include <cassert>
+#include <cfloat>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 #include <stdexcept>
 
 namespace luztar {
@@ -27,6 +32,12 @@ struct CvodeIntegrator::Impl {
   IntegratorCounters done;  // counters of finished segments (CVodeReInit resets CVODE's)
   std::string* last_error = nullptr;
   std::string callback_error;  // what a callback threw (CVODE is C: nothing may unwind through it)
+  // A right-hand side or quadrature rate that was not finite, refused as a
+  // recoverable error (CVODE retries a shorter step): the text a failure
+  // that follows reports (no_finite_rate).
+  std::string nonfinite_rate;
+  bool error_reported = false;  // CVODE reported an error (not a warning) during the current call
+  std::vector<double> y_entry;  // (size) the state advance() started from: a failure's state when CVODE's is not its own
   // A restart whose first step tries the last one's size (reset_inputs), kept
   // until that step is taken: if it fails, the restart is made again with
   // CVODE's own estimate (storage sized once: no allocation per restart).
@@ -77,16 +88,34 @@ int shielded(void* data, F&& body) {
   return -1;
 }
 
+// A rate that is not finite (a power over 1.8e308 W: a velocity of 1e300 t
+// under 1e300 N m overflows the energies' rates at once) is refused as
+// CVODE's recoverable error: a shorter step may stay finite; if none does,
+// CVODE fails and the failure names the rates (before, CVODE ran on with a
+// step of 0, returned success at a tout it never reached and left its output
+// unwritten: a new-user hunt).
+int finite_rates(Impl& d, const char* what, double t, N_Vector v) {
+  const double* x = N_VGetArrayPointer(v);
+  const sunindextype n = N_VGetLength(v);
+  for (sunindextype i = 0; i < n; ++i)
+    if (!std::isfinite(x[i])) {
+      d.nonfinite_rate = std::string(what) + " not finite at t = " + shortest(t) + " s";
+      return 1;
+    }
+  return 0;
+}
+
 int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
-  return shielded(data, [&] {
-    static_cast<Impl*>(data)->system->rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
-  });
+  auto* impl = static_cast<Impl*>(data);
+  const int flag = shielded(data, [&] { impl->system->rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot)); });
+  return flag != 0 ? flag : finite_rates(*impl, "the right-hand side (the bodies' accelerations) is", t, ydot);
 }
 
 int quad_cb(sunrealtype t, N_Vector y, N_Vector qdot, void* data) {
-  return shielded(data, [&] {
-    static_cast<Impl*>(data)->system->quadrature(t, N_VGetArrayPointer(y), N_VGetArrayPointer(qdot));
-  });
+  auto* impl = static_cast<Impl*>(data);
+  const int flag =
+      shielded(data, [&] { impl->system->quadrature(t, N_VGetArrayPointer(y), N_VGetArrayPointer(qdot)); });
+  return flag != 0 ? flag : finite_rates(*impl, "the energy accounts' rates (powers, quadratures) are", t, qdot);
 }
 
 int root_cb(sunrealtype t, N_Vector y, sunrealtype* g, void* data) {
@@ -125,10 +154,14 @@ int jac_cb(sunrealtype t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vecto
   });
 }
 
-// CVODE reports through this instead of printing: the message becomes the run's status text.
-void error_cb(int, const char* module, const char* function, char* msg, void* data) {
+// CVODE reports through this instead of printing: the message becomes the
+// run's status text. An error (a negative code; CV_WARNING is positive)
+// reported during a call that still returns success makes that return a
+// failure (advance: CVode ignores a failed interpolation at tout).
+void error_cb(int code, const char* module, const char* function, char* msg, void* data) {
   auto* impl = static_cast<Impl*>(data);
   *impl->last_error = std::string(module) + " " + function + ": " + msg;
+  if (code < 0) impl->error_reported = true;
 }
 
 // CVODE's name of a return flag (SUNDIALS 6 mallocs it).
@@ -182,6 +215,7 @@ CvodeIntegrator::CvodeIntegrator(OdeSystem& system, const IntegratorOptions& opt
   d.system = &system;
   d.options = options;
   d.last_error = &last_error_;
+  d.y_entry.assign(static_cast<std::size_t>(options.size), 0.0);
   check(SUNContext_Create(nullptr, &d.ctx), "SUNContext_Create");
   d.y = N_VNew_Serial(options.size, d.ctx);
   d.q = N_VNew_Serial(options.quadratures, d.ctx);
@@ -304,16 +338,72 @@ void CvodeIntegrator::reset_inputs(double t0, const double* y0, const double* q0
   d.trial_directions = directions;
 }
 
+// A return of CVode that is not what it claims: an error reported during
+// the call (a failed interpolation at tout, which CVode ignores), the
+// quadratures not read, or a state not finite. Returns why, "" when the
+// return stands; the quadratures are read here (quadratures() copies them).
+std::string CvodeIntegrator::unsound_return(double t, const double* y) {
+  Impl& d = *impl_;
+  double tcur = NAN, h = NAN;
+  if (CVodeGetCurrentTime(d.mem, &tcur) != CV_SUCCESS || CVodeGetCurrentStep(d.mem, &h) != CV_SUCCESS)
+    return "CVodeGetCurrentTime / CVodeGetCurrentStep failed";
+  // (a root or tout lies within the last step: t <= tcur up to its roundoff)
+  const bool reached = !(t > tcur + 100.0 * DBL_EPSILON * std::max(std::abs(t), std::abs(tcur)));
+  if (!reached || d.error_reported) {
+    std::ostringstream os;
+    os << "CVODE returned t = " << shortest(t) << " s without reaching it (its steps stopped at t = " << shortest(tcur)
+       << " s, next step size " << shortest(h) << " s";
+    if (h == 0.0) os << ": a derivative of the solution overflows double precision";
+    os << ")";
+    if (!d.nonfinite_rate.empty()) os << "; " << d.nonfinite_rate;
+    if (d.error_reported) os << "; " << last_error_;
+    return os.str();
+  }
+  if (d.options.quadratures > 0) {
+    double tq = t;
+    const int flag = CVodeGetQuad(d.mem, &tq, d.q);
+    if (flag < 0) return last_error_.empty() ? "CVodeGetQuad: " + flag_name(flag) : last_error_;
+  }
+  for (int i = 0; i < d.options.size; ++i)
+    if (!std::isfinite(y[i])) return "the state is not finite at t = " + shortest(t) + " s";
+  const double* qd = N_VGetArrayPointer(d.q);
+  for (int i = 0; i < d.options.quadratures; ++i)
+    if (!std::isfinite(qd[i]))
+      return "the energy accounts (quadratures) are not finite at t = " + shortest(t) + " s";
+  return "";
+}
+
+// A failure's time and state: CVODE's last step (tret = tcur past the
+// start, a finite state) where it returns one, else those advance() started
+// from: never an output CVODE did not write (after CV_ILL_INPUT it sets
+// tret = tout; a failure of its first step's estimate writes neither).
+void CvodeIntegrator::failure_state(double t_entry, double& t, double* y) {
+  Impl& d = *impl_;
+  double tcur = NAN;
+  bool own = CVodeGetCurrentTime(d.mem, &tcur) == CV_SUCCESS && t == tcur && t > t_entry;
+  for (int i = 0; own && i < d.options.size; ++i) own = std::isfinite(y[i]);
+  if (own) return;
+  t = t_entry;
+  for (int i = 0; i < d.options.size; ++i) y[i] = d.y_entry[static_cast<std::size_t>(i)];
+}
+
 CvodeIntegrator::Outcome CvodeIntegrator::advance(double tout, double tstop, double& t, double* y) {
   Impl& d = *impl_;
   check(CVodeSetStopTime(d.mem, tstop), "CVodeSetStopTime");
+  const double t_entry = t;
+  for (int i = 0; i < d.options.size; ++i) d.y_entry[static_cast<std::size_t>(i)] = y[i];
   d.callback_error.clear();
+  d.nonfinite_rate.clear();
+  d.error_reported = false;
+  last_error_.clear();
   int flag = CVode(d.mem, tout, d.y, &t, CV_NORMAL);
   if (d.trial && (flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE) && d.callback_error.empty()) {
     long steps = 0;  // (no step taken: the trial step failed; reset_inputs)
     if (CVodeGetNumSteps(d.mem, &steps) == CV_SUCCESS && steps == 0) {
       d.trial = false;
       last_error_.clear();  // (the trial's message)
+      d.nonfinite_rate.clear();
+      d.error_reported = false;
       reset(d.trial_t0, d.trial_y.data(), d.trial_q.data(), d.trial_directions);
       check(CVodeSetStopTime(d.mem, tstop), "CVodeSetStopTime");
       flag = CVode(d.mem, tout, d.y, &t, CV_NORMAL);
@@ -322,6 +412,15 @@ CvodeIntegrator::Outcome CvodeIntegrator::advance(double tout, double tstop, dou
   d.trial = false;
   const double* yd = N_VGetArrayPointer(d.y);
   for (int i = 0; i < d.options.size; ++i) y[i] = yd[i];
+  if (flag >= 0) {
+    std::string why = unsound_return(t, y);
+    if (!why.empty()) {
+      last_error_ = std::move(why);
+      t = t_entry;
+      for (int i = 0; i < d.options.size; ++i) y[i] = d.y_entry[static_cast<std::size_t>(i)];
+      return Outcome::failure;
+    }
+  }
   switch (flag) {
     case CV_SUCCESS:
       return catch_missed_roots(t, y) ? Outcome::root : Outcome::reached;
@@ -330,7 +429,7 @@ CvodeIntegrator::Outcome CvodeIntegrator::advance(double tout, double tstop, dou
       // at 0 still): the base for the next return's check
       if (d.nroots > 0) {
         d.system->roots(t, y, d.g_last.data());
-        CVodeGetRootInfo(d.mem, roots_found_.data());
+        check(CVodeGetRootInfo(d.mem, roots_found_.data()), "CVodeGetRootInfo");
         for (std::size_t r = 0; r < d.g_last.size(); ++r)
           if (roots_found_[r] != 0) d.g_last[r] = roots_found_[r];
       }
@@ -339,18 +438,20 @@ CvodeIntegrator::Outcome CvodeIntegrator::advance(double tout, double tstop, dou
       return catch_missed_roots(t, y) ? Outcome::root : Outcome::stop_time;
     default:
       if (!d.callback_error.empty()) last_error_ = d.callback_error + " (" + flag_name(flag) + ")";
+      else if (!d.nonfinite_rate.empty()) last_error_ = d.nonfinite_rate + " (" + flag_name(flag) + ")";
       else if (last_error_.empty()) last_error_ = flag_name(flag);
+      failure_state(t_entry, t, y);
       return Outcome::failure;
   }
 }
 
 const std::vector<int>& CvodeIntegrator::roots_found() { return roots_found_; }  // (filled at the return: advance)
 
-void CvodeIntegrator::quadratures(double t, double* q) {
+// Those advance() read at its last return (unsound_return), or reset() set;
+// after a failure, those of the last return before it.
+void CvodeIntegrator::quadratures(double, double* q) {
   Impl& d = *impl_;
   if (d.options.quadratures == 0) return;
-  double tret = t;
-  CVodeGetQuad(d.mem, &tret, d.q);
   const double* qd = N_VGetArrayPointer(d.q);
   for (int i = 0; i < d.options.quadratures; ++i) q[i] = qd[i];
 }

@@ -31,7 +31,10 @@ class CvodeIntegrator final : public Integrator {
   void reset(double t0, const double* y0, const double* q0, const std::vector<int>& directions) override;
   // reset(), its first step trying the last one's size (an input's jump).
   void reset_inputs(double t0, const double* y0, const double* q0, const std::vector<int>& directions) override;
-  // Interpolated at tout when reached.
+  // Interpolated at tout when reached. A return is a success only when
+  // CVODE reported no error during it and the state and quadratures there
+  // are finite; on a failure t and y are CVODE's last step, or where the
+  // call started when CVODE returned none (never a state it did not write).
   Outcome advance(double tout, double tstop, double& t, double* y) override;
   const std::vector<int>& roots_found() override;
   void quadratures(double t, double* q) override;
@@ -44,6 +47,10 @@ class CvodeIntegrator final : public Integrator {
   // After a return without a root: whether a watched function crossed in its
   // direction since the last return (then in roots_found_).
   bool catch_missed_roots(double t, const double* y);
+  // Why a return CVode called a success is not one ("" when it is); reads the quadratures.
+  std::string unsound_return(double t, const double* y);
+  // A failure's t and y (advance).
+  void failure_state(double t_entry, double& t, double* y);
 
   std::unique_ptr<Impl> impl_;
   Method method_;

@@ -159,10 +159,14 @@ class Simulator::Impl {
       pipeline.reselect();
   }
 
+  // The integrator failed (a state no longer finite, CVODE's error test or
+  // convergence): the run stops as after a stage that threw, its state not
+  // trusted until restore() (every advance_to answers the same, snapshot() throws).
   StepStatus integrator_failed() {
     std::ostringstream os;
     os << integrator->name() << " failed at t = " << shortest(data.state.t) << " s: " << integrator->last_error();
     message = os.str();
+    broken = true;
     return StepStatus::solver_failure;
   }
 
@@ -336,7 +340,7 @@ class Simulator::Impl {
   EventPipeline pipeline;            // at stops (solvers/event_pipeline.hpp)
   std::string message;
   bool input_fast_path = true;  // EventPipeline::restart_for_inputs after an input change (set_input_fast_path)
-  bool broken = false;  // an exception stopped advance_to mid-step: the state is not trusted until restore()
+  bool broken = false;  // a stage threw or the integrator failed: the state is not trusted until restore()
   double kinetic0 = 0.0, elastic0 = 0.0, roundoff0 = 0.0;  // [J] the energy balance's base (record_start_energies)
   double peak_energy = 0.0;  // [J] the largest term of the balance at the checks so far (check_energy)
   bool outputs_valid = false;
@@ -364,8 +368,9 @@ Simulator::Simulator(const Model& model, const SimulationSettings& settings)
 Simulator::~Simulator() = default;
 
 // A stage that throws (a block's LCP without a solution, an integrator callback,
-// out of memory) stops the run as a solver failure with the exception's text;
-// the state it left half updated is not trusted until restore().
+// out of memory) stops the run as a solver failure with the exception's text,
+// and so does a failure of the integrator (Impl::integrator_failed); the state
+// left half updated is not trusted until restore().
 StepStatus Simulator::advance_to(double t) {
   Impl& s = *impl_;
   if (!std::isfinite(t) || earlier(t, s.data.state.t)) {  // a few ulp before now is now (core/times.hpp)

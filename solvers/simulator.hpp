@@ -111,9 +111,11 @@ class Simulator {
   // std::invalid_argument for a t that is not finite or before time(). An
   // exception from a stage of the step (a block's LCP without a solution, a
   // CVODE callback, out of memory) ends it with solver_failure and the
-  // exception's text in message(); the simulator then stays stopped (every
-  // advance_to returns solver_failure, snapshot() throws std::logic_error)
-  // until restore() of a snapshot taken before.
+  // exception's text in message(), and so does a failure of the integrator
+  // (a state no longer finite, CVODE's error test or convergence: "<integrator>
+  // failed at t = ..."); the simulator then stays stopped (every advance_to
+  // returns solver_failure with the same message and time, snapshot() throws
+  // std::logic_error) until restore() of a snapshot taken before.
   StepStatus advance_to(double t);
 
   const State& state() const;

@@ -222,4 +222,45 @@ TEST(CApi, ExceptionDuringARunIsASolverFailureUntilRestored) {
   luztar_model_free(m);
 }
 
+// An integrator failure is the same stop (as tests/data/huge_input.yaml, a free
+// body I = 1 under a host input u: v = u t): u = 1 to t = 0.5 s, a snapshot,
+// then u = 1e300 overflows CVODE's input work at once. Before, the failure's
+// time moved on with every call and luztar_snapshot_take succeeded (a
+// snapshot of a state CVODE never reached). After the restore, v = t again.
+TEST(CApi, AnIntegratorFailureIsASolverFailureUntilRestored) {
+  for (const char* integrator : {"exact", "cvode_bdf"}) {
+    SCOPED_TRACE(integrator);
+    luztar_model* m = nullptr;
+    std::string yaml = "simulation: {t_end: 4.0, output_step: 0.25, integrator: " + std::string(integrator) +
+                       "}\nsignals:\n  u: {input: 0.0}\nbodies:\n  b: {inertia: 1.0}\n"
+                       "elements:\n  drive: {type: torque, body: b, torque: u}\n";
+    ASSERT_EQ(luztar_model_parse(yaml.c_str(), &m), LUZTAR_OK) << luztar_last_error();
+    luztar_simulator* sim = start(m);
+    const int u = luztar_input(sim, "u"), v = luztar_output(sim, "b.velocity");
+    ASSERT_EQ(luztar_set_input(sim, u, 1.0), LUZTAR_OK) << luztar_last_error();
+    ASSERT_EQ(luztar_advance_to(sim, 0.5), LUZTAR_OK) << luztar_last_error();
+    luztar_snapshot* snap = nullptr;
+    ASSERT_EQ(luztar_snapshot_take(sim, &snap), LUZTAR_OK) << luztar_last_error();
+    ASSERT_EQ(luztar_set_input(sim, u, std::string(integrator) == "exact" ? 1e308 : 1e300), LUZTAR_OK);
+    EXPECT_EQ(luztar_advance_to(sim, 3.0), LUZTAR_SOLVER_FAILURE);
+    const std::string why = luztar_last_error();
+    EXPECT_EQ(why.rfind(std::string(integrator) + " failed at t = ", 0), 0u) << why;
+    const double stopped_at = luztar_time(sim);
+    EXPECT_EQ(luztar_advance_to(sim, 3.5), LUZTAR_SOLVER_FAILURE);
+    EXPECT_EQ(luztar_last_error(), why);
+    EXPECT_EQ(luztar_time(sim), stopped_at);
+    luztar_snapshot* broken = nullptr;
+    EXPECT_EQ(luztar_snapshot_take(sim, &broken), LUZTAR_INTERNAL);
+    EXPECT_EQ(broken, nullptr);
+    ASSERT_EQ(luztar_snapshot_restore(sim, snap), LUZTAR_OK) << luztar_last_error();
+    ASSERT_EQ(luztar_advance_to(sim, 1.0), LUZTAR_OK) << luztar_last_error();
+    double w = NAN;
+    ASSERT_EQ(luztar_value(sim, v, &w), LUZTAR_OK) << luztar_last_error();
+    EXPECT_NEAR(w, 1.0, 1e-8);
+    luztar_snapshot_free(snap);
+    luztar_simulator_free(sim);
+    luztar_model_free(m);
+  }
+}
+
 }  // namespace

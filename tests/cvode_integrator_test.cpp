@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "solvers/cvode_integrator.hpp"
@@ -69,6 +70,80 @@ TEST(CvodeIntegrator, WithoutThrowsTheRootIsFound) {  // the system itself is ri
   const Segment r = integrate(10.0, 10.0);
   EXPECT_EQ(r.outcome, CvodeIntegrator::Outcome::root);
   EXPECT_NEAR(r.t, std::log(2.0), 1e-6);
+}
+
+// A free body (I = 1) under a torque F: q' = w, w' = F, with the input work
+// as a quadrature, W' = F w. Under F = 1e300 N m, w = F t and W = F^2 t^2 / 2
+// overflow at once (W'' = F^2 = inf), so CVODE's first step size is 0: it
+// returned CV_SUCCESS at tout = 0.25 s without a step, its output unwritten
+// (w = 0 reported as reached), and the next return read an uninitialised
+// time (a new-user hunt). Now the return is a failure that says so, with
+// the state advance() started from.
+class Pushed final : public OdeSystem {
+ public:
+  explicit Pushed(double torque) : torque_(torque) {}
+  void rhs(double, const double* y, double* ydot) override {
+    ydot[0] = y[1];
+    ydot[1] = torque_;
+  }
+  void jacobian(double, const double*, JacobianSink& jac) override { jac.add(0, 1, 1.0); }
+  void roots(double, const double*, double*) override {}
+  void quadrature(double, const double* y, double* q) override { q[0] = torque_ * y[1]; }
+
+ private:
+  double torque_;
+};
+
+struct PushedSegment {
+  CvodeIntegrator::Outcome outcome;
+  double t;
+  std::vector<double> y, q;
+  std::string error;
+};
+
+PushedSegment push(double torque, double tout, CvodeIntegrator::Method method) {
+  Pushed system(torque);
+  IntegratorOptions o;
+  o.size = 2;
+  o.quadratures = 1;
+  o.rtol = 1e-8;
+  o.atol = 1e-10;
+  CvodeIntegrator cvode(system, o, method);
+  std::vector<double> y = {0.0, 0.0}, q = {0.0};
+  double t = 0.0;
+  cvode.reset(0.0, y.data(), q.data(), {});
+  const CvodeIntegrator::Outcome outcome = cvode.advance(tout, tout, t, y.data());
+  cvode.quadratures(t, q.data());
+  return {outcome, t, y, q, cvode.last_error()};
+}
+
+TEST(CvodeIntegrator, AStepSizeOfZeroIsAFailureNotAReachedTime) {
+  for (const auto method : {CvodeIntegrator::Method::bdf, CvodeIntegrator::Method::adams}) {
+    const PushedSegment r = push(1e300, 0.25, method);
+    EXPECT_EQ(r.outcome, CvodeIntegrator::Outcome::failure);
+    EXPECT_EQ(r.t, 0.0);
+    EXPECT_EQ(r.y, (std::vector<double>{0.0, 0.0}));
+    EXPECT_EQ(r.q, (std::vector<double>{0.0}));
+    EXPECT_EQ(r.error.rfind("CVODE returned t = 0.25 s without reaching it (its steps stopped at t = 0 s, next step "
+                            "size 0 s: a derivative of the solution overflows double precision)",
+                            0),
+              0u)
+        << r.error;
+  }
+}
+
+// The same system under 1 N m reaches tout: w = t, q = t^2 / 2, W = t^2 / 2
+// (BDF and Adams are exact on a quadratic up to roundoff and the start-up
+// error; 1e-8 is rtol at t = 0.25 s).
+TEST(CvodeIntegrator, TheSameSystemUnderAModestTorqueReachesTout) {
+  for (const auto method : {CvodeIntegrator::Method::bdf, CvodeIntegrator::Method::adams}) {
+    const PushedSegment r = push(1.0, 0.25, method);
+    ASSERT_EQ(r.outcome, CvodeIntegrator::Outcome::reached) << r.error;
+    EXPECT_EQ(r.t, 0.25);
+    EXPECT_NEAR(r.y[0], 0.03125, 1e-8);
+    EXPECT_NEAR(r.y[1], 0.25, 1e-8);
+    EXPECT_NEAR(r.q[0], 0.03125, 1e-8);
+  }
 }
 
 }  // namespace

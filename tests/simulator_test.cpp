@@ -306,6 +306,98 @@ TEST(Simulator, AStoppedSimulatorStaysStoppedUntilRestored) {
   EXPECT_NEAR(sim.state().w[0], overflow_velocity(0.17), 1e-7);
 }
 
+// A failure of the integrator stops the simulator like a stage that threw
+// (before, only a stage's exception did: snapshot() returned a state of NaN
+// and CVODE's time moved on with every call; a new-user hunt).
+// tests/data/huge_input.yaml under u = 1 from rest: q = t^2 / 2, v = t.
+Model huge_input(const char* integrator) {
+  Model m = io::load_model(std::string(LUZTAR_TEST_DATA_DIR) + "/huge_input.yaml");
+  m.simulation.integrator = integrator;
+  return m;
+}
+
+// u = 1 to t = 0.5 s (q = 0.125, v = 0.5), a snapshot there, then u = huge
+// and a step to t_fail that fails; returns the snapshot.
+Snapshot push_to_failure(Simulator& sim, double huge, double t_fail) {
+  const InputId u = sim.input("u");
+  sim.set_input(u, 1.0);
+  EXPECT_EQ(sim.advance_to(0.5), StepStatus::reached_time) << sim.message();
+  const Snapshot before = sim.snapshot();
+  sim.set_input(u, huge);
+  EXPECT_EQ(sim.advance_to(t_fail), StepStatus::solver_failure);
+  return before;
+}
+
+// Stopped: the same status, message and time again, no snapshot; a snapshot
+// from before is restored and runs on by the closed form.
+void expect_stopped_until_restored(Simulator& sim, const Snapshot& before, double t_next) {
+  const std::string why = sim.message();
+  const double stopped_at = sim.time();
+  const double w = sim.state().w[0];
+  EXPECT_EQ(sim.advance_to(t_next), StepStatus::solver_failure);
+  EXPECT_EQ(sim.message(), why);
+  EXPECT_EQ(sim.time(), stopped_at);
+  EXPECT_TRUE(sim.state().w[0] == w || (std::isnan(w) && std::isnan(sim.state().w[0])));  // (exact's: NaN)
+  EXPECT_THROW(sim.snapshot(), std::logic_error);
+  sim.restore(before);
+  ASSERT_EQ(sim.advance_to(1.0), StepStatus::reached_time) << sim.message();
+  EXPECT_NEAR(sim.state().q[0], 0.5, 1e-8);
+  EXPECT_NEAR(sim.state().w[0], 1.0, 1e-8);
+}
+
+// exact: u = 1e308 from t = 0.5 s: q =
+// 0.125 + 0.5 (t - 0.5) + 0.5e308 (t - 0.5)^2 passes 1.797e308 at t - 0.5 =
+// sqrt(3.595) = 1.896 s; the exact integrator stops at a step's end past it.
+TEST(Simulator, AnExactIntegratorFailureStopsTheSimulatorUntilRestored) {
+  const Model m = huge_input("exact");
+  Simulator sim(m);
+  const Snapshot before = push_to_failure(sim, 1e308, 3.0);
+  EXPECT_EQ(sim.message().rfind("exact failed at t = ", 0), 0u) << sim.message();
+  EXPECT_NE(sim.message().find("the state is not finite"), std::string::npos) << sim.message();
+  EXPECT_GT(sim.time(), 0.5 + 1.896);
+  EXPECT_LE(sim.time(), 3.0);
+  expect_stopped_until_restored(sim, before, 3.5);
+}
+
+// CVODE under u = 1e300 from t = 0.5 s (v = 0.5): the input work's rate u v
+// overflows on CVODE's first trial step (solvers/cvode_integrator.cpp,
+// finite_rates); it fails where it stood, t = 0.5 s, v = 0.5, naming the
+// rates, instead of moving its time on with every later call.
+TEST(Simulator, ACvodeFailureStopsTheSimulatorWhereItStoodUntilRestored) {
+  for (const char* integrator : {"cvode_bdf", "cvode_adams"}) {
+    SCOPED_TRACE(integrator);
+    const Model m = huge_input(integrator);
+    Simulator sim(m);
+    const Snapshot before = push_to_failure(sim, 1e300, 0.75);
+    EXPECT_EQ(sim.message(), std::string(integrator) +
+                                 " failed at t = 0.5 s: the energy accounts' rates (powers, quadratures) are not "
+                                 "finite at t = 0.5 s (CV_ERR_FAILURE)");
+    EXPECT_EQ(sim.time(), 0.5);
+    EXPECT_NEAR(sim.state().w[0], 0.5, 1e-8);
+    expect_stopped_until_restored(sim, before, 1.0);
+  }
+}
+
+// A free body (I = 1) under 1e300 N m from rest: v = 1e300 t, but the input
+// work 1e600 t^2 / 2 overflows at once and CVODE's first step size is 0.
+// CVODE returned success at 0.25 s without a step: the run wrote a sample
+// there with v = 0 (then CVodeGetQuadDky read an uninitialised time). Now the
+// run fails at t = 0 s with the sample at t_start alone.
+TEST(Simulator, ACvodeStepSizeOfZeroFailsTheRunWithoutASample) {
+  const std::string yaml =
+      "simulation: {t_end: 1.0, output_step: 0.25, integrator: cvode_bdf}\n"
+      "bodies:\n  b: {inertia: 1.0}\n"
+      "elements:\n  drive: {type: torque, body: b, torque: 1.0e300}\n";
+  const Result r = simulate(assemble(io::parse_model_spec(yaml, "t.yaml", ".")));
+  EXPECT_EQ(r.status, StepStatus::solver_failure);
+  EXPECT_EQ(r.message.rfind("cvode_bdf failed at t = 0 s: CVODE returned t = 0.25 s without reaching it (its steps "
+                            "stopped at t = 0 s, next step size 0 s: a derivative of the solution overflows double "
+                            "precision)", 0),
+            0u)
+      << r.message;
+  EXPECT_EQ(r.time, std::vector<double>{0.0});
+}
+
 // advance_to refuses a time that is not finite or lies before the simulator's
 // time (it would otherwise report reached_time without going there).
 TEST(Simulator, AdvanceToRefusesTimesNotFiniteOrBackwards) {

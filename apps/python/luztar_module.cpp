@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -295,10 +296,31 @@ py::dict run(const PyModel& m, const std::vector<std::pair<std::string, std::str
 // ---------------------------------------------------------------------------
 // Simulator: keeps its Model alive (a set on the Python Model makes a new one).
 
+// One Simulator is not safe for concurrent calls, and advance_to releases
+// the GIL: two Python threads sharing one raced it (a segfault, or "mode ...
+// does not reproduce its right-hand side"; a new-user hunt). Every bound
+// method holds the simulator's mutex (SimulatorLock), so calls on one
+// simulator take turns; simulators of one model still run in parallel.
 struct PySimulator {
   std::shared_ptr<const Model> model;
   std::unique_ptr<Simulator> sim;
+  mutable std::mutex mutex;  // held by every bound method (SimulatorLock)
   explicit PySimulator(const PyModel& m) : model(m.model), sim(std::make_unique<Simulator>(*model)) {}
+};
+
+// Holds a simulator's mutex for one bound method. The caller holds the GIL;
+// where another thread holds the mutex it waits with the GIL released (the
+// holder may need the GIL to finish: advance_to takes it back to return).
+class SimulatorLock {
+ public:
+  explicit SimulatorLock(const PySimulator& s) : lock_(s.mutex, std::try_to_lock) {
+    if (lock_.owns_lock()) return;
+    py::gil_scoped_release release;
+    lock_.lock();
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
 };
 
 struct PySnapshot {
@@ -473,6 +495,7 @@ PYBIND11_MODULE(_luztar, m) {
   py::class_<PySimulator>(m, "_Simulator")
       .def(py::init<const PyModel&>())
       .def("advance_to", [](PySimulator& s, double t) {
+        const SimulatorLock lock(s);
         app::check_host_time(t, s.sim->time(), s.model->simulation.t_end);  // as the C++ facade
         StepStatus st;
         {
@@ -481,21 +504,56 @@ PYBIND11_MODULE(_luztar, m) {
         }
         return std::string(to_string(st));
       })
-      .def_property_readonly("time", [](const PySimulator& s) { return s.sim->time(); })
-      .def_property_readonly("message", [](const PySimulator& s) { return s.sim->message(); })
-      .def_property_readonly("angles", [](const PySimulator& s) { return array(s.sim->body_angles()); })
-      .def_property_readonly("velocities", [](const PySimulator& s) { return array(s.sim->body_velocities()); })
-      .def_property_readonly("stats", [](const PySimulator& s) { return stats_dict(s.sim->stats()); })
+      .def_property_readonly("time", [](const PySimulator& s) {
+        const SimulatorLock lock(s);
+        return s.sim->time();
+      })
+      .def_property_readonly("message", [](const PySimulator& s) {
+        const SimulatorLock lock(s);
+        return s.sim->message();
+      })
+      .def_property_readonly("angles", [](const PySimulator& s) {
+        const SimulatorLock lock(s);
+        return array(s.sim->body_angles());
+      })
+      .def_property_readonly("velocities", [](const PySimulator& s) {
+        const SimulatorLock lock(s);
+        return array(s.sim->body_velocities());
+      })
+      .def_property_readonly("stats", [](const PySimulator& s) {
+        const SimulatorLock lock(s);
+        return stats_dict(s.sim->stats());
+      })
       .def_property_readonly("events", [](const PySimulator& s) {
+        const SimulatorLock lock(s);
         return events_tuple(s.sim->events(), s.model->element_names);
       })
-      .def("input", [](const PySimulator& s, const std::string& name) { return s.sim->input(name); })
-      .def("set_input", [](PySimulator& s, InputId id, double v) { s.sim->set_input(id, v); })
-      .def("input_value", [](const PySimulator& s, InputId id) { return s.sim->input_value(id); })
-      .def("output", [](const PySimulator& s, const std::string& name) { return s.sim->output(name); })
-      .def("value", [](const PySimulator& s, OutputId id) { return s.sim->value(id); })
-      .def("snapshot", [](PySimulator& s) { return PySnapshot{s.sim->snapshot(), s.model.get()}; })
+      .def("input", [](const PySimulator& s, const std::string& name) {
+        const SimulatorLock lock(s);
+        return s.sim->input(name);
+      })
+      .def("set_input", [](PySimulator& s, InputId id, double v) {
+        const SimulatorLock lock(s);
+        s.sim->set_input(id, v);
+      })
+      .def("input_value", [](const PySimulator& s, InputId id) {
+        const SimulatorLock lock(s);
+        return s.sim->input_value(id);
+      })
+      .def("output", [](const PySimulator& s, const std::string& name) {
+        const SimulatorLock lock(s);
+        return s.sim->output(name);
+      })
+      .def("value", [](const PySimulator& s, OutputId id) {
+        const SimulatorLock lock(s);
+        return s.sim->value(id);
+      })
+      .def("snapshot", [](PySimulator& s) {
+        const SimulatorLock lock(s);
+        return PySnapshot{s.sim->snapshot(), s.model.get()};
+      })
       .def("restore", [](PySimulator& s, const PySnapshot& snap) {
+        const SimulatorLock lock(s);
         if (snap.model != s.model.get())
           throw std::invalid_argument("restore: the snapshot was taken from a simulator of another model");
         s.sim->restore(snap.snapshot);

@@ -483,8 +483,9 @@ class Simulator:
     ``time_stepping`` model raises ValueError). Inputs and outputs may be given by name or
     by the ids :meth:`input` / :meth:`output` return; a bad name or value raises ValueError.
     :meth:`snapshot` / :meth:`restore` roll back: a restored simulator repeats the
-    continued one bit for bit. ``advance_to`` releases the GIL; one simulator is used by one
-    thread at a time (several simulators of one model may run in parallel threads).
+    continued one bit for bit. ``advance_to`` releases the GIL; several simulators of one
+    model run in parallel threads, and calls on one simulator from several threads take turns
+    (each holds the simulator's lock, waiting for it with the GIL released).
     """
 
     def __init__(self, model: Model):
