@@ -184,4 +184,23 @@ TEST(Api, BadArgumentsThrowInvalidArgument) {
   EXPECT_EQ(sim.advance_to(2.0 + 1e-16), lz::Status::reached_time);  // t_end, a few ulp over
 }
 
+// A moved-from Simulator holds nothing: each call throws (it dereferenced a
+// null state and ended the process: a new-user hunt); the one moved to goes
+// on, and a moved-from one can be assigned a simulator again.
+TEST(Api, AMovedFromSimulatorThrowsAndTheMovedToOneGoesOn) {
+  const lz::Model m = lz::Model::parse(kBlock);
+  lz::Simulator sim(m);
+  ASSERT_EQ(sim.advance_to(0.25), lz::Status::reached_time);
+  lz::Simulator moved(std::move(sim));
+  EXPECT_THROW((void)sim.time(), std::logic_error);
+  EXPECT_THROW(sim.advance_to(0.5), std::logic_error);
+  EXPECT_THROW((void)sim.input("u"), std::logic_error);
+  EXPECT_THROW((void)sim.events(), std::logic_error);
+  EXPECT_THROW((void)sim.snapshot(), std::logic_error);
+  EXPECT_EQ(moved.time(), 0.25);
+  EXPECT_EQ(moved.advance_to(0.5), lz::Status::reached_time);
+  sim = lz::Simulator(m);
+  EXPECT_EQ(sim.time(), 0.0);
+}
+
 }  // namespace

@@ -4,6 +4,7 @@
 #include "luztar/luztar.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "apps/api/host_time.hpp"
 #include "core/errors.hpp"
@@ -179,12 +180,19 @@ Simulator::~Simulator() = default;
 Simulator::Simulator(Simulator&&) noexcept = default;
 Simulator& Simulator::operator=(Simulator&&) noexcept = default;
 
-Input Simulator::input(const std::string& name) const { return Input(impl_->sim.input(name).index); }
+// The simulator's state; a moved-from Simulator has none, and every call
+// but destruction and assignment throws rather than dereferencing nothing.
+Simulator::Impl& Simulator::impl() const {
+  if (!impl_) throw std::logic_error("Simulator: used after it was moved from (assign it a simulator first)");
+  return *impl_;
+}
 
-void Simulator::set_input(Input input, double value) { impl_->sim.set_input(luztar::InputId{input.position()}, value); }
+Input Simulator::input(const std::string& name) const { return Input(impl().sim.input(name).index); }
+
+void Simulator::set_input(Input input, double value) { impl().sim.set_input(luztar::InputId{input.position()}, value); }
 
 Output Simulator::output(const std::string& path) const {
-  const luztar::OutputId s = impl_->sim.output(path);
+  const luztar::OutputId s = impl().sim.output(path);
   Output id;
   id.kind_ = static_cast<int>(s.kind);
   id.index_ = s.index;
@@ -193,25 +201,25 @@ Output Simulator::output(const std::string& path) const {
 
 double Simulator::value(Output output) const {
   if (output.kind_ < 0) throw std::invalid_argument("value: the output was not resolved (Simulator::output)");
-  return impl_->sim.value({static_cast<luztar::SignalPath::Kind>(output.kind_), output.index_});
+  return impl().sim.value({static_cast<luztar::SignalPath::Kind>(output.kind_), output.index_});
 }
 
 Status Simulator::advance_to(double t) {
-  luztar::app::check_host_time(t, impl_->sim.time(), impl_->model->model.simulation.t_end);
-  return status_of(impl_->sim.advance_to(t));
+  luztar::app::check_host_time(t, impl().sim.time(), impl().model->model.simulation.t_end);
+  return status_of(impl().sim.advance_to(t));
 }
 
-double Simulator::time() const { return impl_->sim.time(); }
-const std::string& Simulator::message() const { return impl_->sim.message(); }
-Stats Simulator::stats() const { return stats_of(impl_->sim.stats()); }
-std::vector<Event> Simulator::events() const { return events_of(impl_->model->model, impl_->sim.events()); }
-std::size_t Simulator::event_count() const { return impl_->sim.events().size(); }
+double Simulator::time() const { return impl().sim.time(); }
+const std::string& Simulator::message() const { return impl().sim.message(); }
+Stats Simulator::stats() const { return stats_of(impl().sim.stats()); }
+std::vector<Event> Simulator::events() const { return events_of(impl().model->model, impl().sim.events()); }
+std::size_t Simulator::event_count() const { return impl().sim.events().size(); }
 
-Snapshot Simulator::snapshot() { return Snapshot(std::make_shared<const Snapshot::Impl>(Snapshot::Impl{impl_->sim.snapshot()})); }
+Snapshot Simulator::snapshot() { return Snapshot(std::make_shared<const Snapshot::Impl>(Snapshot::Impl{impl().sim.snapshot()})); }
 
 void Simulator::restore(const Snapshot& snapshot) {
   if (!snapshot.impl_) throw std::invalid_argument("restore: the snapshot is empty (take one with Simulator::snapshot)");
-  impl_->sim.restore(snapshot.impl_->snapshot);
+  impl().sim.restore(snapshot.impl_->snapshot);
 }
 
 }  // namespace luztar::api

@@ -210,7 +210,8 @@ class LUZTAR_PUBLIC Snapshot {
 };
 
 // Steps a model from a host loop (event-driven solver). Starts at t_start in a
-// consistent stick/slip mode. Not copyable; movable.
+// consistent stick/slip mode. Not copyable; movable (a moved-from Simulator
+// throws std::logic_error from every call but destruction and assignment).
 class LUZTAR_PUBLIC Simulator {
  public:
   // Keeps the model alive. Throws std::invalid_argument for a model whose
@@ -254,6 +255,7 @@ class LUZTAR_PUBLIC Simulator {
   struct Impl;
 
  private:
+  Impl& impl() const;
   std::unique_ptr<Impl> impl_;
 };
 
