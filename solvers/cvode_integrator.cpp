@@ -348,7 +348,8 @@ std::string CvodeIntegrator::unsound_return(double t, const double* y) {
   if (CVodeGetCurrentTime(d.mem, &tcur) != CV_SUCCESS || CVodeGetCurrentStep(d.mem, &h) != CV_SUCCESS)
     return "CVodeGetCurrentTime / CVodeGetCurrentStep failed";
   // (a root or tout lies within the last step: t <= tcur up to its roundoff)
-  const bool reached = !(t > tcur + 100.0 * DBL_EPSILON * std::max(std::abs(t), std::abs(tcur)));
+  // (CVODE returns at a tstop once tn is within 100 eps (|tn| + |h|) of it, short of it: the same band)
+  const bool reached = !(t > tcur + 100.0 * DBL_EPSILON * (std::max(std::abs(t), std::abs(tcur)) + std::abs(h)));
   if (!reached || d.error_reported) {
     std::ostringstream os;
     os << "CVODE returned t = " << shortest(t) << " s without reaching it (its steps stopped at t = " << shortest(tcur)

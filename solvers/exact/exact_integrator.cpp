@@ -713,6 +713,7 @@ void ExactIntegrator::bound_data(double step) {
   bound_.rest = m.slow_growth.over(step) * V.col(kBoundOrder).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>() *
                 bound_.powers[kBoundOrder - 1] * step / kBoundOrder;
   bound_.xs_scale = V.col(0).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>();
+  bound_.roundings = 1.0;
   for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(m.split.fast.size()); ++k) {
     const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
     const double grow = lambda.real() > 0.0 ? std::exp(lambda.real() * step) : 1.0;
@@ -730,8 +731,8 @@ void ExactIntegrator::bound_data(double step) {
 // remainder and the roundoff both ways.
 bool ExactIntegrator::ruled_out(Eigen::Index w, double g) const {
   const Mode& m = *mode_;
-  const double cond = 64.0 * kEps * m.split.condition;
-  double both = m.cs_norm(w) * (bound_.rest + 64.0 * kEps * bound_.xs_scale), up = 0.0, down = 0.0;
+  const double cond = 64.0 * kEps * m.split.condition * bound_.roundings;
+  double both = m.cs_norm(w) * (bound_.rest + 64.0 * kEps * bound_.roundings * bound_.xs_scale), up = 0.0, down = 0.0;
   for (std::size_t k = 1; k < kBoundOrder; ++k) {
     const double t = bound_terms_(w, static_cast<Eigen::Index>(k) - 1) * bound_.powers[k];
     (t > 0.0 ? up : down) += t;
@@ -755,6 +756,11 @@ bool ExactIntegrator::ruled_out(Eigen::Index w, double g) const {
 bool ExactIntegrator::all_ruled_out(double span) {
   const Mode& m = *mode_;
   bound_data(span);
+  // The state crossing the span is rounded at each of its sub-steps, the
+  // bound's roundoff margin sized for one: it takes all of them in (a
+  // function that stayed just beyond one step's margin could otherwise drift
+  // across 0 by rounding alone and be found only at the next search; a review).
+  bound_.roundings = std::ceil(span / m.h);
   const auto nw = static_cast<Eigen::Index>(m.watched.size());
   for (Eigen::Index w = 0; w < nw; ++w) {
     const int sign = signs_[static_cast<std::size_t>(m.watched[static_cast<std::size_t>(w)])];

@@ -291,6 +291,7 @@ class ExactIntegrator : public Integrator {
     std::array<double, kBoundOrder> powers{};  // s^k / k!
     double rest = 0.0;                         // Lagrange's remainder factor (times ||c Ds||_1)
     double xs_scale = 0.0;                     // ||Ds^-1 xs||_inf (roundoff)
+    double roundings = 1.0;                    // sub-steps whose rounding the roundoff terms cover
   } bound_;
   Eigen::VectorXcd xi_;           // fast coordinates of the current state
   std::vector<FastTerm> fast_terms_;  // (functions x fast) beta_jk of the searched functions
