@@ -198,14 +198,13 @@ void apply_impulses(const Model& m, double speed, ImpactWorkspace& ws, std::vect
     if (!(returned > lost) || kinetic_after(m, ws, w) - before > tolerance) ws.impulse = ws.compression;
   }
   ws.jump.assign(static_cast<std::size_t>(m.num_bodies()), 0.0);
-  double after = 0.0;
+  out.energy_lost = before - kinetic_after(m, ws, w);
   for (int j = 0; j < static_cast<int>(ws.bodies.size()); ++j) {
     const int body = ws.bodies[j];
     w[body] += ws.n_minv.col(j).dot(ws.impulse);
-    ws.jump[static_cast<std::size_t>(body)] = ws.n_minv.col(j).cwiseAbs().dot(ws.impulse.cwiseAbs());
-    after += 0.5 * m.inertia[body] * w[body] * w[body];
+    // (the impulses are >= 0: each LCP's solution is clamped at 0)
+    ws.jump[static_cast<std::size_t>(body)] = ws.n_minv.col(j).cwiseAbs().dot(ws.impulse);
   }
-  out.energy_lost = before - after;
 }
 
 // The teeth that touched a flank and took no impulse leave the impact as
