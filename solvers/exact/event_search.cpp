@@ -278,16 +278,16 @@ void TaylorData::build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, doubl
   if (V_.rows() < rows_) V_.resize(rows_, kTaylorTerms + 1);
   V_.col(0).head(rows_) = z0;
   computed_ = 0;
-  cut(growth, h);
+  shorten(growth, h);
 }
 
 bool TaylorData::starts_at(const Eigen::Ref<const Eigen::VectorXd>& z0) const {
   return computed_ > 0 && z0.size() == rows_ && (V_.col(0).head(rows_).array() == z0.array()).all();
 }
 
-void TaylorData::shorten(double growth, double h2) { cut(growth, h2); }
-
-void TaylorData::cut(double growth, double h) {
+// (v_k and their scaled norms are computed on first need: computed_ of them
+// are built; a build resets the count)
+void TaylorData::shorten(double growth, double h) {
   h_ = h;
   growth_ = growth;
   auto V = V_.topRows(rows_);

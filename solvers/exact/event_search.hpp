@@ -110,9 +110,6 @@ class TaylorData {
   const Eigen::VectorXd& D() const { return *D_; }
 
  private:
-  // v_k and their scaled norms for k <= order (computed_ of them built).
-  void cut(double growth, double h);
-
   Eigen::MatrixXd V_;
   Eigen::Index rows_ = 0;
   int computed_ = 0;

@@ -115,7 +115,7 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   bound_v_.resize(N, kBoundOrder + 1);
   xi_ = Eigen::VectorXcd::Zero(N);
   gz_ = Eigen::VectorXd::Zero(roots_ + exo_.kinks().rows());
-  fast_change_ = fast_reach_ = xabs_ = Eigen::VectorXd::Zero(N);
+  fast_change_ = fast_reach_ = fast_abs_ = xabs_ = Eigen::VectorXd::Zero(N);
   gscale_ = gzscale_ = gconst_ = Eigen::VectorXd::Zero(gz_.size());
   bound_terms_.resize(gz_.size(), kBoundOrder - 1);
   reported_rows_.resize(roots_, N);  // (record_reported: no allocation at a root stop)
@@ -695,12 +695,16 @@ void ExactIntegrator::propagate(double s) {
   t_ += s;
 }
 
-// The cheap bound's data on a sub-step of length `step` (first_crossing_on).
+// The cheap bound's data (first_crossing_on), in two parts: what the state
+// gives (bound_state: the exact slow terms c v_k, v_k = As^k xs, the norm
+// of v_P for the remainder, |xi_k|) and what the span gives (bound_span).
+// A look-ahead that fails falls back to the sub-step from the same state:
+// only the second part is computed again.
 // Slow part: Taylor's formula to order kBoundOrder - 1 with exact terms
-// c v_k s^k / k! (v_k = As^k xs) and Lagrange's remainder in the balanced norm,
+// c v_k s^k / k! and Lagrange's remainder in the balanced norm,
 //   ||c Ds||_1 growth(s) ||Ds^-1 v_P||_inf s^P / P!.
 // Fast part: per eigenvalue |xi_k| e^{max(sigma, 0) s} and min(|lambda| s, 2).
-void ExactIntegrator::bound_data(double step) {
+void ExactIntegrator::bound_state() {
   const Mode& m = *mode_;
   const int ms = m.split.slow;
   const auto nw = static_cast<Eigen::Index>(m.watched.size());
@@ -708,16 +712,21 @@ void ExactIntegrator::bound_data(double step) {
   V.col(0) = x_.head(ms);
   for (int k = 1; k <= kBoundOrder; ++k) V.col(k).noalias() = m.split.As.lazyProduct(V.col(k - 1));
   bound_terms_.topRows(nw).noalias() = m.GT.leftCols(ms).lazyProduct(V.middleCols(1, kBoundOrder - 1));
+  bound_.last_term = V.col(kBoundOrder).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>();
+  bound_.xs_scale = V.col(0).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>();
+  for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(m.split.fast.size()); ++k) fast_abs_(k) = std::sqrt(std::norm(xi_(k)));
+}
+
+void ExactIntegrator::bound_span(double step) {
+  const Mode& m = *mode_;
   bound_.powers[0] = 1.0;
   for (std::size_t k = 1; k < kBoundOrder; ++k) bound_.powers[k] = bound_.powers[k - 1] * step / static_cast<double>(k);
-  bound_.rest = m.slow_growth.over(step) * V.col(kBoundOrder).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>() *
-                bound_.powers[kBoundOrder - 1] * step / kBoundOrder;
-  bound_.xs_scale = V.col(0).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>();
+  bound_.rest = m.slow_growth.over(step) * bound_.last_term * bound_.powers[kBoundOrder - 1] * step / kBoundOrder;
   bound_.roundings = 1.0;
   for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(m.split.fast.size()); ++k) {
     const std::complex<double> lambda = m.split.fast[static_cast<std::size_t>(k)].lambda;
     const double grow = lambda.real() > 0.0 ? std::exp(lambda.real() * step) : 1.0;
-    fast_change_(k) = std::sqrt(std::norm(xi_(k))) * grow;
+    fast_change_(k) = fast_abs_(k) * grow;
     fast_reach_(k) = std::min(m.fast_rate(k) * step, 2.0);
   }
 }
@@ -755,7 +764,7 @@ bool ExactIntegrator::ruled_out(Eigen::Index w, double g) const {
 
 bool ExactIntegrator::all_ruled_out(double span) {
   const Mode& m = *mode_;
-  bound_data(span);
+  bound_span(span);
   // The state crossing the span is rounded at each of its sub-steps, the
   // bound's roundoff margin sized for one: it takes all of them in (a
   // function that stayed just beyond one step's margin could otherwise drift
@@ -788,6 +797,7 @@ double ExactIntegrator::first_crossing_on(double step, double resolution) {
   if (m.watched.empty()) return best;
   modal_state();
   slow_built_ = false;
+  bound_state();
   const double span = std::min(span_ * m.h, next_break_ - t_);
   if (last_clear_ && span > step) {
     if (all_ruled_out(span)) {
@@ -797,7 +807,7 @@ double ExactIntegrator::first_crossing_on(double step, double resolution) {
     }
     span_ = std::max(0.5 * span_, 2.0);
   }
-  bound_data(step);
+  bound_span(step);
   last_clear_ = true;
   for (Eigen::Index w = 0; w < static_cast<Eigen::Index>(m.watched.size()); ++w) {
     const auto j = static_cast<std::size_t>(m.watched[static_cast<std::size_t>(w)]);

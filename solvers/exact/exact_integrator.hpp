@@ -204,10 +204,12 @@ class ExactIntegrator : public Integrator {
   // per function, signs_ updated for those ruled out), and the stop there
   // (signs, roots_found_, kinks switched; true when a model root was crossed).
   double first_crossing_on(double step, double resolution);
-  // first_crossing_on()'s cheap bound: its data on the sub-step (into bound_,
-  // bound_terms_, fast_change_, fast_reach_), and whether it rules out a
-  // crossing of watched function w (value g now) there.
-  void bound_data(double step);
+  // first_crossing_on()'s cheap bound: its data from the state (into
+  // bound_v_, bound_terms_, bound_, fast_abs_) and over a span (into bound_,
+  // fast_change_, fast_reach_), and whether it rules out a crossing of
+  // watched function w (value g now) over that span.
+  void bound_state();
+  void bound_span(double step);
   bool ruled_out(Eigen::Index w, double g) const;
   // The cheap bound over `span` (beyond the sub-step): whether it rules out
   // a crossing of every watched function there (their signs then set).
@@ -273,7 +275,7 @@ class ExactIntegrator : public Integrator {
   double clear_left_ = 0.0;
   double span_ = 2.0;
   bool last_clear_ = false;  // the last search ruled every function out
-  Eigen::VectorXd gz_, x_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
+  Eigen::VectorXd gz_, x_, fast_abs_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
   Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gzscale_, gconst_;
   Eigen::VectorXd ztx_;          // |T x| at the sub-step's start (built with slow_taylor_: modal_z_scale)
   // The roots reported at the last root stop (their rows in z and
@@ -291,6 +293,7 @@ class ExactIntegrator : public Integrator {
     std::array<double, kBoundOrder> powers{};  // s^k / k!
     double rest = 0.0;                         // Lagrange's remainder factor (times ||c Ds||_1)
     double xs_scale = 0.0;                     // ||Ds^-1 xs||_inf (roundoff)
+    double last_term = 0.0;                    // ||Ds^-1 v_P||_inf (the remainder's)
     double roundings = 1.0;                    // sub-steps whose rounding the roundoff terms cover
   } bound_;
   Eigen::VectorXcd xi_;           // fast coordinates of the current state
