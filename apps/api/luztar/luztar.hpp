@@ -158,7 +158,9 @@ class LUZTAR_PUBLIC Result {
   // The recorded signal paths: bodies, elements, blocks, energies (no inputs).
   std::vector<std::string> signals() const;
   // The values of the signal at `path` at every sample (nt), in its unit.
-  // Throws std::invalid_argument for a path that is not recorded, listing those that are.
+  // Throws std::invalid_argument for a path that is not recorded, listing those that are;
+  // for inputs.<input> of the model, that a run records no inputs and what it records of
+  // their effect (a torque element's elements.<element>.torque, energy.input_work).
   std::vector<double> signal(const std::string& path) const;
   std::vector<Event> events() const;  // the event log, in time order
   Stats stats() const;                // the run's counters and wall time
