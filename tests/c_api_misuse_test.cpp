@@ -241,11 +241,19 @@ TEST(CApi, AnIntegratorFailureIsASolverFailureUntilRestored) {
     ASSERT_EQ(luztar_advance_to(sim, 0.5), LUZTAR_OK) << luztar_last_error();
     luztar_snapshot* snap = nullptr;
     ASSERT_EQ(luztar_snapshot_take(sim, &snap), LUZTAR_OK) << luztar_last_error();
-    ASSERT_EQ(luztar_set_input(sim, u, std::string(integrator) == "exact" ? 1e308 : 1e300), LUZTAR_OK);
+    const double huge = std::string(integrator) == "exact" ? 1e308 : 1e300;
+    ASSERT_EQ(luztar_set_input(sim, u, huge), LUZTAR_OK);
     EXPECT_EQ(luztar_advance_to(sim, 3.0), LUZTAR_SOLVER_FAILURE);
     const std::string why = luztar_last_error();
     EXPECT_EQ(why.rfind(std::string(integrator) + " failed at t = ", 0), 0u) << why;
     const double stopped_at = luztar_time(sim);
+    // stopped at the last finite state it reached: v = 0.5 + u (t - 0.5) there
+    // (before, exact's luztar_value and luztar_time read the overflowed NaN)
+    double w_stop = NAN;
+    ASSERT_EQ(luztar_value(sim, v, &w_stop), LUZTAR_OK) << luztar_last_error();
+    const double w_closed = 0.5 + huge * (stopped_at - 0.5);
+    EXPECT_TRUE(std::isfinite(stopped_at) && std::isfinite(w_stop)) << stopped_at << " " << w_stop;
+    EXPECT_NEAR(w_stop, w_closed, 1e-12 * std::abs(w_closed));
     EXPECT_EQ(luztar_advance_to(sim, 3.5), LUZTAR_SOLVER_FAILURE);
     EXPECT_EQ(luztar_last_error(), why);
     EXPECT_EQ(luztar_time(sim), stopped_at);

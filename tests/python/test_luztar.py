@@ -171,6 +171,9 @@ def test_an_integrator_failure_stops_the_simulator_until_restored(integrator, hu
     assert sim.advance_to(3.0) == "solver_failure"
     why, stopped_at = sim.message, sim.time
     assert why.startswith(f"{integrator} failed at t = ")
+    # the last finite state reached, v = 0.5 + u (t - 0.5) (before, exact's read NaN)
+    assert math.isfinite(stopped_at) and np.isfinite(sim.velocities).all()
+    assert sim.value("b.velocity") == pytest.approx(0.5 + huge * (stopped_at - 0.5), rel=1e-12)
     assert sim.advance_to(3.5) == "solver_failure"
     assert (sim.message, sim.time) == (why, stopped_at)
     with pytest.raises(RuntimeError, match="stopped on an error"):
