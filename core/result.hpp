@@ -3,6 +3,7 @@
 // Matrices are row-major (time-major): value(k, j) = data[k * ncols + j].
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,10 @@ struct Result {
   std::vector<std::string> block_names;  // (nsb) Model::sampled_names
   std::vector<std::string> block_units;  // (nsb) their SI units (core/units.hpp block_units)
   std::vector<double> block_output;      // (nt x nsb) [block_units]
+  // The model's named inputs (Model::input_names), which a run does not record
+  // (the host sets them): named so that Result's inputs.<input> is refused as
+  // not recorded, not as missing. nullopt when not known (a Result read from a file).
+  std::optional<std::vector<std::string>> input_names;
 
   std::vector<EventRecord> events;
   std::vector<double> time_stuck;  // (ne) seconds each friction element spent stuck, each one-way clutch locked (0 for others)

@@ -41,6 +41,7 @@ Result labelled_result(const Model& m) {
   r.body_names = m.reported_body_names;  // a merged body too (core/model.hpp)
   r.element_names = m.element_names;
   r.block_names = m.sampled_names;
+  r.input_names = m.input_names;
   r.block_units = block_units(m);
   for (int e = 0; e < m.num_elements(); ++e) {  // a load on a translational body is a force
     const bool moves = e < static_cast<int>(m.element_translational.size()) && m.element_translational[e];

@@ -194,7 +194,28 @@ std::string signal_path_name(const Model& m, const SignalPath& s) {
   return {};
 }
 
+namespace {
+
+// Refuses inputs.<name> on a Result: an input of the model is not recorded (and
+// what is, of its effect), one the model has not is missing (where the Result
+// knows the model's inputs; one read from a file does not).
+[[noreturn]] void refuse_input(const Result& r, const std::string& path) {
+  const std::string name = path.substr(7);
+  if (r.input_names && index_of(*r.input_names, name) < 0)
+    wrong(path, "the model has no input '" + name + "' (inputs: " + names_of(*r.input_names) + ")");
+  std::vector<std::string> torques;
+  for (std::size_t e = 0; e < r.element_kinds.size() && e < r.element_names.size(); ++e)
+    if (r.element_kinds[e] == "torque" || r.element_kinds[e] == "force") torques.push_back(r.element_names[e]);
+  wrong(path, "a run does not record its inputs (the host sets them; a Simulator reports '" + path +
+                  "' as an output), only what they drive: the torque of a torque element an input drives, "
+                  "elements.<element>.torque (torque elements: " + names_of(torques) +
+                  "), and the work of the applied torques, energy.input_work");
+}
+
+}  // namespace
+
 std::vector<double> recorded_signal(const Result& r, const std::string& path) {
+  if (starts_with(path, "inputs.")) refuse_input(r, path);
   const SignalPath s = resolve_signal_path(signal_space(r), path, SignalNames::canonical);
   const std::size_t nt = r.time.size(), j = static_cast<std::size_t>(s.index);
   const std::size_t ne = r.element_names.size(), nsb = r.block_names.size();

@@ -92,8 +92,10 @@ std::vector<std::string> signal_paths(const SignalSpace& space);
 SignalSpace signal_space(const Result& r);
 
 // The values of the signal at a canonical path at every output sample of a run
-// (nt). Throws std::invalid_argument as resolve_signal_path, and for inputs.*
-// (a run does not record its inputs).
+// (nt). Throws std::invalid_argument as resolve_signal_path, and for inputs.*:
+// "'inputs.u': a run does not record its inputs (...), only what they drive: ..."
+// for an input of the model (or any, where r.input_names is not known),
+// "'inputs.x': the model has no input 'x' (inputs: u)" for a name it lacks.
 std::vector<double> recorded_signal(const Result& r, const std::string& path);
 
 // The canonical path of a signal (inverse of resolve_signal_path).

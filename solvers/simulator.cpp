@@ -110,6 +110,7 @@ class Simulator::Impl {
   // The table of contents of a step: stops until the target.
   StepStatus advance_to(double target) {
     message.clear();
+    if (over_event_limit()) return event_limit();  // stays stopped there: no event more
     outputs_valid = false;
     apply_input_change();
     while (earlier(data.state.t, target)) {
@@ -172,14 +173,22 @@ class Simulator::Impl {
 
   // The event limit and the event storm watch (reached_time: neither).
   StepStatus limit_reached() {
-    if (data.stats.events > settings.max_events) {
-      std::ostringstream os;
-      os << "more than " << settings.max_events << " events (simulation.max_events) by t = " << shortest(data.state.t)
-         << " s";
-      message = os.str();
-      return StepStatus::event_limit;
-    }
+    if (over_event_limit()) return event_limit();
     return storm_detected() ? StepStatus::event_storm : StepStatus::reached_time;
+  }
+
+  // More events than simulation.max_events since t_start: the simulator stops
+  // at the event that passed the limit and stays there (every advance_to
+  // answers event_limit with the same message and time, handling no event
+  // more), as a run does; the state is sound, so snapshot() works, and
+  // restore() of a snapshot from before goes on from there.
+  bool over_event_limit() const { return data.stats.events > settings.max_events; }
+  StepStatus event_limit() {
+    std::ostringstream os;
+    os << "more than " << settings.max_events << " events (simulation.max_events) by t = " << shortest(data.state.t)
+       << " s";
+    message = os.str();
+    return StepStatus::event_limit;
   }
 
   // After set_input: a jump of an applied torque or a friction limit. The

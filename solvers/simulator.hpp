@@ -115,7 +115,12 @@ class Simulator {
   // (a state no longer finite, CVODE's error test or convergence: "<integrator>
   // failed at t = ..."); the simulator then stays stopped (every advance_to
   // returns solver_failure with the same message and time, snapshot() throws
-  // std::logic_error) until restore() of a snapshot taken before.
+  // std::logic_error) until restore() of a snapshot taken before; its state
+  // is the last finite one it reached (where the integrator failed). More
+  // events than settings.max_events since t_start stop it likewise at the
+  // event that passed the limit (every advance_to returns event_limit with
+  // the same message and time, handling no event more), but in a sound state:
+  // snapshot() works there, and restore() of an earlier snapshot goes on.
   StepStatus advance_to(double t);
 
   const State& state() const;

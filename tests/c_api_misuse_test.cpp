@@ -241,11 +241,19 @@ TEST(CApi, AnIntegratorFailureIsASolverFailureUntilRestored) {
     ASSERT_EQ(luztar_advance_to(sim, 0.5), LUZTAR_OK) << luztar_last_error();
     luztar_snapshot* snap = nullptr;
     ASSERT_EQ(luztar_snapshot_take(sim, &snap), LUZTAR_OK) << luztar_last_error();
-    ASSERT_EQ(luztar_set_input(sim, u, std::string(integrator) == "exact" ? 1e308 : 1e300), LUZTAR_OK);
+    const double huge = std::string(integrator) == "exact" ? 1e308 : 1e300;
+    ASSERT_EQ(luztar_set_input(sim, u, huge), LUZTAR_OK);
     EXPECT_EQ(luztar_advance_to(sim, 3.0), LUZTAR_SOLVER_FAILURE);
     const std::string why = luztar_last_error();
     EXPECT_EQ(why.rfind(std::string(integrator) + " failed at t = ", 0), 0u) << why;
     const double stopped_at = luztar_time(sim);
+    // stopped at the last finite state it reached: v = 0.5 + u (t - 0.5) there
+    // (before, exact's luztar_value and luztar_time read the overflowed NaN)
+    double w_stop = NAN;
+    ASSERT_EQ(luztar_value(sim, v, &w_stop), LUZTAR_OK) << luztar_last_error();
+    const double w_closed = 0.5 + huge * (stopped_at - 0.5);
+    EXPECT_TRUE(std::isfinite(stopped_at) && std::isfinite(w_stop)) << stopped_at << " " << w_stop;
+    EXPECT_NEAR(w_stop, w_closed, 1e-12 * std::abs(w_closed));
     EXPECT_EQ(luztar_advance_to(sim, 3.5), LUZTAR_SOLVER_FAILURE);
     EXPECT_EQ(luztar_last_error(), why);
     EXPECT_EQ(luztar_time(sim), stopped_at);
@@ -261,6 +269,50 @@ TEST(CApi, AnIntegratorFailureIsASolverFailureUntilRestored) {
     luztar_simulator_free(sim);
     luztar_model_free(m);
   }
+}
+
+// The event limit stops the simulator there as LUZTAR_EVENT_LIMIT, again on
+// every call with the same message and time and no event more (before, each
+// call handled one more event and moved the time on); a snapshot may be
+// taken there, and one from before, restored, runs to the same limit.
+// Coulomb friction under a 500 Hz torque of 1.5 times its limit: a stick and
+// a break-away every half period, 2000 events per second; the limit is 100.
+TEST(CApi, TheEventLimitStopsTheSimulatorThere) {
+  const char* yaml = "simulation: {t_end: 100.0, output_step: 0.001, max_events: 100}\n"
+                     "bodies:\n  b: {inertia: 1.0e-3}\n"
+                     "elements:\n  bearing: {type: friction, body: b, coulomb: 1.0}\n"
+                     "  buzz: {type: torque, body: b, torque: {sine: {amplitude: 1.5, frequency: 500}}}\n";
+  luztar_model* m = nullptr;
+  ASSERT_EQ(luztar_model_parse(yaml, &m), LUZTAR_OK) << luztar_last_error();
+  luztar_simulator* sim = start(m);
+  ASSERT_EQ(luztar_advance_to(sim, 0.01), LUZTAR_OK) << luztar_last_error();
+  luztar_snapshot* before = nullptr;
+  ASSERT_EQ(luztar_snapshot_take(sim, &before), LUZTAR_OK) << luztar_last_error();
+  ASSERT_EQ(luztar_advance_to(sim, 100.0), LUZTAR_EVENT_LIMIT);
+  const std::string why = luztar_last_error();
+  EXPECT_EQ(why.rfind("more than 100 events (simulation.max_events) by t = ", 0), 0u) << why;
+  const double stopped_at = luztar_time(sim);
+  luztar_stats stats{};
+  ASSERT_EQ(luztar_get_stats(sim, &stats), LUZTAR_OK) << luztar_last_error();
+  EXPECT_EQ(stats.events, 101);
+  for (const double t : {stopped_at, 50.0, 100.0}) {
+    EXPECT_EQ(luztar_advance_to(sim, t), LUZTAR_EVENT_LIMIT) << t;
+    EXPECT_EQ(luztar_last_error(), why);
+    EXPECT_EQ(luztar_time(sim), stopped_at);
+    luztar_stats again{};
+    ASSERT_EQ(luztar_get_stats(sim, &again), LUZTAR_OK) << luztar_last_error();
+    EXPECT_EQ(again.events, stats.events);
+  }
+  luztar_snapshot* at_limit = nullptr;
+  EXPECT_EQ(luztar_snapshot_take(sim, &at_limit), LUZTAR_OK) << luztar_last_error();
+  ASSERT_EQ(luztar_snapshot_restore(sim, before), LUZTAR_OK) << luztar_last_error();
+  EXPECT_EQ(luztar_advance_to(sim, 100.0), LUZTAR_EVENT_LIMIT);
+  EXPECT_EQ(luztar_last_error(), why);
+  EXPECT_EQ(luztar_time(sim), stopped_at);
+  luztar_snapshot_free(at_limit);
+  luztar_snapshot_free(before);
+  luztar_simulator_free(sim);
+  luztar_model_free(m);
 }
 
 }  // namespace

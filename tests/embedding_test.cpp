@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/errors.hpp"
+#include "core/number_text.hpp"
 #include "io/yaml_model.hpp"
 #include "tests/model_builder.hpp"
 #include "solvers/simulator.hpp"
@@ -208,6 +209,46 @@ TEST(Embedding, ChatterEndsInTheEventLimitStatus) {
   EXPECT_EQ(sim.advance_to(100.0), StepStatus::event_limit);
   EXPECT_LT(sim.time(), 1.0);
   EXPECT_NE(sim.message().find("more than 100 events (simulation.max_events)"), std::string::npos) << sim.message();
+}
+
+// At the limit the simulator stays stopped, as a run does: every further
+// advance_to answers event_limit with the same message and time and handles
+// no event more (before, each call handled one more event, moved the clock on
+// and answered event_limit again: a new-user hunt). Its state is sound, so
+// a snapshot may be taken there; a snapshot from before, restored, runs to
+// the same limit at the same time, bit for bit.
+TEST(Embedding, TheEventLimitStopsTheSimulatorThere) {
+  const Model m = parse("simulation: {t_end: 100.0, output_step: 0.001, max_events: 100}\n"
+                        "bodies:\n  b: {inertia: 1.0e-3}\n"
+                        "elements:\n  bearing: {type: friction, body: b, coulomb: 1.0}\n"
+                        "  buzz: {type: torque, body: b, torque: {sine: {amplitude: 1.5, frequency: 500}}}\n");
+  Simulator sim(m);
+  ASSERT_EQ(sim.advance_to(0.01), StepStatus::reached_time) << sim.message();
+  ASSERT_LT(sim.stats().events, 100);
+  const Snapshot before = sim.snapshot();
+  ASSERT_EQ(sim.advance_to(100.0), StepStatus::event_limit);
+  const std::string why = sim.message();
+  const double stopped_at = sim.time();
+  const long events = sim.stats().events;
+  const std::size_t logged = sim.events().size();
+  const double w = sim.state().w[0];
+  EXPECT_EQ(events, 101);  // the instant that passed the limit of 100
+  EXPECT_EQ(why, "more than 100 events (simulation.max_events) by t = " + shortest(stopped_at) + " s");
+  for (const double t : {stopped_at, stopped_at + 1e-4, 50.0, 100.0}) {
+    EXPECT_EQ(sim.advance_to(t), StepStatus::event_limit) << t;
+    EXPECT_EQ(sim.message(), why);
+    EXPECT_EQ(sim.time(), stopped_at);
+    EXPECT_EQ(sim.stats().events, events);
+    EXPECT_EQ(sim.events().size(), logged);
+    EXPECT_EQ(sim.state().w[0], w);
+  }
+  const Snapshot at_limit = sim.snapshot();  // a sound state
+  EXPECT_EQ(at_limit.state.t, stopped_at);
+  sim.restore(before);
+  EXPECT_EQ(sim.advance_to(100.0), StepStatus::event_limit);
+  EXPECT_EQ(sim.message(), why);
+  EXPECT_EQ(sim.time(), stopped_at);
+  EXPECT_EQ(sim.state().w[0], w);
 }
 
 TEST(Embedding, NamesAndValuesAreChecked) {

@@ -141,6 +141,36 @@ TEST(SignalPaths, SimulatorValuesMatchTheRunsRecordAtEveryPath) {
   EXPECT_NE(r.block_output.back(), 0.0);
 }
 
+// A run's Result records no inputs: inputs.u of the model's input u is
+// refused as not recorded, naming what is of its effect (push's torque is u,
+// recorded as elements.push.torque, checked here at every sample), not as
+// missing (before: "the model has no input 'u' (inputs: none)", a new-user
+// hunt); a name the model lacks stays "no input", with the model's inputs.
+// A Result read from a file does not know them: not recorded, for any name.
+TEST(SignalPaths, AResultRefusesAnInputAsNotRecordedAndAMissingOneAsMissing) {
+  const Model m = loop_model();
+  Result r = simulate(m);
+  ASSERT_EQ(r.status, StepStatus::reached_time) << r.message;
+  auto message = [&](const std::string& path) {
+    try {
+      recorded_signal(r, path);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string not_recorded =
+      "a run does not record its inputs (the host sets them; a Simulator reports 'inputs.u' as an output), only "
+      "what they drive: the torque of a torque element an input drives, elements.<element>.torque (torque "
+      "elements: push, feedback), and the work of the applied torques, energy.input_work";
+  EXPECT_EQ(message("inputs.u"), "'inputs.u': " + not_recorded);
+  EXPECT_EQ(message("inputs.v"), "'inputs.v': the model has no input 'v' (inputs: u)");
+  for (const double torque : recorded_signal(r, "elements.push.torque")) EXPECT_EQ(torque, 0.5);
+  r.input_names.reset();  // as read from a file
+  EXPECT_EQ(message("inputs.u"), "'inputs.u': " + not_recorded);
+  EXPECT_EQ(message("inputs.v").rfind("'inputs.v': a run does not record its inputs", 0), 0u) << message("inputs.v");
+}
+
 TEST(SignalPaths, MetricsReadTheSamePathsAndRefuseInputsAndShortNames) {
   const Model m = loop_model();
   const Result r = simulate(m);

@@ -36,7 +36,10 @@ extern "C" {
 
 typedef enum luztar_status {
   LUZTAR_OK = 0,              /* done; advance_to reached its time */
-  LUZTAR_EVENT_LIMIT = 1,     /* advance_to stopped early: more events than simulation.max_events */
+  LUZTAR_EVENT_LIMIT = 1,     /* advance_to stopped early: more events than simulation.max_events since
+                                 t_start; the simulator stays stopped at that event (this status, message
+                                 and time again, no event more) until luztar_snapshot_restore of an
+                                 earlier snapshot (a snapshot may be taken there) */
   LUZTAR_EVENT_STORM = 2,     /* advance_to stopped early: events accumulate (simulation.event_storm) */
   LUZTAR_SOLVER_FAILURE = 3,  /* advance_to stopped early: the integrator or another stage of the step
                                  failed (e.g. a control block's LCP); the simulator stays stopped

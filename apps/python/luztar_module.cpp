@@ -503,7 +503,7 @@ PYBIND11_MODULE(_luztar, m) {
           st = s.sim->advance_to(t);
         }
         return std::string(to_string(st));
-      })
+      }, py::arg("t"))
       .def_property_readonly("time", [](const PySimulator& s) {
         const SimulatorLock lock(s);
         return s.sim->time();
@@ -535,7 +535,7 @@ PYBIND11_MODULE(_luztar, m) {
       .def("set_input", [](PySimulator& s, InputId id, double v) {
         const SimulatorLock lock(s);
         s.sim->set_input(id, v);
-      })
+      }, py::arg("input"), py::arg("value"))
       .def("input_value", [](const PySimulator& s, InputId id) {
         const SimulatorLock lock(s);
         return s.sim->input_value(id);
@@ -563,5 +563,6 @@ PYBIND11_MODULE(_luztar, m) {
                     const std::vector<std::string>& metrics, long samples, long seed, int threads,
                     const py::object& progress) {
     return sweep(model, path, sets, metrics, samples, seed, threads, progress);
-  });
+  }, py::arg("model"), py::arg("path"), py::arg("sets"), py::arg("metrics"), py::arg("samples"), py::arg("seed"),
+        py::arg("threads"), py::arg("progress"));
 }

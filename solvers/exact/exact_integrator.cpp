@@ -10,6 +10,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "core/number_text.hpp"
 #include "core/times.hpp"
 
 namespace luztar::exact {
@@ -112,6 +113,8 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   z_ = Eigen::VectorXd::Zero(N);
   q_ = Eigen::VectorXd::Zero(quads_);
   x_ = offset_ = zscratch_ = ztx_ = Eigen::VectorXd::Zero(N);
+  before_x_ = Eigen::VectorXd::Zero(N);
+  before_q_ = Eigen::VectorXd::Zero(quads_);
   bound_v_.resize(N, kBoundOrder + 1);
   xi_ = Eigen::VectorXcd::Zero(N);
   gz_ = Eigen::VectorXd::Zero(roots_ + exo_.kinks().rows());
@@ -148,6 +151,7 @@ void ExactIntegrator::start_at(double t0, const double* y0, const double* q0) {
   for (int i = 0; i < n_; ++i) z_(i) = y0[i];
   for (int j = 0; j < quads_; ++j) q_(j) = q0 ? q0[j] : 0.0;
   roots_found_.assign(static_cast<std::size_t>(roots_), 0);
+  overflow_at_ = std::numeric_limits<double>::quiet_NaN();
 }
 
 void ExactIntegrator::read_signals(bool same_mode) {
@@ -683,6 +687,9 @@ void ExactIntegrator::propagate(double s) {
   ++stats_.substeps;
   if (s <= 0.0) return;
   Mode& m = *mode_;
+  before_x_ = x_;
+  before_q_ = q_;
+  before_t_ = t_;
   if (s == m.h) {
     m.propagator.step(x_, q_);
   } else {
@@ -693,6 +700,12 @@ void ExactIntegrator::propagate(double s) {
   slow_built_ = false;
   clear_left_ = std::max(clear_left_ - s, 0.0);
   t_ += s;
+  if (!x_.allFinite()) {  // overflowed: back to where the sub-step began (advance fails)
+    overflow_at_ = t_;
+    x_ = before_x_;
+    q_ = before_q_;
+    t_ = before_t_;
+  }
 }
 
 // The cheap bound's data (first_crossing_on), in two parts: what the state
@@ -933,14 +946,20 @@ Integrator::Outcome ExactIntegrator::advance(double tout, double tstop, double& 
   cross_s_.resize(F);
   cross_dir_.resize(F);
   auto finish = [&](Outcome outcome) {
+    if (!std::isnan(overflow_at_)) {  // a sub-step overflowed: the last finite state, t_ (propagate)
+      last_error_ = "exact integrator: the state is not finite at t = " + shortest(overflow_at_) +
+                    " s (stopped at the last finite state)";
+      outcome = Outcome::failure;
+    }
     t = t_;
     sync_z();
     for (int i = 0; i < n_; ++i) y[i] = z_(i);
     return outcome;
   };
   for (;;) {
+    if (!std::isnan(overflow_at_)) return finish(Outcome::failure);
     if (!x_.allFinite()) {
-      last_error_ = "exact integrator: the state is not finite at t = " + std::to_string(t_) + " s";
+      last_error_ = "exact integrator: the state is not finite at t = " + shortest(t_) + " s";
       return finish(Outcome::failure);
     }
     if (at_or_before(target, t_)) {

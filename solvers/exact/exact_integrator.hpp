@@ -73,6 +73,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <list>
 #include <string>
 #include <unordered_map>
@@ -268,6 +269,13 @@ class ExactIntegrator : public Integrator {
   TaylorData slow_taylor_;       // of the slow block (event functions)
   std::int64_t taylor_mode_ = -1;  // the id of the mode slow_taylor_ was last built in
   bool slow_built_ = false;      // slow_taylor_ holds the current sub-step
+  // The state before the last sub-step (x_, q_, t_), put back when the sub-step
+  // overflowed (a state no longer finite): a failure reports the last finite
+  // state it reached, never a NaN (propagate). overflow_at_: the time the
+  // overflowing sub-step went to (NaN: none since the last reset).
+  Eigen::VectorXd before_x_, before_q_;
+  double before_t_ = 0.0;
+  double overflow_at_ = std::numeric_limits<double>::quiet_NaN();
   // Look-ahead: the cheap bound rules out every crossing of the current mode
   // for clear_left_ more seconds of propagation from this state (0: not
   // known), so the sub-steps within it need no search; span_ sub-steps are

@@ -171,6 +171,9 @@ def test_an_integrator_failure_stops_the_simulator_until_restored(integrator, hu
     assert sim.advance_to(3.0) == "solver_failure"
     why, stopped_at = sim.message, sim.time
     assert why.startswith(f"{integrator} failed at t = ")
+    # the last finite state reached, v = 0.5 + u (t - 0.5) (before, exact's read NaN)
+    assert math.isfinite(stopped_at) and np.isfinite(sim.velocities).all()
+    assert sim.value("b.velocity") == pytest.approx(0.5 + huge * (stopped_at - 0.5), rel=1e-12)
     assert sim.advance_to(3.5) == "solver_failure"
     assert (sim.message, sim.time) == (why, stopped_at)
     with pytest.raises(RuntimeError, match="stopped on an error"):
@@ -611,6 +614,57 @@ def test_advance_to_keeps_the_embedding_rules(models_dir):
     assert sim.advance_to(20.0) == "reached_time" and sim.time == 20.0
     with pytest.raises(ValueError, match="aligning_moment = nan is not a number within"):
         sim.set_input("aligning_moment", math.nan)
+
+
+CHATTER = """simulation: {t_end: 100.0, output_step: 0.001, max_events: 100}
+bodies:
+  b: {inertia: 1.0e-3}
+elements:
+  bearing: {type: friction, body: b, coulomb: 1.0}
+  buzz: {type: torque, body: b, torque: {sine: {amplitude: 1.5, frequency: 500}}}
+"""
+
+
+def test_the_event_limit_stops_the_simulator_there():
+    # Coulomb friction under a 500 Hz torque of 1.5 times its limit: 2000 events per second.
+    # At the limit of 100 the simulator stays stopped, as the C++ and C APIs (before, every
+    # further advance_to handled one more event, moved the time on and said event_limit again).
+    sim = luztar.Simulator(luztar.loads(CHATTER))
+    assert sim.advance_to(0.01) == "reached_time"
+    before = sim.snapshot()
+    assert sim.advance_to(100.0) == "event_limit"
+    why, stopped_at, events = sim.message, sim.time, sim.stats["events"]
+    assert why.startswith("more than 100 events (simulation.max_events) by t = ")
+    assert events == 101
+    for t in (stopped_at, 50.0, 100.0):
+        assert sim.advance_to(t) == "event_limit"
+        assert (sim.message, sim.time, sim.stats["events"]) == (why, stopped_at, events)
+    sim.snapshot()  # a sound state
+    sim.restore(before)
+    assert sim.advance_to(100.0) == "event_limit"
+    assert (sim.message, sim.time) == (why, stopped_at)
+
+
+@pytest.mark.parametrize("text", ["1.0", b"1.0", np.str_("1.0")], ids=["str", "bytes", "numpy_str"])
+def test_numeric_arguments_refuse_text(models_dir, text):
+    # float("1.0") and int("3") parse text: sim.set_input(u, "1.0") and sim.advance_to("1") ran.
+    # A str or bytes for a number raises TypeError naming the parameter; nothing changes.
+    sim = luztar.Simulator(luztar.load(HUGE_INPUT))
+    with pytest.raises(TypeError, match=r"^set_input: value must be a number, not (str|bytes|str_)"):
+        sim.set_input("u", text)
+    assert sim.input_value("u") == 0.0
+    with pytest.raises(TypeError, match=r"^advance_to: t must be a number, not (str|bytes|str_)"):
+        sim.advance_to(text)
+    assert sim.time == 0.0
+    for name in ("threads", "samples", "seed"):
+        with pytest.raises(TypeError, match=rf"^sweep: {name} must be a number, not (str|bytes|str_)"):
+            luztar.sweep(models_dir / "block.yaml", {"bodies.block.inertia": [1.0]}, **{name: text})
+    # numbers of every kind still serve: int, float, numpy scalars (v = u t, I = 1)
+    for u, t in ((1, 0.5), (np.float64(1.0), np.float32(1.0)), (np.int64(1), np.int32(2))):
+        sim.set_input("u", u)
+        assert sim.advance_to(t) == "reached_time"
+    assert sim.time == 2.0
+    assert sim.value("b.velocity") == pytest.approx(2.0, abs=1e-9)
 
 
 def test_a_block_that_drives_a_torque_is_in_n_m(models_dir, cli, tmp_path):

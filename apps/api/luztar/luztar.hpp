@@ -78,7 +78,7 @@ struct LUZTAR_PUBLIC Override {
 // How a run or an advance_to call ended.
 enum class Status {
   reached_time,    // done
-  event_limit,     // stopped early: more events than simulation.max_events
+  event_limit,     // stopped early: more events than simulation.max_events since t_start (stays stopped there)
   event_storm,     // stopped early: events accumulate (simulation.event_storm)
   solver_failure,  // stopped early: the integrator or another stage failed (message() says which)
 };
@@ -158,7 +158,9 @@ class LUZTAR_PUBLIC Result {
   // The recorded signal paths: bodies, elements, blocks, energies (no inputs).
   std::vector<std::string> signals() const;
   // The values of the signal at `path` at every sample (nt), in its unit.
-  // Throws std::invalid_argument for a path that is not recorded, listing those that are.
+  // Throws std::invalid_argument for a path that is not recorded, listing those that are;
+  // for inputs.<input> of the model, that a run records no inputs and what it records of
+  // their effect (a torque element's elements.<element>.torque, energy.input_work).
   std::vector<double> signal(const std::string& path) const;
   std::vector<Event> events() const;  // the event log, in time order
   Stats stats() const;                // the run's counters and wall time
@@ -234,9 +236,13 @@ class LUZTAR_PUBLIC Simulator {
   double value(Output output) const;
 
   // Integrates to time t [s], handling every event in (time(), t]. Returns
-  // reached_time, or why it stopped early (message() says more; after
-  // solver_failure it answers the same until restore()). Throws
-  // std::invalid_argument for t not finite, before time() or after t_end.
+  // reached_time, or why it stopped early (message() says more). A stop is
+  // final until restore(): after solver_failure (the state where it failed,
+  // the last finite one reached, not trusted: snapshot() throws) and after
+  // event_limit (at the event that passed simulation.max_events, a sound
+  // state: snapshot() works) every call answers the same status, message and
+  // time() and handles no event more. Throws std::invalid_argument for t not
+  // finite, before time() or after t_end.
   Status advance_to(double t);
   double time() const;                     // [s]
   const std::string& message() const;      // why the last advance_to stopped early

@@ -276,6 +276,15 @@ def _yaml_text(value) -> str:
     raise TypeError(f"cannot write a {type(value).__name__} as a model field")
 
 
+def _number(value, where: str, integer: bool = False):
+    """``value`` as a float (an int with ``integer``) for the numeric parameter ``where``
+    ("advance_to: t"). float() and int() would parse text ("1.0"): a str or bytes raises
+    TypeError naming the parameter; ints, floats and numpy scalars pass."""
+    if isinstance(value, (str, bytes, bytearray)):
+        raise TypeError(f"{where} must be a number, not {type(value).__name__} ({value!r})")
+    return int(value) if integer else float(value)
+
+
 def _python_value(text: str):
     """A field's YAML scalar text as a Python value: int, float, bool, or the text itself."""
     for conv in (int, float):
@@ -497,8 +506,10 @@ class Simulator:
         return self._core.input(name)
 
     def set_input(self, input, value: float) -> None:
-        """Sets an input (an id or a name) from now on; ValueError for a value outside its bounds."""
-        self._core.set_input(self.input(input) if isinstance(input, str) else input, float(value))
+        """Sets an input (an id or a name) from now on; ValueError for a value outside its bounds,
+        TypeError for text ("1.0": a number is meant)."""
+        value = _number(value, "set_input: value")
+        self._core.set_input(self.input(input) if isinstance(input, str) else input, value)
 
     def input_value(self, input) -> float:
         """The value an input holds now."""
@@ -517,9 +528,14 @@ class Simulator:
     def advance_to(self, t: float) -> str:
         """Integrates to time ``t`` handling every event in (now, t]; returns the status:
         ``"reached_time"``, ``"event_limit"``, ``"event_storm"`` or ``"solver_failure"``
-        (then :attr:`message` says why). ValueError (nothing changes) for a ``t`` that is not
-        finite, before :attr:`time` or past ``simulation.t_end``. The GIL is released meanwhile."""
-        return self._core.advance_to(float(t))
+        (then :attr:`message` says why). After ``"solver_failure"`` (at the last finite state
+        reached) and ``"event_limit"`` (at the event that passed ``simulation.max_events``) the
+        simulator stays stopped: every call answers the same status, message and time, handling
+        no event more, until :meth:`restore` of an earlier snapshot (one may be taken at the event
+        limit, not after a failure). ValueError (nothing changes) for a ``t`` that is not
+        finite, before :attr:`time` or past ``simulation.t_end``; TypeError for text ("1").
+        The GIL is released meanwhile."""
+        return self._core.advance_to(_number(t, "advance_to: t"))
 
     @property
     def time(self) -> float:
@@ -607,9 +623,11 @@ def _sweep(core, path, parameters=None, metrics=None, *, threads=0, samples=None
     sets = [f"{p}={_yaml_text(list(v) if isinstance(v, (list, tuple, np.ndarray)) else v)}"
             for p, v in (parameters or {}).items()]
     mets = [f"{n}={_yaml_text(s) if isinstance(s, dict) else s}" for n, s in (metrics or {}).items()]
+    samples = -1 if samples is None else _number(samples, "sweep: samples", integer=True)
+    seed = -1 if seed is None else _number(seed, "sweep: seed", integer=True)
+    threads = _number(threads, "sweep: threads", integer=True)
     try:
-        return SweepResult(_luztar.sweep(core, path, sets, mets, -1 if samples is None else int(samples),
-                                         -1 if seed is None else int(seed), int(threads), progress))
+        return SweepResult(_luztar.sweep(core, path, sets, mets, samples, seed, threads, progress))
     except Interrupted as e:
         e.result = SweepResult(e.partial)
         raise
@@ -629,6 +647,7 @@ def sweep(model: Model | str | os.PathLike, parameters: dict | None = None, metr
             (``"rms: bodies.psi.velocity"``); none given anywhere: the default metrics.
         threads: worker threads (0: every core).
         samples, seed: draws and random stream of sampled parameters (default: the file's).
+            threads, samples and seed are numbers: text raises TypeError.
         progress: called as ``progress(done, total, failed)`` about every 50 ms and at the end.
 
     Every run's model is checked before the first run (a bad path or value raises
