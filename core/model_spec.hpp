@@ -533,6 +533,10 @@ struct SimulationSettings {
   // event_driven: what integrates between events (solvers/integrator.hpp):
   // auto (resolve_integrator: exact where it serves the model, else cvode_bdf) | exact | cvode_bdf | cvode_adams
   std::string integrator = "auto";
+  // event_driven: samples' outputs through per-mode affine maps where the
+  // model allows (solvers/output_map.hpp); false: the element tables at every
+  // sample (not a model field: the tests compare the two).
+  bool output_maps = true;
   // event_driven: CVODE with exact events (S-S procedure); time_stepping:
   // Moreau-Jean (solvers/time_stepping.hpp), fixed step, no event location.
   std::string solver = "event_driven";

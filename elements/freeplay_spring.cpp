@@ -35,6 +35,12 @@ double branch_torque(const Spring& s, double x, std::int8_t state) {
   return s.stiffness * (x - (state > 0 ? upper_flank(s) : lower_flank(s)));
 }
 
+double branch_anchor(const Spring& s, std::int8_t state) {
+  if (s.has_table()) return s.table.knot[state > 0 ? state - 1 : 0];
+  if (s.rigid() || s.freeplay == 0.0 || state == 0) return s.center;
+  return state > 0 ? upper_flank(s) : lower_flank(s);
+}
+
 namespace {
 // |T_el| on the branch of state (T_el != 0 there), continued linearly.
 double contact_elastic_magnitude(const Spring& s, double x, std::int8_t state) {

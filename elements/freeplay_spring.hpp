@@ -98,6 +98,11 @@ inline double table_torque(const SpringTable& t, int k, double x) {
 // T_el on the branch of `state` (a gap's side, a table's segment), continued
 // linearly beyond it [N m]; a rigid freeplay: 0.
 double branch_torque(const Spring& s, double x, std::int8_t state);
+// The coordinate branch_torque measures x from on the branch of `state` (a
+// flank, a table's anchor knot, the centre) [rad]: T_el = T0 + k (x - it), so
+// that x - it, formed as the law forms it, keeps T_el's digits near a kink
+// (solvers/output_map.hpp).
+double branch_anchor(const Spring& s, std::int8_t state);
 // The sign of T_el on the branch of `state` (a gap: the side).
 inline std::int8_t branch_sign(const Spring& s, std::int8_t state) {
   return s.has_table() ? s.table.sign[state] : state;

@@ -87,10 +87,39 @@ void element_coordinates(const Model& m, const double* q, const double* w, doubl
   });
 }
 
+std::vector<ElementCoordinate> element_coordinate_rows(const Model& m) {
+  std::vector<ElementCoordinate> rows(static_cast<std::size_t>(m.num_elements()));
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    const int e = m.elements_of(row.kind)[i];
+    ElementCoordinate& c = rows[static_cast<std::size_t>(e)];
+    c.has = coordinate_of(m, row, i, c.row) != 0.0;
+    c.scale = output_scale(m, e);
+  });
+  return rows;
+}
+
+void element_coordinates(const std::vector<ElementCoordinate>& rows, const double* q, const double* w, double* x,
+                         double* rate) {
+  for (std::size_t e = 0; e < rows.size(); ++e) {
+    const ElementCoordinate& c = rows[e];
+    x[e] = c.has ? row_value(c.row, q) / c.scale : 0.0;
+    rate[e] = c.has ? row_value(c.row, w) / c.scale : 0.0;
+  }
+}
+
 double element_rate(const Model& m, int e, const double* w) {
   const ElementKindInfo& row = element_kind_info(m.element_kind[e]);
   CoordinateRow r;
   return coordinate_of(m, row, m.element_index[e], r) != 0.0 ? row_value(r, w) / output_scale(m, e) : 0.0;
+}
+
+std::vector<double> power_signs(const Model& m) {
+  std::vector<double> sign(static_cast<std::size_t>(m.num_elements()), 0.0);
+  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
+    CoordinateRow r;
+    sign[static_cast<std::size_t>(m.elements_of(row.kind)[i])] = coordinate_of(m, row, i, r);
+  });
+  return sign;
 }
 
 void element_powers(const Model& m, const double* torque, const double* rate, double* power) {

@@ -42,12 +42,26 @@ void element_outputs(const Model& m, const State& modes, const Workspace& ws, do
 // as written (divided by output_scale: an element a rigid merge carried reads
 // in its own bodies' terms).
 void element_coordinates(const Model& m, const double* q, const double* w, double* x, double* rate);
+// Each element's coordinate row and the scale it is written with (by
+// element id), and the same coordinates from them: element_coordinates'
+// values without its walk over the kinds (a sample through an output map).
+struct ElementCoordinate {
+  CoordinateRow row;
+  bool has = false;    // a kind with neither a row nor a body: x = x' = 0
+  double scale = 1.0;  // output_scale
+};
+std::vector<ElementCoordinate> element_coordinate_rows(const Model& m);
+void element_coordinates(const std::vector<ElementCoordinate>& rows, const double* q, const double* w, double* x,
+                         double* rate);
 // The rate x' of element e's coordinate at velocities w (nb) [rad/s].
 double element_rate(const Model& m, int e, const double* w);
 // The power each element takes from the bodies (ne) [W], -sum_i f_i w_i, from its
 // torque T and its coordinate's rate: T x' for a row (-c_k T on body k), -T w
 // for a one-body element (+T on its body).
 void element_powers(const Model& m, const double* torque, const double* rate, double* power);
+// Each element's sign s of its power s T x' (by element id: +1 a row, -1 a
+// one-body element, 0 neither), element_powers' factors.
+std::vector<double> power_signs(const Model& m);
 // Body accelerations (nb) [rad/s^2] from the cluster accelerations in ws.acc
 // and ws.slot_acc (cluster_accelerations in the structure ms): a member's
 // through its cluster's motion (bodies/clusters.hpp body_acceleration), a held

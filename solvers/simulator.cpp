@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -18,6 +19,7 @@
 #include "solvers/integrator.hpp"
 #include "solvers/mode_system.hpp"
 #include "solvers/next_stop.hpp"
+#include "solvers/output_map.hpp"
 #include "solvers/sampling_loop.hpp"
 
 namespace luztar {
@@ -113,10 +115,12 @@ class Simulator::Impl {
     if (over_event_limit()) return event_limit();  // stays stopped there: no event more
     outputs_valid = false;
     apply_input_change();
+    enter_mode();
     while (earlier(data.state.t, target)) {
       const Integrator::Outcome outcome = segment(target);
       if (outcome == Integrator::Outcome::failure) return integrator_failed();
       at_stop(outcome, target);
+      enter_mode();
       if (const StepStatus limit = limit_reached(); limit != StepStatus::reached_time) return limit;
     }
     return StepStatus::reached_time;
@@ -262,13 +266,34 @@ class Simulator::Impl {
     return out;
   }
 
-  // Evaluates forces and static friction at the current state, then every output.
+  // After a restart (a new structure, or the same one restarted): the output
+  // maps file the mode's storage while its integrator files its own.
+  void enter_mode() {
+    if (data.stats.reinits == entered_at) return;
+    entered_at = data.stats.reinits;
+    output_maps.enter(data.state);
+  }
+
+  // Every output at the current state: through the mode's affine map when
+  // it has one (solvers/output_map.hpp), else by the element tables.
   void evaluate_outputs(OutputSample& o) {
+    signal_values(model, data.state.t, ws);
+    output_maps.outputs(data.state, ws.sigma.data(), tables, o);
+  }
+
+  // The element tables at (q, w, sigma) in the current modes: forces and
+  // static friction, then every output (and the maps' probes).
+  void tables_at(const double* q, const double* w, const double* sigma, OutputSample& o) {
     const State& s = data.state;
-    pipeline.evaluate_static_torques();
+    std::copy(q, q + model.num_bodies(), ws.q.begin());
+    std::copy(w, w + model.num_bodies(), ws.w.begin());
+    if (sigma != ws.sigma.data()) std::copy(sigma, sigma + ws.sigma.size(), ws.sigma.begin());
+    applied_forces(model, s, ws);
+    cluster_accelerations(model, ms, ws);
+    static_friction(model, s, ms, ws);
     o.resize(model);
     luztar::element_outputs(model, s, ws, o.torque.data(), o.state.data());
-    element_coordinates(model, s.q.data(), s.w.data(), o.relative.data(), o.rate.data());
+    element_coordinates(model, q, w, o.relative.data(), o.rate.data());
     element_powers(model, o.torque.data(), o.rate.data(), o.power.data());
     o.dissipated = s.element_dissipated;
     body_accelerations(model, ms, ws, o.acceleration.data());
@@ -354,6 +379,12 @@ class Simulator::Impl {
   double peak_energy = 0.0;  // [J] the largest term of the balance at the checks so far (check_energy)
   bool outputs_valid = false;
   OutputSample out;                     // cache of the outputs at state.t
+  OutputMaps output_maps{model, signal_slot_count(model),
+                         settings.output_maps && std::strcmp(integrator->name(), "exact") == 0};
+  long entered_at = -1;  // data.stats.reinits when the maps last heard of a restart (enter_mode)
+  const OutputMaps::Evaluate tables = [this](const double* q, const double* w, const double* sigma, OutputSample& o) {
+    tables_at(q, w, sigma, o);
+  };
   EnergyQuadratures energies{model};  // the integrator's quadratures, read at each sync
 };
 

@@ -1,0 +1,262 @@
+// A sample's outputs through per-mode affine maps (solvers/output_map.hpp):
+// the same outputs as the element tables, to the roundoff of their terms, on
+// every model; the mechanism's build, check and refusals on a known map.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/coordinate.hpp"
+#include "io/yaml_model.hpp"
+#include "solvers/output_map.hpp"
+#include "solvers/simulator.hpp"
+
+namespace luztar {
+namespace {
+
+Result run(const Model& m, bool maps, double t_end) {
+  SimulationSettings s = m.simulation;
+  s.t_end = std::min(s.t_end, t_end);
+  s.output_maps = maps;
+  return simulate(m, s);
+}
+
+// A model from its text, run through the maps and by the tables.
+struct Both {
+  Model m;
+  Result mapped, tables;
+};
+Both run_both(const std::string& yaml, double t_end) {
+  Both b{assemble(io::parse_model_spec(yaml, "model.yaml", ".")), {}, {}};
+  b.mapped = run(b.m, true, t_end);
+  b.tables = run(b.m, false, t_end);
+  return b;
+}
+
+// Bit for bit (NaN where the other has NaN: a removed body whose motion is undetermined).
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](double x, double y) {
+           return x == y || (std::isnan(x) && std::isnan(y));
+         });
+}
+
+// Column by column (nt x n, row-major by sample): max |a - b| within `tol`
+// of the column's largest |b|.
+void expect_columns_near(const std::vector<double>& a, const std::vector<double>& b, std::size_t n, double tol,
+                         const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  if (n == 0) return;
+  for (std::size_t c = 0; c < n; ++c) {
+    double scale = 0.0, diff = 0.0;
+    for (std::size_t k = c; k < b.size(); k += n) {
+      if (std::isnan(b[k])) {
+        EXPECT_TRUE(std::isnan(a[k])) << what << " column " << c;
+        continue;
+      }
+      scale = std::max(scale, std::abs(b[k]));
+      diff = std::max(diff, std::abs(a[k] - b[k]));
+    }
+    EXPECT_LE(diff, tol * std::max(scale, 1e-300)) << what << " column " << c << " (largest " << scale << ")";
+  }
+}
+
+// Through the maps, a run's outputs are the tables' to the roundoff of their
+// terms (1e-10 of each output's range: a pinion's acceleration of 122 rad/s^2
+// is the sum of torques 1e4 times larger), and nothing else changes: the
+// trajectory, the events and the element states bit for bit (outputs do not
+// feed back).
+TEST(OutputMaps, ReproduceTheElementTablesOnEveryModel) {
+  int mapped_models = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(LUZTAR_MODELS_DIR)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const Model m = assemble(io::load_model_spec(entry.path().string()));
+    if (m.simulation.solver != "event_driven") continue;
+    const std::string name = entry.path().stem().string();
+    SCOPED_TRACE(name);
+    const Result a = run(m, true, 2.0), b = run(m, false, 2.0);
+    ASSERT_EQ(a.status, b.status) << a.message;
+    ASSERT_EQ(a.events.size(), b.events.size());
+    for (std::size_t k = 0; k < a.events.size(); ++k) {
+      EXPECT_EQ(a.events[k].t, b.events[k].t);
+      EXPECT_EQ(a.events[k].element, b.events[k].element);
+      EXPECT_EQ(a.events[k].kind, b.events[k].kind);
+    }
+    EXPECT_TRUE(same_bits(a.angle, b.angle)) << "angle";
+    EXPECT_TRUE(same_bits(a.velocity, b.velocity)) << "velocity";
+    EXPECT_EQ(a.element_state, b.element_state);
+    EXPECT_TRUE(same_bits(a.element_relative, b.element_relative)) << "element_relative";
+    EXPECT_TRUE(same_bits(a.element_relative_velocity, b.element_relative_velocity)) << "element_relative_velocity";
+    EXPECT_TRUE(same_bits(a.element_dissipated, b.element_dissipated)) << "element_dissipated";
+    const std::size_t ne = static_cast<std::size_t>(m.num_elements()), nr = m.reported_body_names.size();
+    expect_columns_near(a.element_torque, b.element_torque, ne, 1e-10, "torque");
+    expect_columns_near(a.element_power, b.element_power, ne, 1e-10, "power");
+    expect_columns_near(a.acceleration, b.acceleration, nr, 1e-10, "acceleration");
+    expect_columns_near(a.drive_torque, b.drive_torque, m.driven_bodies.empty() ? 0 : nr, 1e-10, "drive torque");
+    if (a.element_torque != b.element_torque) ++mapped_models;  // (the maps served: their sums round otherwise)
+  }
+  EXPECT_GE(mapped_models, 10);
+}
+
+// A clutch beside a shaft spring (1e4 N m/rad), the shafts turned 1e5 rad:
+// the spring's coordinate enters the map as its law forms it (q_a - q_b from
+// its anchor), so its torque keeps the digits the tables keep. With the
+// absolute angles in u (k q_a - k q_b) it lost eps k |q| = 2e-7 N m.
+TEST(OutputMaps, KeepASpringTorquesDigitsAtLargeAngles) {
+  const std::string yaml =
+      "simulation: {t_end: 1.0, output_step: 0.01, integrator: exact}\n"
+      "bodies: {a: {inertia: 1, angle: 100000}, b: {inertia: 1, angle: 100000}}\n"
+      "elements:\n  drive: {type: torque, body: a, torque: {sine: {amplitude: 2.02, frequency: 1}}}\n"
+      "  clutch: {type: friction, bodies: [a, b], coulomb: 1}\n  spring: {type: spring, bodies: [a, b], stiffness: 1.0e4}\n";
+  const Both r = run_both(yaml, 1.0);
+  ASSERT_EQ(r.mapped.status, StepStatus::reached_time) << r.mapped.message;
+  expect_columns_near(r.mapped.element_torque, r.tables.element_torque, static_cast<std::size_t>(r.m.num_elements()),
+                      1e-12, "torque");
+  EXPECT_NE(r.mapped.element_torque, r.tables.element_torque);  // the maps served
+}
+
+// A stiff stop (1e6 N m/rad past a freeplay of 0.01 rad): in contact its
+// torque k (x - a) enters the map from the flank, as the law forms it, so
+// each sample keeps its own digits however close to the flank. From x itself
+// (k x - k a) a sample 1e-9 rad past the flank had k a eps = 2e-12 N m of
+// roundoff on a torque of 1e-3 N m.
+TEST(OutputMaps, KeepAContactTorquesDigitsJustPastItsFlank) {
+  const std::string yaml =
+      "simulation: {t_end: 0.5, output_step: 1.0e-4, integrator: exact}\n"
+      "bodies: {b: {inertia: 1}}\n"
+      "elements:\n  drive: {type: torque, body: b, torque: {sine: {amplitude: 2000, frequency: 3}}}\n"
+      "  stop: {type: spring, body: b, stiffness: 1.0e6, freeplay: 0.01}\n";
+  const Both r = run_both(yaml, 0.5);
+  const Result &a = r.mapped, &b = r.tables;
+  ASSERT_EQ(a.status, StepStatus::reached_time) << a.message;
+  const std::size_t ne = static_cast<std::size_t>(r.m.num_elements());
+  const auto stop = static_cast<std::size_t>(r.m.element_id("stop"));
+  int in_contact = 0;
+  for (std::size_t k = 0; k < a.time.size(); ++k) {
+    const double mapped = a.element_torque[k * ne + stop], tables = b.element_torque[k * ne + stop];
+    if (b.element_state[k * ne + stop] == 0) continue;
+    ++in_contact;
+    EXPECT_NEAR(mapped, tables, 8.0 * std::numeric_limits<double>::epsilon() * std::abs(tables)) << "t = " << a.time[k];
+  }
+  EXPECT_GT(in_contact, 100);
+}
+
+// The mechanism on a known map: a two-body model, its outputs from a stand-in
+// for the tables.
+class OutputMapsOnAKnownMap : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string yaml =
+        "simulation: {t_end: 1.0, output_step: 0.01}\nbodies: {a: {inertia: 1}, b: {inertia: 2}}\n"
+        "signals: {u: {input: 0}}\n"
+        "elements:\n  spring: {type: spring, bodies: [a, b], stiffness: 100, freeplay: 0.01}\n"
+        "  bearing: {type: friction, body: a, coulomb: 1}\n  push: {type: torque, body: b, torque: u}\n";
+    model = std::make_unique<Model>(assemble(io::parse_model_spec(yaml, "known.yaml", ".")));
+    const Model& m = *model;
+    const auto nb = static_cast<std::size_t>(m.num_bodies()), ne = static_cast<std::size_t>(m.num_elements());
+    state.q = {0.3, 0.25};
+    state.w = {1.5, -0.5};
+    state.spring_side.assign(m.springs.size(), 1);
+    state.element_mode.assign(ne, 0);
+    state.friction_mode.assign(m.frictions.size(), FrictionMode::slip_positive);
+    state.massless_side.assign(nb, 0);
+    state.element_dissipated.assign(ne, 0.25);
+    sigma.assign(static_cast<std::size_t>(signal_slot_count(m)), 0.0);
+    for (std::size_t k = 0; k < sigma.size(); ++k) sigma[k] = 0.5 + static_cast<double>(k);
+  }
+  // x: the spring's coordinate; the outputs affine in (x, w, sigma)
+  double x(const double* q) const { return row_value(model->springs[0].row, q); }
+  OutputMaps::Evaluate affine() const {
+    return [this](const double* q, const double* w, const double* s, OutputSample& o) {
+      o.resize(*model);
+      for (std::size_t e = 0; e < o.torque.size(); ++e) {
+        o.torque[e] = static_cast<double>(e + 1) * 100.0 * (x(q) - 0.01) + 0.5 * w[0] - 2.0 * w[1] + 3.0 * s[0] + 7.0;
+        o.state[e] = 1;
+      }
+      for (std::size_t j = 0; j < o.acceleration.size(); ++j) o.acceleration[j] = -50.0 * x(q) + w[j] + s[0];
+      ++calls;
+    };
+  }
+  std::unique_ptr<Model> model;
+  State state;
+  std::vector<double> sigma;
+  mutable int calls = 0;
+};
+
+TEST_F(OutputMapsOnAKnownMap, BuildsOnTheFirstSampleAndReproducesItElsewhere) {
+  const Model& m = *model;
+  OutputMaps maps(m, signal_slot_count(m), true);
+  const OutputMaps::Evaluate tables = affine();
+  OutputSample o, expected;
+  maps.enter(state);
+  EXPECT_TRUE(maps.outputs(state, sigma.data(), tables, o));  // first sample: built, and its own value taken
+  EXPECT_EQ(maps.maps_built(), 1);
+  tables(state.q.data(), state.w.data(), sigma.data(), expected);
+  for (std::size_t e = 0; e < o.torque.size(); ++e)
+    EXPECT_NEAR(o.torque[e], expected.torque[e], 1e-13 * (1.0 + std::abs(expected.torque[e])));
+  // elsewhere in the mode: one product, the stand-in's values
+  state.q = {-4.0, -4.03};
+  state.w = {0.1, 2.0};
+  sigma[0] = -1.25;
+  calls = 0;
+  ASSERT_TRUE(maps.outputs(state, sigma.data(), tables, o));
+  EXPECT_EQ(calls, 0);
+  tables(state.q.data(), state.w.data(), sigma.data(), expected);
+  for (std::size_t e = 0; e < o.torque.size(); ++e) {
+    EXPECT_NEAR(o.torque[e], expected.torque[e], 1e-13 * (1.0 + std::abs(expected.torque[e])));
+    EXPECT_EQ(o.state[e], 1);
+    EXPECT_EQ(o.dissipated[e], 0.25);
+  }
+  for (int j = 0; j < m.num_bodies(); ++j)
+    EXPECT_NEAR(o.acceleration[static_cast<std::size_t>(j)], expected.acceleration[static_cast<std::size_t>(j)], 1e-13 * 300.0);
+  // the coordinates are the element tables' own: the spring's x, the bearing's body angle
+  const int spring = m.element_id("spring");
+  EXPECT_EQ(o.relative[static_cast<std::size_t>(spring)], x(state.q.data()));
+  EXPECT_EQ(maps.mapped_samples(), 2);
+  // another mode (the spring's other flank): a map of its own, from its flank
+  state.spring_side[0] = -1;
+  EXPECT_TRUE(maps.outputs(state, sigma.data(), tables, o));
+  EXPECT_EQ(maps.maps_built(), 2);
+  tables(state.q.data(), state.w.data(), sigma.data(), expected);
+  EXPECT_NEAR(o.torque[0], expected.torque[0], 1e-13 * (1.0 + std::abs(expected.torque[0])));
+}
+
+TEST_F(OutputMapsOnAKnownMap, RefusesWhatIsNotAffineAndKeepsTheTables) {
+  const Model& m = *model;
+  const OutputMaps::Evaluate quadratic = [this](const double* q, const double* w, const double* s, OutputSample& o) {
+    affine()(q, w, s, o);
+    o.torque[0] = x(q) * x(q);
+  };
+  const OutputMaps::Evaluate moving_state = [this](const double* q, const double* w, const double* s, OutputSample& o) {
+    affine()(q, w, s, o);
+    o.state[1] = w[1] > 0.75 ? 1 : 0;  // (the probe w_b = 1 moves it)
+  };
+  const OutputMaps::Evaluate not_finite = [this](const double* q, const double* w, const double* s, OutputSample& o) {
+    affine()(q, w, s, o);
+    o.acceleration[0] = std::numeric_limits<double>::quiet_NaN();
+  };
+  for (const OutputMaps::Evaluate* tables : {&quadratic, &moving_state, &not_finite}) {
+    OutputMaps maps(m, signal_slot_count(m), true);
+    OutputSample o, expected;
+    for (int k = 0; k < 4; ++k) {
+      state.q[0] = 0.3 + 0.1 * k;
+      EXPECT_FALSE(maps.outputs(state, sigma.data(), *tables, o));
+      (*tables)(state.q.data(), state.w.data(), sigma.data(), expected);
+      EXPECT_EQ(o.torque, expected.torque);
+    }
+    EXPECT_EQ(maps.maps_built(), 0);
+    EXPECT_EQ(maps.maps_refused(), 1);
+    EXPECT_EQ(maps.mapped_samples(), 0);
+  }
+  // switched off: the tables always
+  OutputMaps off(m, signal_slot_count(m), false);
+  OutputSample o;
+  for (int k = 0; k < 3; ++k) EXPECT_FALSE(off.outputs(state, sigma.data(), affine(), o));
+  EXPECT_EQ(off.maps_built(), 0);
+}
+
+}  // namespace
+}  // namespace luztar
