@@ -109,12 +109,13 @@ void OutputMaps::enter(const State& modes) {
   if (enabled_) current(modes);
 }
 
-bool OutputMaps::outputs(const State& modes, const double* sigma, const Evaluate& evaluate, OutputSample& o) {
+bool OutputMaps::outputs(const State& modes, const double* sigma, const Evaluate& evaluate, OutputSample& o,
+                         bool entered) {
   if (!enabled_) {
     evaluate(modes.q.data(), modes.w.data(), sigma, o);
     return false;
   }
-  Map& map = current(modes);
+  Map& map = entered && last_ != nullptr ? *last_ : current(modes);
   if (!map.usable && !map.refused) build(map, modes, sigma, evaluate, o);
   if (map.refused) {  // (build left the tables' values in o)
     if (map.built_at_sample) map.built_at_sample = false;

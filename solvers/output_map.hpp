@@ -66,7 +66,10 @@ class OutputMaps {
   // a mode takes its map, so outputs are a function of the mode and the
   // state, not of which samples came first: a restored snapshot repeats them
   // bit for bit), else by `evaluate`. Returns whether a map gave them.
-  bool outputs(const State& modes, const double* sigma, const Evaluate& evaluate, OutputSample& o);
+  // entered: no mode change since the last enter() (its mode's key need not
+  // be formed again).
+  bool outputs(const State& modes, const double* sigma, const Evaluate& evaluate, OutputSample& o,
+               bool entered = false);
 
   long maps_built() const { return built_; }     // identified and checked
   long maps_refused() const { return refused_; }  // failed a check: generic

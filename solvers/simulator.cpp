@@ -278,7 +278,7 @@ class Simulator::Impl {
   // it has one (solvers/output_map.hpp), else by the element tables.
   void evaluate_outputs(OutputSample& o) {
     signal_values(model, data.state.t, ws);
-    output_maps.outputs(data.state, ws.sigma.data(), tables, o);
+    output_maps.outputs(data.state, ws.sigma.data(), tables, o, data.stats.reinits == entered_at);
   }
 
   // The element tables at (q, w, sigma) in the current modes: forces and
@@ -568,6 +568,7 @@ void Simulator::restore(const Snapshot& snap) {
   s.data.segment_start = snap.state.t;  // stuck time is booked up to the snapshot already
   if (s.log.size() > snap.events) s.log.resize(snap.events);
   s.outputs_valid = false;
+  s.entered_at = -1;     // (the snapshot's restart count: the maps hear of this mode afresh)
   s.pipeline.restart();  // the same fresh start as the snapshot made
   s.broken = false;
   s.message.clear();

@@ -112,7 +112,7 @@ ExactIntegrator::ExactIntegrator(AffineModeSystem& system, std::vector<const Sig
   const int N = n_ + exo_.size();
   z_ = Eigen::VectorXd::Zero(N);
   q_ = Eigen::VectorXd::Zero(quads_);
-  x_ = offset_ = zscratch_ = ztx_ = Eigen::VectorXd::Zero(N);
+  x_ = offset_ = zscratch_ = ztx_ = zrate_ = Eigen::VectorXd::Zero(N);
   before_x_ = Eigen::VectorXd::Zero(N);
   before_q_ = Eigen::VectorXd::Zero(quads_);
   bound_v_.resize(N, kBoundOrder + 1);
@@ -854,13 +854,18 @@ void ExactIntegrator::settle_roots(double end, double resolution) {
   for (int attempt = 0; attempt < 8; ++attempt) {
     sync_z();
     double wait = 0.0;
+    bool rates = false;  // z' = A z, formed once an attempt when a root needs it (into zrate_: no allocation)
     for (int j = 0; j < roots_; ++j) {
       const auto r = static_cast<std::size_t>(j);
       if (roots_found_[r] == 0) continue;
       const auto row = mode_->G.row(j);
       const double g = row.dot(z_);
       if (sign_of(g) == roots_found_[r]) continue;
-      const double rate = row.dot(mode_->A * z_);
+      if (!rates) {
+        zrate_.noalias() = mode_->A * z_;
+        rates = true;
+      }
+      const double rate = row.dot(zrate_);
       if (sign_of(rate) != roots_found_[r]) continue;  // not moving across: nothing to wait for
       wait = std::max(wait, 2.0 * std::abs(g / rate) + resolution);
     }

@@ -286,6 +286,7 @@ class ExactIntegrator : public Integrator {
   Eigen::VectorXd gz_, x_, fast_abs_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
   Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gzscale_, gconst_;
   Eigen::VectorXd ztx_;          // |T x| at the sub-step's start (built with slow_taylor_: modal_z_scale)
+  Eigen::VectorXd zrate_;        // A z (settle_roots)
   // The roots reported at the last root stop (their rows in z and
   // directions) and its time: record_reported, reported_at_stop; and the
   // roots watched there that had not crossed in their direction (their sign
