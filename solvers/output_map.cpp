@@ -46,6 +46,15 @@ OutputMaps::OutputMaps(const Model& m, int slots, bool enabled)
       feature_spring_.push_back(static_cast<int>(&sp - m.springs.data()));
     }
   }
+  for (const Spring& sp : m.springs)
+    for (std::size_t k = 0; k < rows_of_.size(); ++k) {
+      const CoordinateRow& r = rows_of_[k];
+      if (r.n == sp.row.n && std::equal(r.body.begin(), r.body.begin() + r.n, sp.row.body.begin()) &&
+          std::equal(r.c.begin(), r.c.begin() + r.n, sp.row.c.begin())) {
+        feature_of_spring_.push_back(static_cast<int>(k));
+        break;
+      }
+    }
   nf_ = static_cast<int>(rows_of_.size());
   Eigen::MatrixXd F = Eigen::MatrixXd::Zero(nf_, nb_);
   for (int k = 0; k < nf_; ++k)
@@ -66,7 +75,9 @@ OutputMaps::OutputMaps(const Model& m, int slots, bool enabled)
   pw_.assign(static_cast<std::size_t>(nb_), 0.0);
   psigma_.assign(static_cast<std::size_t>(slots_), 0.0);
   sigma_.assign(static_cast<std::size_t>(slots_), 0.0);
-  anchors_ = Eigen::VectorXd::Zero(nf_);
+  anchors_ = fb_ = Eigen::VectorXd::Zero(nf_);
+  E_ = Eigen::MatrixXd::Zero(nf_, nf_);
+  corr_ = Eigen::MatrixXd::Zero(rows_, nf_);
   q0_ = Eigen::VectorXd::Zero(nb_);
   mapped_r_ = terms_ = Eigen::VectorXd::Zero(rows_);
   probe_.resize(m);
@@ -116,7 +127,12 @@ bool OutputMaps::outputs(const State& modes, const double* sigma, const Evaluate
     return false;
   }
   Map& map = entered && last_ != nullptr ? *last_ : current(modes);
-  if (!map.usable && !map.refused) build(map, modes, sigma, evaluate, o);
+  if (!map.usable && !map.refused) {
+    // (the slots may be the caller's scratch, which the probes set)
+    std::copy(sigma, sigma + slots_, sigma_.begin());
+    sigma = sigma_.data();
+    build(map, modes, sigma, evaluate, o);
+  }
   if (map.refused) {  // (build left the tables' values in o)
     if (map.built_at_sample) map.built_at_sample = false;
     else evaluate(modes.q.data(), modes.w.data(), sigma, o);
@@ -142,22 +158,25 @@ void OutputMaps::apply(const Map& map, const State& modes, const double* sigma, 
 // (into o and the caller's scratch, as without a map) and the check against
 // them. Into the storage filed when the mode was entered (enter: nothing is
 // allocated here once it was).
-void OutputMaps::build(Map& map, const State& modes, const double* slots, const Evaluate& evaluate,
+void OutputMaps::build(Map& map, const State& modes, const double* sigma, const Evaluate& evaluate,
                        OutputSample& o) {
-  // (the slots may be the caller's scratch, which the probes set)
-  std::copy(slots, slots + slots_, sigma_.begin());
-  const double* sigma = sigma_.data();
   // each spring coordinate from the anchor of its law's branch (branch_anchor)
   for (int k = 0; k < nf_; ++k) {
     const auto sp = static_cast<std::size_t>(feature_spring_[static_cast<std::size_t>(k)]);
     anchors_(k) = map.anchor[static_cast<std::size_t>(k)] = branch_anchor(model_.springs[sp], modes.spring_side[sp]);
   }
+  // A second spring on a row measured from another anchor would form its
+  // torque k2 u + k2 (a1 - a2), losing its digits near its own flank: such
+  // a mode keeps the tables (a review: 3e-5 off at a stop 100 rad out).
+  bool ok = true;
+  for (std::size_t sp = 0; sp < model_.springs.size(); ++sp)
+    ok = ok && branch_anchor(model_.springs[sp], modes.spring_side[sp]) ==
+                   map.anchor[static_cast<std::size_t>(feature_of_spring_[sp])];
   if (nf_ > 0) q0_.noalias() = probe_q_ * anchors_;
   else q0_.setZero();
   for (int j = 0; j < nb_; ++j) pq_[static_cast<std::size_t>(j)] = q0_(j);
   std::fill(pw_.begin(), pw_.end(), 0.0);
   std::fill(psigma_.begin(), psigma_.end(), 0.0);
-  bool ok = true;
   auto probe = [&](Eigen::Index col) {
     evaluate(pq_.data(), pw_.data(), psigma_.data(), probe_);
     stack(probe_, map.M.col(col));
@@ -165,11 +184,33 @@ void OutputMaps::build(Map& map, const State& modes, const double* slots, const 
     else ok = ok && probe_.state == map.state;
     ok = ok && map.M.col(col).allFinite();
   };
+  // The coordinates the tables read at a probe's angles (the law's own sums):
+  // F^+ is rounded, so a probe of one coordinate sets the others to roundoff,
+  // not 0, and a stiff spring's torque k * 1e-16 (6e-11 N m for k = 6e5)
+  // leaked into every other column, times an angle that grows (a clutch's
+  // torque 2e-10 N m off after 0.6 s). The columns are taken against the
+  // coordinates actually probed: with E = D - I (D: their differences to
+  // the base, I + roundoff), M_f = Delta (I + E)^-1 = Delta - Delta E to
+  // eps^2; the constant column is the base's outputs less M_f at its
+  // coordinates (roundoff of the anchors).
+  auto coordinates = [&](Eigen::Ref<Eigen::VectorXd> f) {
+    for (int k = 0; k < nf_; ++k)
+      f(k) = row_value(rows_of_[static_cast<std::size_t>(k)], pq_.data()) - map.anchor[static_cast<std::size_t>(k)];
+  };
   probe(cols_ - 1);  // u = 0: the constant column
+  coordinates(fb_);
   for (Eigen::Index c = 0; c < nf_; ++c) {  // a spring's coordinate 1 past its anchor, the others' at theirs
     for (int j = 0; j < nb_; ++j) pq_[static_cast<std::size_t>(j)] = q0_(j) + probe_q_(j, c);
     probe(c);
     map.M.col(c) -= map.M.col(cols_ - 1);
+    coordinates(E_.col(c));
+    E_.col(c) -= fb_;
+    E_(c, c) -= 1.0;
+  }
+  if (nf_ > 0) {
+    corr_.noalias() = map.M.leftCols(nf_) * E_;
+    map.M.leftCols(nf_) -= corr_;
+    map.M.col(cols_ - 1).noalias() -= map.M.leftCols(nf_) * fb_;
   }
   for (int j = 0; j < nb_; ++j) pq_[static_cast<std::size_t>(j)] = q0_(j);
   for (Eigen::Index c = nf_; c + 1 < cols_; ++c) {
@@ -179,17 +220,29 @@ void OutputMaps::build(Map& map, const State& modes, const double* slots, const 
     v = 0.0;
     map.M.col(c) -= map.M.col(cols_ - 1);
   }
-  evaluate(modes.q.data(), modes.w.data(), sigma, o);
-  if (ok && o.state == map.state) {
-    point(map, modes, sigma);
-    stack(o, r_);
+  // The check, at one fixed point of u with every entry apart from 0 and
+  // from the others (not at the state: a map's use must not depend on where
+  // its mode was first sampled, or a restored snapshot would not repeat the
+  // outputs of the run it came from; a review): the tables there against the
+  // map at the coordinates actually probed, each entry to 1e-12 of its terms.
+  for (Eigen::Index c = 0; c + 1 < cols_; ++c) u_(c) = 0.5 + 0.125 * static_cast<double>(c % 7);
+  for (int j = 0; j < nb_; ++j)
+    pq_[static_cast<std::size_t>(j)] = q0_(j) + probe_q_.row(j).dot(u_.head(nf_));
+  for (int j = 0; j < nb_; ++j) pw_[static_cast<std::size_t>(j)] = u_(nf_ + j);
+  for (int k = 0; k < slots_; ++k) psigma_[static_cast<std::size_t>(k)] = u_(nf_ + nb_ + k);
+  coordinates(u_.head(nf_));
+  u_(cols_ - 1) = 1.0;
+  evaluate(pq_.data(), pw_.data(), psigma_.data(), probe_);
+  ok = ok && probe_.state == map.state;
+  if (ok) {
+    stack(probe_, r_);
     mapped_r_.noalias() = map.M * u_;
     terms_.noalias() = map.M.cwiseAbs() * u_.cwiseAbs();
     for (Eigen::Index i = 0; i < rows_ && ok; ++i)
       ok = std::abs(mapped_r_(i) - r_(i)) <= kMapTolerance * (terms_(i) + std::abs(r_(i))) + 1e-300;
-  } else {
-    ok = false;
   }
+  // the tables at the state itself for a refused map (outputs() takes them)
+  if (!ok) evaluate(modes.q.data(), modes.w.data(), sigma, o);
   map.usable = ok;
   map.refused = !ok;
   map.built_at_sample = true;

@@ -13,12 +13,15 @@
 // are a Chebyshev split) whose springs' rows are independent (the laws read
 // angles through springs only). A mode's map M is identified by probing the
 // element tables at u = 0 and the unit vectors (as the exact integrator
-// identifies its modes; the angles of a probe q = F^+ (a + e_k), F the rows),
-// on the mode's first sample, and checked against the tables at that state,
-// entry by entry to 1e-12 of its terms. A mode whose map fails the check,
-// whose probes are not finite (a massless body's acceleration is NaN) or move
-// an element's state code keeps the tables. A sample is then one sparse
-// product M u.
+// identifies its modes; the angles of a probe q = F^+ (a + e_k), F the rows,
+// its columns taken against the coordinates the tables actually read there),
+// on the mode's first sample, and checked against the tables at one fixed
+// point of u, entry by entry to 1e-12 of its terms (not at the state: whether
+// a mode's map serves depends on the mode alone, so outputs never depend on
+// which samples came first). A mode whose map fails the check, whose probes
+// are not finite (a massless body's acceleration is NaN) or move an element's
+// state code, or whose row is shared by springs measured from different
+// anchors, keeps the tables. A sample is then one sparse product M u.
 //
 // Roundoff. The coordinates enter as the laws form them (x - a: a contact
 // torque just past its flank keeps its digits; absolute angles of shafts
@@ -104,6 +107,7 @@ class OutputMaps {
   int nf_ = 0;                          // the springs' distinct coordinate rows
   std::vector<CoordinateRow> rows_of_;  // (nf)
   std::vector<int> feature_spring_;     // (nf) the first spring on each row (its anchor is the row's)
+  std::vector<int> feature_of_spring_;  // (ns) each spring's row
   Eigen::MatrixXd probe_q_;             // (nb x nf) q = F^+ e_k: coordinate k 1, the others 0
   Eigen::Index rows_ = 0, cols_ = 0;
   std::unordered_map<std::string, Map> maps_;
@@ -114,8 +118,9 @@ class OutputMaps {
   std::vector<double> power_sign_;  // element_powers' factors (power_signs)
   std::vector<ElementCoordinate> coordinates_;  // element_coordinate_rows
   std::vector<double> pq_, pw_, psigma_;  // a probe's u
-  std::vector<double> sigma_;             // the slots at the state a map is built at
-  Eigen::VectorXd anchors_, q0_, mapped_r_, terms_;  // build's scratch
+  std::vector<double> sigma_;             // the slots at the state a map is built at (the caller's may be probed over)
+  Eigen::VectorXd anchors_, q0_, mapped_r_, terms_, fb_;  // build's scratch
+  Eigen::MatrixXd E_, corr_;
   OutputSample probe_;
   long built_ = 0, refused_ = 0, mapped_ = 0;
 };

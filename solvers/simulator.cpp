@@ -278,7 +278,7 @@ class Simulator::Impl {
   // it has one (solvers/output_map.hpp), else by the element tables.
   void evaluate_outputs(OutputSample& o) {
     signal_values(model, data.state.t, ws);
-    output_maps.outputs(data.state, ws.sigma.data(), tables, o, data.stats.reinits == entered_at);
+    output_maps.outputs(data.state, ws.sigma.data(), tables, o, !broken && data.stats.reinits == entered_at);
   }
 
   // The element tables at (q, w, sigma) in the current modes: forces and

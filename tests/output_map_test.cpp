@@ -118,6 +118,90 @@ TEST(OutputMaps, KeepASpringTorquesDigitsAtLargeAngles) {
   EXPECT_NE(r.mapped.element_torque, r.tables.element_torque);  // the maps served
 }
 
+// A very stiff spring (6.4e5 N m/rad) in a chain with two soft ones, a
+// stuck clutch carrying the driven pair's torque: a probe of one spring's
+// coordinate (q = F^+ e_k, rounded) set the stiff one's to 1e-16, whose
+// torque leaked into that column and, times an angle that grows, put the
+// clutch's torque 2.1e-10 N m (2.7e-10 of its range) off the tables' after
+// 0.6 s (a random model). Taken against the coordinates actually probed, the
+// columns hold no leak: 7.6e-13 of the range.
+TEST(OutputMaps, ColumnsHoldNoLeakOfAStiffSpring) {
+  const std::string yaml =
+      "simulation: {t_end: 1.0, output_step: 0.01, integrator: exact}\n"
+      "bodies: {b0: {inertia: 0.00965011, velocity: 3.602}, b1: {inertia: 0.000267481}, b2: {inertia: 0.0830869}}\n"
+      "elements:\n"
+      "  k0: {type: spring, bodies: [b1, b0], stiffness: 98.3974}\n"
+      "  k1: {type: spring, bodies: [b2, b1], stiffness: 636569}\n"
+      "  k2: {type: spring, body: b2, stiffness: 2.55402, freeplay: 0.0001569}\n"
+      "  f3: {type: friction, bodies: [b0, b1], coulomb: 0.6607, static_ratio: 1.205}\n"
+      "  t4: {type: torque, body: b1, torque: {sine: {amplitude: -3.84399, frequency: 10.4614, phase: 5.75, offset: 0.9457}}}\n";
+  const Both r = run_both(yaml, 1.0);
+  ASSERT_EQ(r.mapped.status, StepStatus::reached_time) << r.mapped.message;
+  expect_columns_near(r.mapped.element_torque, r.tables.element_torque, static_cast<std::size_t>(r.m.num_elements()),
+                      1e-11, "torque");
+  EXPECT_NE(r.mapped.element_torque, r.tables.element_torque);  // the maps served
+}
+
+// Cases of a review, each beyond roundoff before its fix:
+//  - a stop (1e10 N m/rad, flank 100 rad) on the same row as a soft spring
+//    whose anchor the row took: its torque k2 u + k2 (a1 - a2) came out 3e-5
+//    off near its flank (such a mode now keeps the tables);
+//  - a mesh at ratio 0.3 beside a spring to the base on a turning shaft:
+//    the rounded probe of one coordinate left the other at 1e-16, a leak
+//    that grew with the turning angle, 3.6e-6 off after 10 s.
+TEST(OutputMaps, ASharedRowAndARoundedProbeCostNoDigits) {
+  const Both shared = run_both(
+      "simulation: {t_end: 0.001, output_step: 1.0e-6}\n"
+      "bodies: {a: {inertia: 1.0, angle: 100.0000000001}}\n"
+      "elements:\n  soft: {type: spring, body: a, stiffness: 1.0}\n"
+      "  stop: {type: spring, body: a, stiffness: 1.0e10, freeplay: 100.0}\n"
+      "  load: {type: torque, body: a, torque: 101.5}\n",
+      0.001);
+  ASSERT_EQ(shared.mapped.status, StepStatus::reached_time) << shared.mapped.message;
+  expect_columns_near(shared.mapped.element_torque, shared.tables.element_torque, 3, 1e-12, "torque (shared row)");
+  expect_columns_near(shared.mapped.acceleration, shared.tables.acceleration, 1, 1e-12, "acceleration (shared row)");
+  const Both leak = run_both(
+      "simulation: {t_end: 10.0, output_step: 0.01}\n"
+      "bodies: {a: {inertia: 1.0, velocity: 100.0}, b: {inertia: 1.0, velocity: 333.3333333333333}}\n"
+      "elements:\n  clock: {type: spring, body: a, stiffness: 1.0e-4}\n"
+      "  mesh: {type: spring, bodies: [a, b], stiffness: 1.0e6, ratio: 0.3}\n",
+      10.0);
+  ASSERT_EQ(leak.mapped.status, StepStatus::reached_time) << leak.mapped.message;
+  expect_columns_near(leak.mapped.element_torque, leak.tables.element_torque, 2, 1e-11, "torque (rounded probe)");
+  expect_columns_near(leak.mapped.acceleration, leak.tables.acceleration, 2, 1e-11, "acceleration (rounded probe)");
+}
+
+// Whether a mode's map serves depends on the mode alone, not on the state of
+// its first sample: a run that read one output just after a stop's contact
+// (the clock spring's coordinate 0.01 rad) and one restored from its
+// snapshot, whose first sample in that mode was 960 rad out, gave a mesh
+// torque 3.2e-7 N m apart at the same angles (a review).
+TEST(OutputMaps, ARestoredSnapshotRepeatsTheOutputsWhateverWasSampledBefore) {
+  const Model m = assemble(io::parse_model_spec(
+      "simulation: {t_end: 10.0, output_step: 0.01}\n"
+      "bodies:\n  a: {inertia: 1.0, velocity: 1000.0}\n  b: {inertia: 1.0e-4, velocity: 3333.3333333333335}\n"
+      "  c: {inertia: 1.0, velocity: 0.3181331945875039}\n"
+      "elements:\n  clock: {type: spring, body: a, stiffness: 1.0}\n"
+      "  mesh: {type: spring, bodies: [a, b], stiffness: 1.0e6, ratio: 0.3}\n"
+      "  stop: {type: spring, body: c, stiffness: 1.0e-3, freeplay: 1.0}\n"
+      "  la: {type: torque, body: a, torque: 10.0}\n  lb: {type: torque, body: b, torque: -3.0}\n",
+      "history.yaml", "."));
+  Simulator a(m);
+  ASSERT_STREQ(a.integrator_name(), "exact");
+  const OutputId mesh = a.output("mesh.torque"), stop = a.output("stop.state");
+  ASSERT_EQ(a.advance_to(3.14332), StepStatus::reached_time);
+  ASSERT_EQ(a.advance_to(3.143328), StepStatus::reached_time);
+  (void)a.value(stop);  // the contact mode's first sample, near the clock spring's anchor
+  ASSERT_EQ(a.advance_to(4.0), StepStatus::reached_time);
+  const Snapshot snap = a.snapshot();
+  ASSERT_EQ(a.advance_to(5.0), StepStatus::reached_time);
+  Simulator b(m);
+  b.restore(snap);
+  ASSERT_EQ(b.advance_to(5.0), StepStatus::reached_time);
+  EXPECT_EQ(a.state().q, b.state().q);
+  EXPECT_EQ(a.value(mesh), b.value(mesh));
+}
+
 // A stiff stop (1e6 N m/rad past a freeplay of 0.01 rad): in contact its
 // torque k (x - a) enters the map from the flank, as the law forms it, so
 // each sample keeps its own digits however close to the flank. From x itself
