@@ -37,6 +37,11 @@ Both run_both(const std::string& yaml, double t_end) {
   return b;
 }
 
+// Both runs reach the end, and their element torques (and accelerations)
+// agree to `tol` of each one's range; with `served`, the maps gave other
+// bits (their sums round otherwise: they served).
+void expect_alike(const std::string& yaml, double t_end, double tol, bool served);
+
 // Bit for bit (NaN where the other has NaN: a removed body whose motion is undetermined).
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](double x, double y) {
@@ -61,6 +66,18 @@ void expect_columns_near(const std::vector<double>& a, const std::vector<double>
       diff = std::max(diff, std::abs(a[k] - b[k]));
     }
     EXPECT_LE(diff, tol * std::max(scale, 1e-300)) << what << " column " << c << " (largest " << scale << ")";
+  }
+}
+
+void expect_alike(const std::string& yaml, double t_end, double tol, bool served) {
+  const Both r = run_both(yaml, t_end);
+  ASSERT_EQ(r.mapped.status, StepStatus::reached_time) << r.mapped.message;
+  expect_columns_near(r.mapped.element_torque, r.tables.element_torque, static_cast<std::size_t>(r.m.num_elements()),
+                      tol, "torque");
+  expect_columns_near(r.mapped.acceleration, r.tables.acceleration, r.m.reported_body_names.size(), tol,
+                      "acceleration");
+  if (served) {
+    EXPECT_NE(r.mapped.element_torque, r.tables.element_torque);
   }
 }
 
@@ -111,11 +128,7 @@ TEST(OutputMaps, KeepASpringTorquesDigitsAtLargeAngles) {
       "bodies: {a: {inertia: 1, angle: 100000}, b: {inertia: 1, angle: 100000}}\n"
       "elements:\n  drive: {type: torque, body: a, torque: {sine: {amplitude: 2.02, frequency: 1}}}\n"
       "  clutch: {type: friction, bodies: [a, b], coulomb: 1}\n  spring: {type: spring, bodies: [a, b], stiffness: 1.0e4}\n";
-  const Both r = run_both(yaml, 1.0);
-  ASSERT_EQ(r.mapped.status, StepStatus::reached_time) << r.mapped.message;
-  expect_columns_near(r.mapped.element_torque, r.tables.element_torque, static_cast<std::size_t>(r.m.num_elements()),
-                      1e-12, "torque");
-  EXPECT_NE(r.mapped.element_torque, r.tables.element_torque);  // the maps served
+  expect_alike(yaml, 1.0, 1e-12, true);
 }
 
 // A very stiff spring (6.4e5 N m/rad) in a chain with two soft ones, a
@@ -135,11 +148,7 @@ TEST(OutputMaps, ColumnsHoldNoLeakOfAStiffSpring) {
       "  k2: {type: spring, body: b2, stiffness: 2.55402, freeplay: 0.0001569}\n"
       "  f3: {type: friction, bodies: [b0, b1], coulomb: 0.6607, static_ratio: 1.205}\n"
       "  t4: {type: torque, body: b1, torque: {sine: {amplitude: -3.84399, frequency: 10.4614, phase: 5.75, offset: 0.9457}}}\n";
-  const Both r = run_both(yaml, 1.0);
-  ASSERT_EQ(r.mapped.status, StepStatus::reached_time) << r.mapped.message;
-  expect_columns_near(r.mapped.element_torque, r.tables.element_torque, static_cast<std::size_t>(r.m.num_elements()),
-                      1e-11, "torque");
-  EXPECT_NE(r.mapped.element_torque, r.tables.element_torque);  // the maps served
+  expect_alike(yaml, 1.0, 1e-11, true);
 }
 
 // Cases of a review, each beyond roundoff before its fix:
@@ -150,25 +159,17 @@ TEST(OutputMaps, ColumnsHoldNoLeakOfAStiffSpring) {
 //    the rounded probe of one coordinate left the other at 1e-16, a leak
 //    that grew with the turning angle, 3.6e-6 off after 10 s.
 TEST(OutputMaps, ASharedRowAndARoundedProbeCostNoDigits) {
-  const Both shared = run_both(
-      "simulation: {t_end: 0.001, output_step: 1.0e-6}\n"
-      "bodies: {a: {inertia: 1.0, angle: 100.0000000001}}\n"
-      "elements:\n  soft: {type: spring, body: a, stiffness: 1.0}\n"
-      "  stop: {type: spring, body: a, stiffness: 1.0e10, freeplay: 100.0}\n"
-      "  load: {type: torque, body: a, torque: 101.5}\n",
-      0.001);
-  ASSERT_EQ(shared.mapped.status, StepStatus::reached_time) << shared.mapped.message;
-  expect_columns_near(shared.mapped.element_torque, shared.tables.element_torque, 3, 1e-12, "torque (shared row)");
-  expect_columns_near(shared.mapped.acceleration, shared.tables.acceleration, 1, 1e-12, "acceleration (shared row)");
-  const Both leak = run_both(
-      "simulation: {t_end: 10.0, output_step: 0.01}\n"
-      "bodies: {a: {inertia: 1.0, velocity: 100.0}, b: {inertia: 1.0, velocity: 333.3333333333333}}\n"
-      "elements:\n  clock: {type: spring, body: a, stiffness: 1.0e-4}\n"
-      "  mesh: {type: spring, bodies: [a, b], stiffness: 1.0e6, ratio: 0.3}\n",
-      10.0);
-  ASSERT_EQ(leak.mapped.status, StepStatus::reached_time) << leak.mapped.message;
-  expect_columns_near(leak.mapped.element_torque, leak.tables.element_torque, 2, 1e-11, "torque (rounded probe)");
-  expect_columns_near(leak.mapped.acceleration, leak.tables.acceleration, 2, 1e-11, "acceleration (rounded probe)");
+  expect_alike("simulation: {t_end: 0.001, output_step: 1.0e-6}\n"
+               "bodies: {a: {inertia: 1.0, angle: 100.0000000001}}\n"
+               "elements:\n  soft: {type: spring, body: a, stiffness: 1.0}\n"
+               "  stop: {type: spring, body: a, stiffness: 1.0e10, freeplay: 100.0}\n"
+               "  load: {type: torque, body: a, torque: 101.5}\n",
+               0.001, 1e-12, false);
+  expect_alike("simulation: {t_end: 10.0, output_step: 0.01}\n"
+               "bodies: {a: {inertia: 1.0, velocity: 100.0}, b: {inertia: 1.0, velocity: 333.3333333333333}}\n"
+               "elements:\n  clock: {type: spring, body: a, stiffness: 1.0e-4}\n"
+               "  mesh: {type: spring, bodies: [a, b], stiffness: 1.0e6, ratio: 0.3}\n",
+               10.0, 1e-11, false);
 }
 
 // Whether a mode's map serves depends on the mode alone, not on the state of
