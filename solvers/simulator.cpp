@@ -113,6 +113,7 @@ class Simulator::Impl {
   StepStatus advance_to(double target) {
     message.clear();
     if (over_event_limit()) return event_limit();  // stays stopped there: no event more
+    if (storm_detected()) return StepStatus::event_storm;  // likewise (its events are still the last ones)
     outputs_valid = false;
     apply_input_change();
     enter_mode();

@@ -120,7 +120,8 @@ class Simulator {
   // events than settings.max_events since t_start stop it likewise at the
   // event that passed the limit (every advance_to returns event_limit with
   // the same message and time, handling no event more), but in a sound state:
-  // snapshot() works there, and restore() of an earlier snapshot goes on.
+  // snapshot() works there, and restore() of an earlier snapshot goes on; and
+  // so does an event storm (event_storm, at the event that made it).
   StepStatus advance_to(double t);
 
   const State& state() const;

@@ -251,6 +251,40 @@ TEST(Embedding, TheEventLimitStopsTheSimulatorThere) {
   EXPECT_EQ(sim.state().w[0], w);
 }
 
+// An event storm stops the simulator there as the event limit does (before,
+// each later advance_to handled one more event and answered event_storm
+// again: a host loop crept on one event a call).
+TEST(Embedding, AnEventStormStopsTheSimulatorThere) {
+  // a light body rattling in a stiff freeplay spring, an event every ~1e-4 s,
+  // declared a storm by a deliberately strict setting
+  const Model m = parse("simulation: {t_end: 1.0, output_step: 0.001, event_storm: {events: 20, span: 0.01}}\n"
+                        "bodies:\n  ball: {inertia: 1.0e-6, velocity: 10}\n"
+                        "elements:\n  wall: {type: spring, body: ball, stiffness: 1.0e4, freeplay: 1.0e-3}\n");
+  Simulator sim(m);
+  ASSERT_EQ(sim.advance_to(1.0e-3), StepStatus::reached_time) << sim.message();
+  const Snapshot before = sim.snapshot();
+  ASSERT_EQ(sim.advance_to(1.0), StepStatus::event_storm);
+  const std::string why = sim.message();
+  const double stopped_at = sim.time();
+  const std::size_t logged = sim.events().size();
+  const double w = sim.state().w[0];
+  EXPECT_EQ(logged, 20u);
+  EXPECT_NE(why.find("event storm: 20 events within"), std::string::npos) << why;
+  for (const double t : {stopped_at, stopped_at + 1e-4, 0.5, 1.0}) {
+    EXPECT_EQ(sim.advance_to(t), StepStatus::event_storm) << t;
+    EXPECT_EQ(sim.message(), why);
+    EXPECT_EQ(sim.time(), stopped_at);
+    EXPECT_EQ(sim.events().size(), logged);
+    EXPECT_EQ(sim.state().w[0], w);
+  }
+  EXPECT_EQ(sim.snapshot().state.t, stopped_at);  // a sound state
+  sim.restore(before);
+  EXPECT_EQ(sim.advance_to(1.0), StepStatus::event_storm);
+  EXPECT_EQ(sim.message(), why);
+  EXPECT_EQ(sim.time(), stopped_at);
+  EXPECT_EQ(sim.state().w[0], w);
+}
+
 TEST(Embedding, NamesAndValuesAreChecked) {
   const Model m = gear_train_with_input();
   Simulator sim(m);

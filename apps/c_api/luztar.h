@@ -40,7 +40,8 @@ typedef enum luztar_status {
                                  t_start; the simulator stays stopped at that event (this status, message
                                  and time again, no event more) until luztar_snapshot_restore of an
                                  earlier snapshot (a snapshot may be taken there) */
-  LUZTAR_EVENT_STORM = 2,     /* advance_to stopped early: events accumulate (simulation.event_storm) */
+  LUZTAR_EVENT_STORM = 2,     /* advance_to stopped early: events accumulate (simulation.event_storm); the
+                                 simulator stays stopped there as after LUZTAR_EVENT_LIMIT */
   LUZTAR_SOLVER_FAILURE = 3,  /* advance_to stopped early: the integrator or another stage of the step
                                  failed (e.g. a control block's LCP); the simulator stays stopped
                                  (this status again) until luztar_snapshot_restore */

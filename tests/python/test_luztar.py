@@ -645,6 +645,23 @@ def test_the_event_limit_stops_the_simulator_there():
     assert (sim.message, sim.time) == (why, stopped_at)
 
 
+def test_an_event_storm_stops_the_simulator_there():
+    # A light body rattling in a stiff freeplay spring, declared a storm by a strict setting:
+    # the simulator stays stopped at the event that made it, as at the event limit (before,
+    # every further advance_to handled one more event and said event_storm again).
+    sim = luztar.Simulator(luztar.loads(
+        "simulation: {t_end: 1, output_step: 0.001, event_storm: {events: 20, span: 0.01}}\n"
+        "bodies:\n  ball: {inertia: 1.0e-6, velocity: 10}\n"
+        "elements:\n  wall: {type: spring, body: ball, stiffness: 1.0e4, freeplay: 1.0e-3}\n"))
+    assert sim.advance_to(1.0) == "event_storm"
+    why, stopped_at, events = sim.message, sim.time, len(sim.events)
+    assert why.startswith("event storm: 20 events within")
+    for t in (stopped_at, 0.5, 1.0):
+        assert sim.advance_to(t) == "event_storm"
+        assert (sim.message, sim.time, len(sim.events)) == (why, stopped_at, events)
+    sim.snapshot()  # a sound state
+
+
 @pytest.mark.parametrize("text", ["1.0", b"1.0", np.str_("1.0")], ids=["str", "bytes", "numpy_str"])
 def test_numeric_arguments_refuse_text(models_dir, text):
     # float("1.0") and int("3") parse text: sim.set_input(u, "1.0") and sim.advance_to("1") ran.

@@ -79,7 +79,7 @@ struct LUZTAR_PUBLIC Override {
 enum class Status {
   reached_time,    // done
   event_limit,     // stopped early: more events than simulation.max_events since t_start (stays stopped there)
-  event_storm,     // stopped early: events accumulate (simulation.event_storm)
+  event_storm,     // stopped early: events accumulate (simulation.event_storm; stays stopped there)
   solver_failure,  // stopped early: the integrator or another stage failed (message() says which)
 };
 LUZTAR_PUBLIC const char* to_string(Status s);  // "reached_time", ...
@@ -240,8 +240,9 @@ class LUZTAR_PUBLIC Simulator {
   // final until restore(): after solver_failure (the state where it failed,
   // the last finite one reached, not trusted: snapshot() throws) and after
   // event_limit (at the event that passed simulation.max_events, a sound
-  // state: snapshot() works) every call answers the same status, message and
-  // time() and handles no event more. Throws std::invalid_argument for t not
+  // state: snapshot() works) and event_storm (at the event that made it,
+  // likewise) every call answers the same status, message and time() and
+  // handles no event more. Throws std::invalid_argument for t not
   // finite, before time() or after t_end.
   Status advance_to(double t);
   double time() const;                     // [s]

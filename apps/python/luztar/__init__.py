@@ -529,10 +529,10 @@ class Simulator:
         """Integrates to time ``t`` handling every event in (now, t]; returns the status:
         ``"reached_time"``, ``"event_limit"``, ``"event_storm"`` or ``"solver_failure"``
         (then :attr:`message` says why). After ``"solver_failure"`` (at the last finite state
-        reached) and ``"event_limit"`` (at the event that passed ``simulation.max_events``) the
-        simulator stays stopped: every call answers the same status, message and time, handling
-        no event more, until :meth:`restore` of an earlier snapshot (one may be taken at the event
-        limit, not after a failure). ValueError (nothing changes) for a ``t`` that is not
+        reached), ``"event_limit"`` (at the event that passed ``simulation.max_events``) and
+        ``"event_storm"`` (at the event that made it) the simulator stays stopped: every call
+        answers the same status, message and time, handling no event more, until :meth:`restore`
+        of an earlier snapshot (one may be taken at the event limit or storm, not after a failure). ValueError (nothing changes) for a ``t`` that is not
         finite, before :attr:`time` or past ``simulation.t_end``; TypeError for text ("1").
         The GIL is released meanwhile."""
         return self._core.advance_to(_number(t, "advance_to: t"))
