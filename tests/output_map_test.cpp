@@ -172,6 +172,30 @@ TEST(OutputMaps, ASharedRowAndARoundedProbeCostNoDigits) {
                10.0, 1e-11, false);
 }
 
+// A shaft spring of 1e8 N m/rad beside a spring to the base whose offset is
+// 1000 rad: the probes' base angles round the coordinates by eps 1000, and
+// the constant column is corrected for it, but the velocity and slot columns
+// were taken against the corrected constant, each taking in M_f fb: the
+// shaft's torque at rest under a load of 1e4 N m came out -99999.68 for
+// -1e5 (a review). Every sample to 8 eps of the tables'.
+TEST(OutputMaps, VelocityAndSlotColumnsAreTakenAgainstTheBaseItself) {
+  const Both r = run_both("simulation: {t_end: 0.01, output_step: 1.0e-4}\n"
+                          "bodies: {c: {inertia: 1.0, velocity: 100}, e: {inertia: 1.0, velocity: 100}}\n"
+                          "elements:\n  sh: {type: spring, bodies: [c, e], stiffness: 1.0e8, offset: 0.001}\n"
+                          "  gnd: {type: spring, body: e, stiffness: 1.0, offset: 1000.3}\n"
+                          "  load: {type: torque, body: c, torque: 10000.0}\n",
+                          0.01);
+  ASSERT_EQ(r.mapped.status, StepStatus::reached_time) << r.mapped.message;
+  const std::size_t ne = static_cast<std::size_t>(r.m.num_elements());
+  const auto sh = static_cast<std::size_t>(r.m.element_id("sh"));
+  EXPECT_EQ(r.tables.element_torque[sh], -1e5);  // at rest in the spring at t = 0: k (0 - 0.001)
+  for (std::size_t k = 0; k < r.mapped.time.size(); ++k) {
+    const double tables = r.tables.element_torque[k * ne + sh];
+    EXPECT_NEAR(r.mapped.element_torque[k * ne + sh], tables, 8.0 * std::numeric_limits<double>::epsilon() * std::abs(tables))
+        << "t = " << r.mapped.time[k];
+  }
+}
+
 // Whether a mode's map serves depends on the mode alone, not on the state of
 // its first sample: a run that read one output just after a stop's contact
 // (the clock spring's coordinate 0.01 rad) and one restored from its
