@@ -204,7 +204,8 @@ bool tangent(const Model&, int, const State&, const double*, Tangent&) { return 
 
 void witnesses(const Model& m, int i, const WitnessContext& c, std::vector<Witness>& out) {
   const LossyGear& g = m.lossy_gears[i];
-  const double scale = c.torque_scale ? std::max(c.torque_scale[g.mesh_link], c.torque_scale[g.loss_link]) : 1.0;
+  const double scale =
+      margin_scale(c.torque_scale ? std::max(c.torque_scale[g.mesh_link], c.torque_scale[g.loss_link]) : 1.0);
   lossy_gear_witnesses(g, lossy_gear_mode(m, i, *c.modes), c.slip_margin * row_scale(g.loss), kLossyMargin * scale,
                        out);
 }

@@ -47,7 +47,7 @@ bool tangent(const Model& m, int i, const State& modes, const double*, Tangent& 
 void witnesses(const Model& m, int i, const WitnessContext& c, std::vector<Witness>& out) {
   const OneWayClutch& clutch = m.one_way_clutches[i];
   if (!c.in_group[clutch.link]) {
-    const double torque_scale = c.torque_scale ? c.torque_scale[clutch.link] : 1.0;
+    const double torque_scale = margin_scale(c.torque_scale ? c.torque_scale[clutch.link] : 1.0);
     one_way_witnesses(clutch, one_way_locked(m, i, *c.modes), c.slip_margin * row_scale(clutch.law.row),
                       kOneWayReserveMargin * torque_scale, out);
   }

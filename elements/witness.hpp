@@ -1,4 +1,5 @@
 #pragma once
+#include <cmath>
 // Witnesses: the root functions of the event-driven solver (Drake's witness
 // functions). Each element kind lists the ones it watches in a given mode
 // (elements/<kind>.hpp: *_witnesses) and evaluates them (*_witness); the table
@@ -65,6 +66,18 @@ struct Witness {
   double level = 0.0;  // the root is where the watched quantity crosses this value (a knot: its x)
   int element = -1;    // element id of the element that watches it (set by the solver); -1: a group or a body
 };
+
+// A witness margin's torque scale, rounded up to a power of two: the
+// margins of a one-way clutch's and a lossy gear's reserves (1e-12 of the
+// torques about them) follow the state's torques where their structure is
+// built, and a mode cached by its witnesses (solvers/mode_system.hpp: the
+// exact integrator's) must not carry one structure's margin into another's
+// (a run restored from a snapshot found its events 1e-13 s from the run
+// that made it: a review). Rounded, a margin takes few values and each is a
+// mode of its own. (Not finite or not positive: as given.)
+inline double margin_scale(double scale) {
+  return std::isfinite(scale) && scale > 0.0 ? std::exp2(std::ceil(std::log2(scale))) : scale;
+}
 
 // Where a witness that reads solved torques (a contact torque, a reserve) gets
 // them from: the torques on the bodies of its coordinate's locked clusters

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -107,7 +108,10 @@ class ExactModeSystem final : public exact::AffineModeSystem {
       key.push_back(static_cast<std::int8_t>(w.kind));
       for (int b = 0; b < 4; ++b) key.push_back(static_cast<std::int8_t>((w.index >> (8 * b)) & 0xff));
       key.push_back(static_cast<std::int8_t>(w.direction));
-      key.push_back(static_cast<std::int8_t>(w.level > 0.0 ? 1 : w.level < 0.0 ? -1 : 0));
+      // its level itself: a margin that follows the torques (margin_scale) is a mode of its own
+      std::int8_t level[sizeof(double)];
+      std::memcpy(level, &w.level, sizeof(double));
+      key.insert(key.end(), level, level + sizeof(double));
     }
   }
   void rhs(const double* y, const double* sigma, double* ydot) override {

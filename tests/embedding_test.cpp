@@ -145,6 +145,45 @@ TEST(Embedding, InputBelowTheLimitKeepsTheBodyStuck) {
   EXPECT_TRUE(sim.events().empty());
 }
 
+// A snapshot restored into a simulator that had run elsewhere goes on as in
+// a fresh one, bit for bit: a worm gear (lossy) driving a shaft spring into a
+// rack stop, exact. Its reserves' margins (1e-12 of the torques about them)
+// followed the torques where each structure was built, while the exact
+// integrator's cached mode kept the margin of its first visit: the two runs
+// ended 1e-13 rad apart (a review). The margins now take powers of two of
+// the torque scale, each its own mode (elements/witness.hpp margin_scale).
+TEST(Embedding, ARestoredSnapshotGoesOnAsInAFreshSimulator) {
+  const Model m = parse(
+      "simulation: {t_end: 5.0, output_step: 0.001}\n"
+      "bodies:\n  m: {inertia: 0.01, velocity: 100.0}\n  c: {inertia: 1.0, velocity: 6.0606060606060606}\n"
+      "  e: {inertia: 0.2, velocity: 6.0606060606060606}\n"
+      "elements:\n"
+      "  worm: {type: lossy_gear, bodies: [m, c], ratio: 16.5, efficiency_forward: 0.8, efficiency_back: 0.6, "
+      "bearing_friction: 0.05}\n"
+      "  sh: {type: spring, bodies: [c, e], stiffness: 5.0e5, freeplay: 0.001, damping: 1.0}\n"
+      "  motor: {type: torque, body: m, torque: {sine: {amplitude: 2.0, frequency: 1.0}}}\n"
+      "  rack: {type: spring, body: e, stiffness: 300.0, freeplay: 0.5}\n");
+  Simulator first(m);
+  ASSERT_STREQ(first.integrator_name(), "exact");
+  ASSERT_EQ(first.advance_to(0.77), StepStatus::reached_time) << first.message();
+  const Snapshot snap = first.snapshot();
+  Simulator fresh(m), used(m);
+  ASSERT_EQ(used.advance_to(0.3), StepStatus::reached_time) << used.message();
+  fresh.restore(snap);
+  used.restore(snap);
+  const std::size_t fresh_logged = fresh.events().size(), used_logged = used.events().size();
+  for (int k = 1; k <= 80; ++k) {
+    const double t = 1.0 + 0.0137 * k;
+    ASSERT_EQ(fresh.advance_to(t), StepStatus::reached_time) << fresh.message();
+    ASSERT_EQ(used.advance_to(t), StepStatus::reached_time) << used.message();
+  }
+  EXPECT_EQ(fresh.state().q, used.state().q);
+  EXPECT_EQ(fresh.state().w, used.state().w);
+  ASSERT_EQ(fresh.events().size() - fresh_logged, used.events().size() - used_logged);  // (the log is each one's own)
+  for (std::size_t k = 0; k < fresh.events().size() - fresh_logged; ++k)
+    EXPECT_EQ(fresh.events()[fresh_logged + k].t, used.events()[used_logged + k].t) << k;
+}
+
 TEST(Embedding, SnapshotRestoreRepeatsBitForBit) {
   const Model m = gear_train_with_input();
   Simulator sim(m);
