@@ -37,24 +37,16 @@ OutputMaps::OutputMaps(const Model& m, int slots, bool enabled)
   // unit probes of them, q = F^+ e_k; springs closing a loop (dependent rows)
   // cannot be probed one at a time: no maps.
   for (const Spring& sp : m.springs) {
-    const bool known = std::any_of(rows_of_.begin(), rows_of_.end(), [&](const CoordinateRow& r) {
+    const auto same = std::find_if(rows_of_.begin(), rows_of_.end(), [&](const CoordinateRow& r) {
       return r.n == sp.row.n && std::equal(r.body.begin(), r.body.begin() + r.n, sp.row.body.begin()) &&
              std::equal(r.c.begin(), r.c.begin() + r.n, sp.row.c.begin());
     });
-    if (!known) {
+    feature_of_spring_.push_back(static_cast<int>(same - rows_of_.begin()));
+    if (same == rows_of_.end()) {
       rows_of_.push_back(sp.row);
       feature_spring_.push_back(static_cast<int>(&sp - m.springs.data()));
     }
   }
-  for (const Spring& sp : m.springs)
-    for (std::size_t k = 0; k < rows_of_.size(); ++k) {
-      const CoordinateRow& r = rows_of_[k];
-      if (r.n == sp.row.n && std::equal(r.body.begin(), r.body.begin() + r.n, sp.row.body.begin()) &&
-          std::equal(r.c.begin(), r.c.begin() + r.n, sp.row.c.begin())) {
-        feature_of_spring_.push_back(static_cast<int>(k));
-        break;
-      }
-    }
   nf_ = static_cast<int>(rows_of_.size());
   Eigen::MatrixXd F = Eigen::MatrixXd::Zero(nf_, nb_);
   for (int k = 0; k < nf_; ++k)
@@ -131,11 +123,10 @@ bool OutputMaps::outputs(const State& modes, const double* sigma, const Evaluate
     // (the slots may be the caller's scratch, which the probes set)
     std::copy(sigma, sigma + slots_, sigma_.begin());
     sigma = sigma_.data();
-    build(map, modes, sigma, evaluate, o);
+    if (!build(map, modes, sigma, evaluate, o)) return false;  // refused: the tables' values are in o
   }
-  if (map.refused) {  // (build left the tables' values in o)
-    if (map.built_at_sample) map.built_at_sample = false;
-    else evaluate(modes.q.data(), modes.w.data(), sigma, o);
+  if (map.refused) {
+    evaluate(modes.q.data(), modes.w.data(), sigma, o);
     return false;
   }
   apply(map, modes, sigma, o);
@@ -158,7 +149,7 @@ void OutputMaps::apply(const Map& map, const State& modes, const double* sigma, 
 // (into o and the caller's scratch, as without a map) and the check against
 // them. Into the storage filed when the mode was entered (enter: nothing is
 // allocated here once it was).
-void OutputMaps::build(Map& map, const State& modes, const double* sigma, const Evaluate& evaluate,
+bool OutputMaps::build(Map& map, const State& modes, const double* sigma, const Evaluate& evaluate,
                        OutputSample& o) {
   // each spring coordinate from the anchor of its law's branch (branch_anchor)
   for (int k = 0; k < nf_; ++k) {
@@ -249,7 +240,6 @@ void OutputMaps::build(Map& map, const State& modes, const double* sigma, const 
   if (!ok) evaluate(modes.q.data(), modes.w.data(), sigma, o);
   map.usable = ok;
   map.refused = !ok;
-  map.built_at_sample = true;
   map.row_start.clear();
   map.row_start.push_back(0);
   map.col.clear();
@@ -263,6 +253,7 @@ void OutputMaps::build(Map& map, const State& modes, const double* sigma, const 
     map.row_start.push_back(static_cast<int>(map.col.size()));
   }
   ++(ok ? built_ : refused_);
+  return ok;
 }
 
 void OutputMaps::stack(const OutputSample& o, Eigen::Ref<Eigen::VectorXd> r) const {

@@ -82,7 +82,6 @@ class OutputMaps {
   struct Map {
     bool usable = false;   // built and checked
     bool refused = false;  // built and failed a check
-    bool built_at_sample = false;  // (outputs: the tables' values of the sample that built it are in o)
     Eigen::MatrixXd M;     // outputs x (2 nb + slots + 1)
     // M's nonzero entries by rows (most outputs read a few coordinates: an
     // element's relative angle two)
@@ -93,7 +92,8 @@ class OutputMaps {
   };
   Map& current(const State& modes);
   void point(const Map& map, const State& modes, const double* sigma);  // u_ at the state
-  void build(Map& map, const State& modes, const double* sigma, const Evaluate& evaluate, OutputSample& o);
+  // Identifies and checks the map; false: refused, the tables' values at the state in o.
+  bool build(Map& map, const State& modes, const double* sigma, const Evaluate& evaluate, OutputSample& o);
   void apply(const Map& map, const State& modes, const double* sigma, OutputSample& o);
   // The mapped outputs of o, stacked (torque, relative, rate, the model
   // bodies' accelerations, drive torques), and back.
