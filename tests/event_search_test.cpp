@@ -95,6 +95,24 @@ TEST(EventSearch, RootExactlyAtTheSubStepEndIsReportedOnce) {
   EXPECT_EQ(sign, 1);
 }
 
+// A stop where g is at 0 within its band: `sign` is the side it leaves to,
+// `approach` the one it came from, which need not be the side it started
+// the interval on (ExactIntegrator::stop_at_crossing reads it).
+TEST(EventSearch, ApproachIsTheSideAZeroAtTheEndIsReachedFrom) {
+  // g = -s (s - 0.5): up from 0 (started on the far side, sign -1), back to 0 at h
+  const EventFunction p = quadratic(0.0, 0.5, -1.0, 0.5);
+  int sign = -1, approach = 0;
+  EXPECT_FALSE(first_crossing(p, kWatchNone, sign, kResolution, nullptr, &approach));
+  EXPECT_EQ(approach, 1);
+  EXPECT_EQ(sign, -1);
+  // g = -(s - 0.5)^2, never on the other side: it reaches h from where it started
+  const EventFunction touch = quadratic(-0.25, 1.0, -1.0, 0.5);
+  sign = -1;
+  first_crossing(touch, kWatchNone, sign, kResolution, nullptr, &approach);
+  EXPECT_EQ(approach, -1);
+  EXPECT_EQ(sign, -1);
+}
+
 TEST(EventSearch, DoubleRootIsATouchNotACrossing) {
   // g = (s - 0.25)^2 and -(s - 0.25)^2: touch zero at 0.25 and return
   for (double k : {1.0, -1.0}) {

@@ -101,6 +101,7 @@ class Search {
 
   std::optional<Crossing> run() {
     visit(0.0, p_.h, 0);
+    approach_ = sign_;
     if (found_) return found_;
     // g reaches zero at h without a known sign there: the sign it leaves h in
     if (sign_ != 0 && std::abs(p_.value(p_.h)) <= tol_) {
@@ -119,6 +120,7 @@ class Search {
     return found_;
   }
   int sign() const { return sign_; }
+  int approach() const { return approach_; }
 
  private:
   void visit(double a, double b, int depth) {
@@ -199,6 +201,7 @@ class Search {
   double resolution_;
   SearchCounters* counters_;
   double anchor_ = 0.0;  // where the sign was last known
+  int approach_ = 0;     // the sign known last before h (run())
   std::optional<Crossing> found_;
 };
 
@@ -456,10 +459,11 @@ int leaving_sign(const EventFunction& p) {
 }
 
 std::optional<Crossing> first_crossing(const EventFunction& p, int direction, int& sign, double resolution,
-                                       SearchCounters* counters) {
+                                       SearchCounters* counters, int* approach) {
   Search search(p, direction, sign, resolution, counters);
   const std::optional<Crossing> found = search.run();
   sign = search.sign();
+  if (approach) *approach = search.approach();
   return found;
 }
 

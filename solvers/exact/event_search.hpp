@@ -198,8 +198,10 @@ inline constexpr int kWatchNone = 2;
 // there is none, and updates `sign` to the sign of g at h (after a returned
 // crossing: its new sign). resolution: bracket width at which a root is
 // located [unit of h] (the caller's time resolution, a few ulp of t).
+// approach (when given): the sign g had last before h, where it is at 0
+// within tol: the sign it reaches h from (`sign` is the one it leaves h in).
 std::optional<Crossing> first_crossing(const EventFunction& p, int direction, int& sign, double resolution,
-                                       SearchCounters* counters = nullptr);
+                                       SearchCounters* counters = nullptr, int* approach = nullptr);
 
 // The first crossing of c . exp(A s) z0 on [0, h] for any h: splits it into
 // pieces with norm * piece <= kMaxNormStep (z at each piece start by one
