@@ -108,6 +108,15 @@ double spring_stiffness(const Spring& s, std::int8_t state, std::int8_t clamp) {
   return (s.freeplay == 0.0 || state != 0) ? s.stiffness : 0.0;
 }
 
+double spring_coordinate_roundoff(const Spring& s, std::int8_t state, const double* q) {
+  const double k = spring_stiffness(s, state);
+  if (k == 0.0) return 0.0;
+  double terms = std::abs(branch_anchor(s, state));
+  for (int i = 0; i < s.row.n; ++i)
+    if (s.row.body[i] != kGround) terms += std::abs(s.row.c[i] * q[s.row.body[i]]);
+  return std::numeric_limits<double>::epsilon() * std::abs(k) * terms;
+}
+
 namespace {
 // A table segment's knots: the one below (unless the first segment) and the one above (unless the last).
 void stage_witnesses(const SpringTable& t, int index, std::int8_t k, std::vector<Witness>& out) {

@@ -130,6 +130,11 @@ double spring_torque_exact(const Spring& s, const SpringRelation& r);
 // spring always), 0 inside the gap and for a rigid freeplay, a table's slope;
 // the contact law: (1 + clamp sign) times that.
 double spring_stiffness(const Spring& s, std::int8_t state, std::int8_t clamp = 0);
+// The roundoff of T_el in `state` from the rounding of its coordinate [N m]:
+// x = sum c_k q_k and x - anchor, formed from absolute angles, carry eps
+// (sum |c_k q_k| + |anchor|), which the tangent stiffness turns into torque.
+// Shafts 27 rad round, a 5000 N m/rad mesh: 6e-11 N m, whatever the torque.
+double spring_coordinate_roundoff(const Spring& s, std::int8_t state, const double* q);
 // Tangent damping dT/dx' [N m s/rad].
 inline double spring_damping(const Spring& s) { return s.damping; }
 // ... in a state and clamp state: the contact law damps only linear where T_el != 0.

@@ -8,6 +8,7 @@
 
 #include "core/energy.hpp"
 #include "core/projections.hpp"
+#include "elements/freeplay_spring.hpp"
 #include "elements/friction.hpp"
 #include "elements/lossy_gear.hpp"
 #include "elements/kinds.hpp"
@@ -20,7 +21,7 @@ namespace luztar {
 Workspace::Workspace(const Model& m)
     : q(m.num_bodies()), w(m.num_bodies()), sigma(signal_slot_count(m)), force(m.num_bodies()), limit(m.num_links()),
       lambda(m.num_links()), acc(m.num_bodies()), slot_acc(m.num_bodies()), group_utilisation(m.num_links()), massless_mt0(m.num_bodies()),
-      cluster_torque(m.num_bodies()), root_scale(max_root_count(m)),
+      cluster_torque(m.num_bodies()), body_roundoff(m.num_bodies()), cluster_roundoff(m.num_bodies()), root_scale(max_root_count(m)),
       drive_torque(m.num_bodies()), drives(m.drives), driven_bodies(m.driven_bodies), drive_cluster(m.num_bodies()),
       massless_bearings(has_massless_bearings(m)) {}
 
@@ -539,6 +540,39 @@ void solved_torque_scales(const Model& m, const ModeStructure& ms, Workspace& ws
       for (int k = 0; k < at.row->n; ++k)
         if (at.row->body[k] != kGround) s = std::max(s, cluster[static_cast<std::size_t>(c.cluster_of[at.row->body[k]])]);
     scale[r] = s;
+  }
+}
+
+void solved_torque_roundoffs(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws,
+                             double* band) {
+  const LockedClusters& c = ms.clusters;
+  std::fill(ws.body_roundoff.begin(), ws.body_roundoff.end(), 0.0);
+  for (std::size_t s = 0; s < m.springs.size(); ++s) {
+    const Spring& sp = m.springs[s];
+    const double r = spring_coordinate_roundoff(sp, modes.spring_side[s], ws.q.data());
+    if (r == 0.0) continue;
+    for (int k = 0; k < sp.row.n; ++k)
+      if (sp.row.body[k] != kGround) ws.body_roundoff[static_cast<std::size_t>(sp.row.body[k])] += std::abs(sp.row.c[k]) * r;
+  }
+  std::fill(ws.cluster_roundoff.begin(), ws.cluster_roundoff.begin() + c.num_clusters(), 0.0);
+  for (int j = 0; j < m.num_bodies(); ++j)
+    ws.cluster_roundoff[static_cast<std::size_t>(c.cluster_of[j])] += ws.body_roundoff[static_cast<std::size_t>(j)];
+  WitnessInputs in;
+  in.limit = ws.limit.data();
+  in.massless_mt0 = ws.massless_mt0.data();
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
+    const Witness& w = ms.roots[r];
+    const auto reach = witness_kind_info(w.kind).solved;
+    double b = 0.0;
+    if (reach != nullptr) {
+      const SolvedReach at = reach(m, w, in);
+      if (at.row == nullptr) b = ws.cluster_roundoff[static_cast<std::size_t>(c.cluster_of[at.body])];
+      else
+        for (int k = 0; k < at.row->n; ++k)
+          if (at.row->body[k] != kGround)
+            b = std::max(b, ws.cluster_roundoff[static_cast<std::size_t>(c.cluster_of[at.row->body[k]])]);
+    }
+    band[r] = 64.0 * b;
   }
 }
 

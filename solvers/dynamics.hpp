@@ -80,6 +80,7 @@ struct Workspace {
   std::vector<double> group_utilisation;  // (splits) largest |lambda|/limit of each stuck group
   std::vector<double> massless_mt0;       // (nb) summed MT0(t) of the bearings of massless bodies [N m]
   std::vector<double> cluster_torque;     // (nb) solved_torque_scales' scratch: per locked cluster [N m]
+  std::vector<double> body_roundoff, cluster_roundoff;  // (nb) solved_torque_roundoffs' scratch [N m]
   std::vector<double> root_scale;         // (max_root_count) its result where the caller keeps none
   // (nb) the torque each drive applies to its prescribed body [N m] (Model::drives; 0 for a free body),
   // set by cluster_accelerations (reset by applied_forces, whose ws.force it is then part of)
@@ -191,6 +192,14 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
 // solved). Per cluster, not over the model: a brake of 1e11 N m elsewhere
 // made a contact's real unloading read as roundoff.
 void solved_torque_scales(const Model& m, const ModeStructure& ms, Workspace& ws, double* scale);
+// The roundoff of those solved torques from the angles at ws.q [N m] (band,
+// one per ms.roots; 0 for a root that reads no solved torque): 64 eps times
+// the terms of the springs' coordinates on the locked clusters the root's
+// coordinate touches, carried into torque by their stiffness in the modes'
+// branches (spring_coordinate_roundoff). Grows with the angles turned where
+// the solved torques themselves need not.
+void solved_torque_roundoffs(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws,
+                             double* band);
 // Power of the external torques [W] from ws (after applied_forces; the
 // drives' power sum R w_P after cluster_accelerations). The dissipated power
 // is the sum of element_dissipation_powers (solvers/element_outputs.hpp).

@@ -151,7 +151,16 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
   // found its crossing, took it as made at the restart: the break-away was
   // seen only at the next output instant (twin gear trains at drive
   // amplitude 5.8, 8.9e-5 s after its twin's).
-  auto at_bound = [&](double bound, int i) { return bound - 1e-9 * std::max(bound, exhausted_scale(i)); };
+  // And within the roundoff of its reading from the angles (BreakAway::band):
+  // shafts 27 rad round put 6e-11 N m into a bearing's reserve beside a
+  // 5000 N m/rad mesh, and a reserve read at +2.4e-11 was held by the tie
+  // 2e-11 (1e-9 of its scale 0.02) after the integrator had found it
+  // crossing (twin gear trains at 4.6 N m: seen at the next output instant,
+  // 2.4e-4 s after its twin's).
+  auto at_bound = [&](double bound, int i) {
+    const BreakAway& b = exhausted_scale(i);
+    return bound - std::max(1e-9 * std::max(bound, b.scale), b.band);
+  };
   for (int r = 0; r < n; ++r) {
     const int i = g.elements[r];
     const double acc = qp.residual[r];
@@ -160,7 +169,7 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
       // away from the teeth, and an unloading contact at zero torque lets go.
       const int s = m.links[i].element;
       const bool unloading = exhausted_direction(i) != 0 &&
-                             modes.spring_side[s] * qp.x[r] <= 1e-9 * std::max(force_scale, exhausted_scale(i));
+                             modes.spring_side[s] * qp.x[r] <= 1e-9 * std::max(force_scale, exhausted_scale(i).scale);
       if (std::abs(acc) > tol || unloading) modes.spring_side[s] = 0;
       else still_stuck.push_back(i);
       continue;
@@ -617,10 +626,11 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
       if (b.link == i) return m.is_contact_link(i) ? 1 : static_cast<int>(b.mode);
     return 0;
   };
-  auto exhausted_scale = [&](int i) {
+  static const BreakAway none{-1, FrictionMode::stuck, 0.0, 0.0};
+  auto exhausted_scale = [&](int i) -> const BreakAway& {  // (its scale and band)
     for (const BreakAway& b : exhausted)
-      if (b.link == i) return b.scale;
-    return 0.0;
+      if (b.link == i) return b;
+    return none;
   };
   ModeSelectionReport report;
   const std::size_t nl = static_cast<std::size_t>(m.num_links());

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -86,6 +87,23 @@ TEST(SpringLaw, TangentsAndPower) {
   apply_spring_torque(s, 2.0, force);
   EXPECT_EQ(force[0], -2.0);
   EXPECT_EQ(force[1], 6.0);
+}
+
+// The rounding of x = q_a - p q_b and of x - flank, in torque: eps k
+// (|q_a| + |p q_b| + |flank|) on a stiff branch, nothing in the gap, and
+// growing with the angles turned whatever the torque.
+TEST(SpringLaw, CoordinateRoundoffGrowsWithTheAnglesTurned) {
+  const Spring s = freeplay_spring();  // k 100, a 0.1, p 3
+  const double eps = std::numeric_limits<double>::epsilon();
+  const double q[] = {30.0, 10.0};      // x = 0 (in the gap)
+  EXPECT_EQ(spring_coordinate_roundoff(s, 0, q), 0.0);
+  EXPECT_DOUBLE_EQ(spring_coordinate_roundoff(s, +1, q), eps * 100.0 * (30.0 + 30.0 + 0.1));
+  EXPECT_DOUBLE_EQ(spring_coordinate_roundoff(s, -1, q), eps * 100.0 * (30.0 + 30.0 + 0.1));
+  const double far[] = {3e5, 1e5};
+  EXPECT_DOUBLE_EQ(spring_coordinate_roundoff(s, +1, far) / spring_coordinate_roundoff(s, +1, q), (6e5 + 0.1) / 60.1);
+  Spring rigid = s;
+  rigid.stiffness = INFINITY;  // a constraint: its torque is solved, not formed from x
+  EXPECT_EQ(spring_coordinate_roundoff(rigid, +1, q), 0.0);
 }
 
 TEST(SpringLaw, SideAtAFlankFollowsTheRate) {
