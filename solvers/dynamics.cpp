@@ -511,6 +511,36 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
   for (std::size_t r = 0; r < ms.roots.size(); ++r) g[r] = witness_value(m, ms.roots[r], in);
 }
 
+namespace {
+
+// Per root of ms: the largest of `cluster` over the locked clusters its
+// coordinate touches (WitnessKindInfo::solved), and of its own torque |own|
+// too `with_own`; 0 for a root that reads no solved torque.
+void largest_reached(const Model& m, const ModeStructure& ms, const Workspace& ws, const std::vector<double>& cluster,
+                     bool with_own, double* out) {
+  const LockedClusters& c = ms.clusters;
+  WitnessInputs in;
+  in.limit = ws.limit.data();
+  in.massless_mt0 = ws.massless_mt0.data();
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
+    const Witness& w = ms.roots[r];
+    const auto reach = witness_kind_info(w.kind).solved;
+    if (reach == nullptr) {
+      out[r] = 0.0;
+      continue;
+    }
+    const SolvedReach at = reach(m, w, in);
+    double s = with_own ? std::abs(at.own) : 0.0;
+    if (at.row == nullptr) s = std::max(s, cluster[static_cast<std::size_t>(c.cluster_of[at.body])]);
+    else
+      for (int k = 0; k < at.row->n; ++k)
+        if (at.row->body[k] != kGround) s = std::max(s, cluster[static_cast<std::size_t>(c.cluster_of[at.row->body[k]])]);
+    out[r] = s;
+  }
+}
+
+}  // namespace
+
 void solved_torque_scales(const Model& m, const ModeStructure& ms, Workspace& ws, double* scale) {
   const LockedClusters& c = ms.clusters;
   std::vector<double>& cluster = ws.cluster_torque;
@@ -523,24 +553,7 @@ void solved_torque_scales(const Model& m, const ModeStructure& ms, Workspace& ws
   if (!ms.stuck_links.empty())
     for (int k = 0; k < c.num_clusters(); ++k)
       for (int l : ms.stuck_by_cluster.of(k)) cluster[k] = std::max(cluster[k], std::abs(ws.lambda[l]));
-  WitnessInputs in;
-  in.limit = ws.limit.data();
-  in.massless_mt0 = ws.massless_mt0.data();
-  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
-    const Witness& w = ms.roots[r];
-    const auto reach = witness_kind_info(w.kind).solved;
-    if (reach == nullptr) {
-      scale[r] = 0.0;
-      continue;
-    }
-    const SolvedReach at = reach(m, w, in);
-    double s = std::abs(at.own);
-    if (at.row == nullptr) s = std::max(s, cluster[static_cast<std::size_t>(c.cluster_of[at.body])]);
-    else
-      for (int k = 0; k < at.row->n; ++k)
-        if (at.row->body[k] != kGround) s = std::max(s, cluster[static_cast<std::size_t>(c.cluster_of[at.row->body[k]])]);
-    scale[r] = s;
-  }
+  largest_reached(m, ms, ws, cluster, true, scale);
 }
 
 void solved_torque_roundoffs(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws,
@@ -557,23 +570,8 @@ void solved_torque_roundoffs(const Model& m, const State& modes, const ModeStruc
   std::fill(ws.cluster_roundoff.begin(), ws.cluster_roundoff.begin() + c.num_clusters(), 0.0);
   for (int j = 0; j < m.num_bodies(); ++j)
     ws.cluster_roundoff[static_cast<std::size_t>(c.cluster_of[j])] += ws.body_roundoff[static_cast<std::size_t>(j)];
-  WitnessInputs in;
-  in.limit = ws.limit.data();
-  in.massless_mt0 = ws.massless_mt0.data();
-  for (std::size_t r = 0; r < ms.roots.size(); ++r) {
-    const Witness& w = ms.roots[r];
-    const auto reach = witness_kind_info(w.kind).solved;
-    double b = 0.0;
-    if (reach != nullptr) {
-      const SolvedReach at = reach(m, w, in);
-      if (at.row == nullptr) b = ws.cluster_roundoff[static_cast<std::size_t>(c.cluster_of[at.body])];
-      else
-        for (int k = 0; k < at.row->n; ++k)
-          if (at.row->body[k] != kGround)
-            b = std::max(b, ws.cluster_roundoff[static_cast<std::size_t>(c.cluster_of[at.row->body[k]])]);
-    }
-    band[r] = 64.0 * b;
-  }
+  largest_reached(m, ms, ws, ws.cluster_roundoff, false, band);
+  for (std::size_t r = 0; r < ms.roots.size(); ++r) band[r] *= 64.0;
 }
 
 namespace {
