@@ -155,14 +155,17 @@ class Simulator::Impl {
       // A root at the same instant as a breakpoint is at the breakpoint: the
       // jump is taken there (no stop can be placed a few ulp later).
       if (const double* bp = breakpoint_near(t)) t = *bp;
+      energies_valid = false;
       pipeline.at_roots();
     }
     const bool resampled = pipeline.sample_blocks();
     // After a root the pipeline has just selected; otherwise a stuck element
     // over its limit or a missed strike is repaired here.
     if (resampled || is_breakpoint(t) || (outcome == Integrator::Outcome::stop_time && !instant_only) ||
-        (outcome != Integrator::Outcome::root && (!pipeline.stuck_consistent() || pipeline.has_missed_strike())))
+        (outcome != Integrator::Outcome::root && (!pipeline.stuck_consistent() || pipeline.has_missed_strike()))) {
+      energies_valid = false;
       pipeline.reselect();
+    }
   }
 
   // The integrator failed (a state no longer finite, CVODE's error test or
@@ -207,6 +210,7 @@ class Simulator::Impl {
   bool apply_input_change() {
     if (!data.inputs_changed) return false;
     data.inputs_changed = false;
+    energies_valid = false;
     if (!pipeline.has_massless() && pipeline.stuck_consistent(true)) {
       // The structure stays: a restart with the new inputs, without
       // rebuilding the structure where nothing it depends on changed (exact
@@ -246,6 +250,7 @@ class Simulator::Impl {
     state.w = ws.w;
     integrator->quadratures(t, energies.buffer());
     energies.store(state);
+    energies_valid = false;
     note_energy_peak();
   }
 
@@ -254,9 +259,21 @@ class Simulator::Impl {
   // energy_peak).
   double note_energy_peak() {
     const State& st = data.state;
-    peak_energy = std::max({peak_energy, std::abs(st.input_work), std::abs(kinetic_energy(model, st.w) - kinetic0),
-                            std::abs(elastic_energy(model, st.q) - elastic0), std::abs(st.dissipated)});
+    energies_at_state();
+    peak_energy = std::max({peak_energy, std::abs(st.input_work), std::abs(kinetic_now - kinetic0),
+                            std::abs(elastic_now - elastic0), std::abs(st.dissipated)});
     return peak_energy;
+  }
+
+  // The kinetic and elastic energy at the state, once per state: each sync
+  // takes them for the balance's peak, and a sample there reads them back.
+  // A stage that moves the state (a root's pipeline, a reselection, an input
+  // change, a restore) marks them stale.
+  void energies_at_state() {
+    if (energies_valid) return;
+    kinetic_now = kinetic_energy(model, data.state.w);
+    elastic_now = elastic_energy(model, data.state.q);
+    energies_valid = true;
   }
 
   // Element and body outputs at the current state, computed once per time.
@@ -355,7 +372,8 @@ class Simulator::Impl {
     const State& st = data.state;
     const OutputSample& o = refresh_outputs();
     const double roundoff = energy_roundoff(o.torque.data(), o.relative.data(), model.num_elements());
-    const double kinetic_change = kinetic_energy(model, st.w) - kinetic0, elastic_change = elastic_energy(model, st.q) - elastic0;
+    energies_at_state();
+    const double kinetic_change = kinetic_now - kinetic0, elastic_change = elastic_now - elastic0;
     const EnergyBalance b = energy_balance(st.input_work, kinetic_change, elastic_change, st.dissipated,
                                            std::max(kinetic0 + elastic0, note_energy_peak()), std::max(roundoff0, roundoff));
     s.energy_residual = b.relative;
@@ -379,6 +397,8 @@ class Simulator::Impl {
   double kinetic0 = 0.0, elastic0 = 0.0, roundoff0 = 0.0;  // [J] the energy balance's base (record_start_energies)
   double peak_energy = 0.0;  // [J] the largest term of the balance at the checks so far (check_energy)
   bool outputs_valid = false;
+  double kinetic_now = 0.0, elastic_now = 0.0;  // [J] at the state, when energies_valid (energies_at_state)
+  bool energies_valid = false;
   OutputSample out;                     // cache of the outputs at state.t
   OutputMaps output_maps{model, signal_slot_count(model),
                          settings.output_maps && std::strcmp(integrator->name(), "exact") == 0};
@@ -538,8 +558,8 @@ double Simulator::value(OutputId id) const {
       return r.empty() ? 0.0 : r.at(static_cast<std::size_t>(id.index));
     }
     case OutputId::Kind::input_work: return s.data.state.input_work;
-    case OutputId::Kind::kinetic: return kinetic_energy(s.model, s.data.state.w);
-    case OutputId::Kind::elastic: return elastic_energy(s.model, s.data.state.q);
+    case OutputId::Kind::kinetic: return s.energies_at_state(), s.kinetic_now;
+    case OutputId::Kind::elastic: return s.energies_at_state(), s.elastic_now;
     case OutputId::Kind::dissipated: return s.data.state.dissipated;
   }
   return 0.0;
@@ -550,6 +570,7 @@ Snapshot Simulator::snapshot() {
   if (s.broken) throw std::logic_error("snapshot: the simulator stopped on an error (" + s.message + "); restore an earlier snapshot");
   if (!s.apply_input_change()) s.pipeline.restart();
   s.outputs_valid = false;
+  s.energies_valid = false;
   s.data.events = s.log.size();
   Snapshot snap = s.data;
   snap.stats = s.collect_stats();  // (with the integrator's counters: a restore goes on from them)
@@ -569,6 +590,7 @@ void Simulator::restore(const Snapshot& snap) {
   s.data.segment_start = snap.state.t;  // stuck time is booked up to the snapshot already
   if (s.log.size() > snap.events) s.log.resize(snap.events);
   s.outputs_valid = false;
+  s.energies_valid = false;
   s.entered_at = -1;     // (the snapshot's restart count: the maps hear of this mode afresh)
   s.pipeline.restart();  // the same fresh start as the snapshot made
   s.broken = false;
@@ -594,8 +616,8 @@ class EventDrivenRun {
     append_reported_bodies(model_, s.q, s.w, r.velocity);
     append_sample(sim_.outputs(), r);
     r.input_work.push_back(s.input_work);
-    r.kinetic.push_back(kinetic_energy(model_, s.w));
-    r.elastic.push_back(elastic_energy(model_, s.q));
+    r.kinetic.push_back(sim_.value({OutputId::Kind::kinetic, -1}));  // (computed at the sync already)
+    r.elastic.push_back(sim_.value({OutputId::Kind::elastic, -1}));
     r.dissipated.push_back(s.dissipated);
     for (const Signal& b : model_.sampled) r.block_output.push_back(sim_.value({OutputId::Kind::input, b.input}));
   }
