@@ -217,6 +217,24 @@ TEST(ExactTwinGearTrainsLargeAngles, AFoundBreakAwayIsNotHeldByTheRoundoffOfItsA
                      {{"signals.drive.sine.amplitude", "4.6", "test"}, {"simulation.output_step", "0.002", "test"}});
 }
 
+// Both spindles arrive at rest at one instant: the second's arrival was
+// located 8.9e-16 s after the first's (its bracket's right end), the settle
+// after the first moved 4.5e-16 s and its reach fell short of the second by
+// the rounding of t, while z read that spindle at -5e-15 rad/s already.
+// Taken as crossed at the restart, its stick was lost: it turned back
+// 4.4e-3 rad with its bearing's friction driving it (power down to -0.35 W)
+// for 11 ms. A crossing within a resolution of the reach whose value in z
+// has its new sign is now reported at the stop (a hunt, 1 of 6200 runs).
+TEST(ExactTwinStribeckBearings, AnArrivalTheSettlePassedInZIsReportedAtTheStop) {
+  expect_twins_alike("twin_stribeck_bearings",
+                     {{"elements.drive.torque", "3.0823", "test"},
+                      {"elements.drive_B.torque", "3.0823", "test"},
+                      {"bodies.motor.velocity", "0.58776", "test"},
+                      {"bodies.motor_B.velocity", "0.58776", "test"},
+                      {"elements.coupling.stiffness", "86.618", "test"},
+                      {"elements.coupling_B.stiffness", "86.618", "test"}});
+}
+
 // Moving every angle (or position) by a constant changes no physics, so no
 // event: a clutch beside a shaft spring (1e4 N m/rad), its shafts at 1e5
 // rad, and a car and trailer (hitch 1e6 N/m, 1 mm freeplay) 10 km out, run

@@ -923,16 +923,28 @@ bool ExactIntegrator::stop_at_crossing(double best, double step, bool last, doub
   // restart (beyond roundoff on its new side there), it was lost. Twin
   // subsystems whose contacts came 3.6e-15 s apart left one rack pressing
   // 114 times through its freeplay, energy balanced, exit 0 (a new-user hunt).
+  // Passed is read in z too: a crossing located within a resolution beyond
+  // the settle's reach (its bracket's right end: up to a resolution past the
+  // root) whose value in z has its new sign already is passed. Twin Stribeck
+  // bearings: one spindle's arrival at rest was located 8.9e-16 s after its
+  // twin's, the settle moved 4.5e-16 s, and the reach fell short of it by
+  // the rounding of t while z read the spindle at -5e-15 rad/s: taken as
+  // crossed at the restart (its scale there is its own roundoff), its stick
+  // was lost and the spindle turned back 4.4e-3 rad with its friction
+  // driving it (a hunt).
   double reach = best + resolution;
   for (int round = 0; model_root && round < 8; ++round) {
     settle_roots(end, resolution);
     reach = std::max(reach, t_ - t_start + resolution);
+    sync_z();
     bool more = false;
-    for (std::size_t j = 0; j < static_cast<std::size_t>(roots_); ++j)
-      if (roots_found_[j] == 0 && cross_s_[j] <= reach) {
+    for (std::size_t j = 0; j < static_cast<std::size_t>(roots_); ++j) {
+      if (roots_found_[j] != 0 || !(cross_s_[j] <= reach + resolution)) continue;
+      if (cross_s_[j] <= reach || sign_of(mode_->G.row(static_cast<Eigen::Index>(j)).dot(z_)) == cross_dir_[j]) {
         signs_[j] = roots_found_[j] = cross_dir_[j];
         more = true;
       }
+    }
     if (!more) break;
   }
   bool switched = false;
