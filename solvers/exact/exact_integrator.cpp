@@ -936,10 +936,13 @@ bool ExactIntegrator::stop_at_crossing(double best, double step, bool last, doub
   for (int round = 0; model_root && round < 8; ++round) {
     settle_roots(end, resolution);
     reach = std::max(reach, t_ - t_start + resolution);
-    sync_z();
-    bool more = false;
+    bool more = false, synced = false;
     for (std::size_t j = 0; j < static_cast<std::size_t>(roots_); ++j) {
       if (roots_found_[j] != 0 || !(cross_s_[j] <= reach + resolution)) continue;
+      if (cross_s_[j] > reach && !synced) {  // (z only for such a one: a product)
+        sync_z();
+        synced = true;
+      }
       if (cross_s_[j] <= reach || sign_of(mode_->G.row(static_cast<Eigen::Index>(j)).dot(z_)) == cross_dir_[j]) {
         signs_[j] = roots_found_[j] = cross_dir_[j];
         more = true;
