@@ -829,9 +829,17 @@ double EventPipeline::reserve_scale(const Witness& w) const {
   return scale;
 }
 
-// The roundoff of reserve witness r, from its scale read by find_leaving_reserves.
+// The roundoff of reserve witness r, from its scale read by find_leaving_reserves,
+// and at least that of its reading from the angles (g_band / 16: 4 eps k |q|
+// of the springs on its clusters; both readings of a probe carry it). Twin
+// gear trains shifted 1e6 rad: a reserve the exact integrator found dropping
+// through 0 read -1.76e-6 N m, and 1e-9 s later 4e-8 higher; against the
+// scale's roundoff alone (5.7e-16) that was a rise, a touch, and the
+// break-away came at the next output instant (3 of 29 amplitudes). Within
+// this roundoff the second-order probes decide, reaching far enough to move
+// it beyond it.
 double EventPipeline::reserve_roundoff(std::size_t r) const {
-  return 64 * std::numeric_limits<double>::epsilon() * g_scale[r];
+  return std::max(64 * std::numeric_limits<double>::epsilon() * g_scale[r], g_band[r] / 16);
 }
 
 // The reserve witnesses (stick_upper, stick_lower, group_reserve) and the
