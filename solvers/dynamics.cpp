@@ -344,6 +344,12 @@ void static_friction(const Model& m, const State& modes, const ModeStructure& ms
                                                  modes.spring_side, modes.element_mode, ws.lambda);
 }
 
+void static_torques(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws) {
+  applied_forces(m, modes, ws);
+  cluster_accelerations(m, ms, ws);
+  static_friction(m, modes, ms, ws);
+}
+
 void rhs(const Model& m, const State& modes, const ModeStructure& ms, double t, const double* y, double* ydot,
          Workspace& ws) {
   signal_values(m, t, ws);
@@ -557,7 +563,7 @@ void solved_torque_scales(const Model& m, const ModeStructure& ms, Workspace& ws
 }
 
 void solved_torque_roundoffs(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws,
-                             double* band) {
+                             double* roundoff) {
   const LockedClusters& c = ms.clusters;
   std::fill(ws.body_roundoff.begin(), ws.body_roundoff.end(), 0.0);
   for (std::size_t s = 0; s < m.springs.size(); ++s) {
@@ -570,8 +576,7 @@ void solved_torque_roundoffs(const Model& m, const State& modes, const ModeStruc
   std::fill(ws.cluster_roundoff.begin(), ws.cluster_roundoff.begin() + c.num_clusters(), 0.0);
   for (int j = 0; j < m.num_bodies(); ++j)
     ws.cluster_roundoff[static_cast<std::size_t>(c.cluster_of[j])] += ws.body_roundoff[static_cast<std::size_t>(j)];
-  largest_reached(m, ms, ws, ws.cluster_roundoff, false, band);
-  for (std::size_t r = 0; r < ms.roots.size(); ++r) band[r] *= 64.0;
+  largest_reached(m, ms, ws, ws.cluster_roundoff, false, roundoff);
 }
 
 namespace {

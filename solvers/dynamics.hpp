@@ -170,6 +170,10 @@ void massless_velocities(const Model& m, const State& modes, Workspace& ws);
 void cluster_accelerations(const Model& m, const ModeStructure& ms, Workspace& ws);
 // Static friction of stuck elements and contact torques into ws.lambda (needs force and acc).
 void static_friction(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws);
+// Everything the element tables read, at ws.q, ws.w and ws.sigma in the
+// modes: applied_forces, cluster_accelerations and static_friction, in that
+// order (the event pipeline at its state, the output tables at a sample).
+void static_torques(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws);
 
 // y' at (y, ws.sigma); the second form evaluates sigma at t first.
 void rhs(const Model& m, const State& modes, const ModeStructure& ms, const double* y, double* ydot, Workspace& ws);
@@ -192,14 +196,15 @@ void root_functions(const Model& m, const State& modes, const ModeStructure& ms,
 // solved). Per cluster, not over the model: a brake of 1e11 N m elsewhere
 // made a contact's real unloading read as roundoff.
 void solved_torque_scales(const Model& m, const ModeStructure& ms, Workspace& ws, double* scale);
-// The roundoff of those solved torques from the angles at ws.q [N m] (band,
-// one per ms.roots; 0 for a root that reads no solved torque): 64 eps times
-// the terms of the springs' coordinates on the locked clusters the root's
+// The roundoff of those solved torques from the angles at ws.q [N m] (one
+// per ms.roots; 0 for a root that reads no solved torque): eps times the
+// terms of the springs' coordinates on the locked clusters the root's
 // coordinate touches, carried into torque by their stiffness in the modes'
-// branches (spring_coordinate_roundoff). Grows with the angles turned where
-// the solved torques themselves need not.
+// branches (spring_coordinate_roundoff). One rounding: each caller scales it
+// to the margin it needs. Grows with the angles turned where the solved
+// torques themselves need not.
 void solved_torque_roundoffs(const Model& m, const State& modes, const ModeStructure& ms, Workspace& ws,
-                             double* band);
+                             double* roundoff);
 // Power of the external torques [W] from ws (after applied_forces; the
 // drives' power sum R w_P after cluster_accelerations). The dissipated power
 // is the sum of element_dissipation_powers (solvers/element_outputs.hpp).

@@ -76,17 +76,6 @@ void element_outputs(const Model& m, const State& modes, const Workspace& ws, do
   });
 }
 
-void element_coordinates(const Model& m, const double* q, const double* w, double* x, double* rate) {
-  for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {
-    const int e = m.elements_of(row.kind)[i];
-    CoordinateRow r;
-    const bool has = coordinate_of(m, row, i, r) != 0.0;
-    const double s = output_scale(m, e);  // as written: the power T x' is the same
-    x[e] = has ? row_value(r, q) / s : 0.0;
-    rate[e] = has ? row_value(r, w) / s : 0.0;
-  });
-}
-
 std::vector<ElementCoordinate> element_coordinate_rows(const Model& m) {
   std::vector<ElementCoordinate> rows(static_cast<std::size_t>(m.num_elements()));
   for_each_element(m, kSumOrder, [&](const ElementKindInfo& row, int i) {

@@ -36,21 +36,19 @@ void drive_torques(const Model& m, const Workspace& ws, std::vector<double>& out
 // cluster_accelerations and static_friction (ne each).
 void element_outputs(const Model& m, const State& modes, const Workspace& ws, double* torque,
                      std::int8_t* state);
-// The coordinate x of every element (ne) at angles q and its rate x' at
-// velocities w (nb each): its coordinate row's sum c_k q_k, a one-body
-// element's body angle (elements/kinds.hpp ElementKindInfo::relation, ::body),
-// as written (divided by output_scale: an element a rigid merge carried reads
-// in its own bodies' terms).
-void element_coordinates(const Model& m, const double* q, const double* w, double* x, double* rate);
 // Each element's coordinate row and the scale it is written with (by
-// element id), and the same coordinates from them: element_coordinates'
-// values without its walk over the kinds (a sample through an output map).
+// element id; built once, read at every sample).
 struct ElementCoordinate {
   CoordinateRow row;
   bool has = false;    // a kind with neither a row nor a body: x = x' = 0
   double scale = 1.0;  // output_scale
 };
 std::vector<ElementCoordinate> element_coordinate_rows(const Model& m);
+// The coordinate x of every element (ne) at angles q and its rate x' at
+// velocities w (nb each): its coordinate row's sum c_k q_k, a one-body
+// element's body angle (elements/kinds.hpp ElementKindInfo::relation, ::body),
+// as written (divided by output_scale: an element a rigid merge carried reads
+// in its own bodies' terms).
 void element_coordinates(const std::vector<ElementCoordinate>& rows, const double* q, const double* w, double* x,
                          double* rate);
 // The rate x' of element e's coordinate at velocities w (nb) [rad/s].

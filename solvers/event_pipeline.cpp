@@ -27,7 +27,7 @@ EventPipeline::EventPipeline(const Model& m, const SimulationSettings& s, const 
   g_now.assign(max_root_count(m), 0.0);
   g_probe.assign(max_root_count(m), 0.0);
   g_scale.assign(max_root_count(m), 0.0);
-  g_band.assign(max_root_count(m), 0.0);
+  g_roundoff.assign(max_root_count(m), 0.0);
   flat.assign(max_root_count(m), 0);
   touched.assign(max_root_count(m), 0);
   const std::size_t nl = static_cast<std::size_t>(m.num_links());
@@ -274,7 +274,7 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
         // find_leaving_reserves leave it there), the band in which this
         // stage takes a reserve as at 0, so the selection's tie is the same
         exhausted.push_back({spec.index, info.sign > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative,
-                             reserve_scale(spec), g_band[r]});
+                             reserve_scale(spec), 64.0 * g_roundoff[r]});
         friction_event = true;
         break;
       case Crossing::group_exhausted:
@@ -310,7 +310,7 @@ void EventPipeline::mark_touched_reserves(const std::vector<int>& found) {
   for (std::size_t r = 0; r < ms.roots.size(); ++r) any = any || is_reserve_root(r);
   if (!any) return;
   root_functions(model, state, ms, state.t, y.data(), g_now.data(), ws);
-  solved_torque_roundoffs(model, state, ms, ws, g_band.data());  // (at the state: apply_crossings' BreakAway::band)
+  solved_torque_roundoffs(model, state, ms, ws, g_roundoff.data());  // (at the state: apply_crossings' BreakAway::band)
   for (std::size_t r = 0; r < ms.roots.size(); ++r) g_scale[r] = is_reserve_root(r) ? reserve_scale(ms.roots[r]) : -1.0;
   probe_reserves(ReserveProbe::at_root);
   for (std::size_t r = 0; r < ms.roots.size(); ++r) touched[r] = is_reserve_root(r) && leaving[r] == 0 ? 1 : 0;
@@ -550,9 +550,8 @@ void EventPipeline::add_contact_candidates() {
 void EventPipeline::evaluate_static_torques() {
   ws.q = state.q;
   ws.w = state.w;
-  applied_forces(model, state, state.t, ws);
-  cluster_accelerations(model, ms, ws);
-  static_friction(model, state, ms, ws);
+  signal_values(model, state.t, ws);
+  static_torques(model, state, ms, ws);
 }
 
 // Each candidate link's weight in the loss of the velocity projection: its
@@ -830,7 +829,7 @@ double EventPipeline::reserve_scale(const Witness& w) const {
 }
 
 // The roundoff of reserve witness r, from its scale read by find_leaving_reserves,
-// and at least that of its reading from the angles (g_band / 16: 4 eps k |q|
+// and at least that of its reading from the angles (4 g_roundoff: 4 eps k |q|
 // of the springs on its clusters; both readings of a probe carry it). Twin
 // gear trains shifted 1e6 rad: a reserve the exact integrator found dropping
 // through 0 read -1.76e-6 N m, and 1e-9 s later 4e-8 higher; against the
@@ -839,7 +838,7 @@ double EventPipeline::reserve_scale(const Witness& w) const {
 // this roundoff the second-order probes decide, reaching far enough to move
 // it beyond it.
 double EventPipeline::reserve_roundoff(std::size_t r) const {
-  return std::max(64 * std::numeric_limits<double>::epsilon() * g_scale[r], g_band[r] / 16);
+  return std::max(64 * std::numeric_limits<double>::epsilon() * g_scale[r], 4.0 * g_roundoff[r]);
 }
 
 // The reserve witnesses (stick_upper, stick_lower, group_reserve) and the
@@ -849,7 +848,7 @@ double EventPipeline::reserve_roundoff(std::size_t r) const {
 // touched at zero deflection) parts there, not at the next output point
 // where stuck_consistent caught it. The probe is taken only when some
 // watched witness is within 1e-9 of its scale of 0 (unwatched: scale -1).
-// (Its roundoff from the angles, g_band, only widens the selection's tie for
+// (Its roundoff from the angles, 64 g_roundoff, only widens the selection's tie for
 // those found leaving: as a test of nearness here it would take a reserve
 // up to 64 eps k |q| short of 0, 2.8e-4 N m beside a 1e4 N m/rad shaft
 // spring turned 1e5 rad, as at 0 and break it away early.)
@@ -865,7 +864,7 @@ bool EventPipeline::find_leaving_reserves() {
     near = near || (g_scale[r] >= 0.0 && g_now[r] <= 1e-9 * g_scale[r]);
   }
   if (!near) return false;
-  solved_torque_roundoffs(model, state, ms, ws, g_band.data());  // (at the state: apply_crossings' BreakAway::band)
+  solved_torque_roundoffs(model, state, ms, ws, g_roundoff.data());  // (at the state: apply_crossings' BreakAway::band)
   return probe_reserves(ReserveProbe::at_restart);
 }
 

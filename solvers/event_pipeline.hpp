@@ -162,7 +162,7 @@ class EventPipeline {
   std::vector<Witness> resting_knots;                   // knot roots at rest (cross_knots_from_rest)
   std::vector<int> leaving;                             // (max_root_count) reserves leaving 0 (probe_reserves)
   std::vector<double> g_now, g_probe, g_scale;          // (max_root_count) their witnesses now and a moment later; reserve scales
-  std::vector<double> g_band;                          // (max_root_count) their roundoff from the angles (solved_torque_roundoffs)
+  std::vector<double> g_roundoff;                      // (max_root_count) their roundoff from the angles, one eps (solved_torque_roundoffs)
   std::vector<std::int8_t> flat;                        // (max_root_count) reserves flat to first order (decide_by_curvature)
   std::vector<std::int8_t> touched;                     // (max_root_count) reserve roots found at a touch (mark_touched_reserves)
   std::vector<double> probe_curve;                      // (2 nb) y'' (decide_by_curvature)

@@ -133,9 +133,9 @@ double group_scale(const ModeSelectionScratch::Group& g) {
 }
 
 // The new modes from the relative accelerations, which Gauss's principle fixes uniquely.
-template <class ExhaustedDirection, class ExhaustedScale>
+template <class ExhaustedDirection, class ExhaustedEntry>
 void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Group& g,
-                    ExhaustedDirection&& exhausted_direction, ExhaustedScale&& exhausted_scale,
+                    ExhaustedDirection&& exhausted_direction, ExhaustedEntry&& exhausted_entry,
                     std::vector<int>& still_stuck, bool& any_slip) {
   const int n = static_cast<int>(g.elements.size());
   const BoxQpSolution& qp = g.qp;
@@ -158,7 +158,7 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
   // crossing (twin gear trains at 4.6 N m: seen at the next output instant,
   // 2.4e-4 s after its twin's).
   auto at_bound = [&](double bound, int i) {
-    const BreakAway& b = exhausted_scale(i);
+    const BreakAway& b = exhausted_entry(i);
     return bound - std::max(1e-9 * std::max(bound, b.scale), b.band);
   };
   for (int r = 0; r < n; ++r) {
@@ -169,7 +169,7 @@ void classify_group(const Model& m, State& modes, const ModeSelectionScratch::Gr
       // away from the teeth, and an unloading contact at zero torque lets go.
       const int s = m.links[i].element;
       const bool unloading = exhausted_direction(i) != 0 &&
-                             modes.spring_side[s] * qp.x[r] <= 1e-9 * std::max(force_scale, exhausted_scale(i).scale);
+                             modes.spring_side[s] * qp.x[r] <= 1e-9 * std::max(force_scale, exhausted_entry(i).scale);
       if (std::abs(acc) > tol || unloading) modes.spring_side[s] = 0;
       else still_stuck.push_back(i);
       continue;
@@ -492,9 +492,9 @@ bool gear_with_neighbours(const Model& m, const ModeSelectionScratch::Group& g) 
 // Delassus matrix, classification by relative acceleration.
 // Returns true when the box QP decided it (its torques are g.qp.x), false
 // when a lossy gear's selection did.
-template <class ExhaustedDirection, class ExhaustedScale>
+template <class ExhaustedDirection, class ExhaustedEntry>
 bool decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, const Workspace& ws,
-                  ExhaustedDirection&& exhausted_direction, ExhaustedScale&& exhausted_scale,
+                  ExhaustedDirection&& exhausted_direction, ExhaustedEntry&& exhausted_entry,
                   ModeSelectionReport& report, std::vector<int>& still_stuck, bool& any_slip) {
   if (gear_with_neighbours(m, g)) {
     decide_gear_group(m, modes, g, ws, exhausted_direction, report, still_stuck, any_slip);
@@ -503,7 +503,7 @@ bool decide_group(const Model& m, State& modes, ModeSelectionScratch::Group& g, 
   if (decide_gear(m, modes, g, ws, exhausted_direction, still_stuck, any_slip)) return false;
   group_bounds(m, modes, g, ws);
   solve_group(g, report);
-  classify_group(m, modes, g, exhausted_direction, exhausted_scale, still_stuck, any_slip);
+  classify_group(m, modes, g, exhausted_direction, exhausted_entry, still_stuck, any_slip);
   return true;
 }
 
@@ -627,7 +627,7 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
     return 0;
   };
   static const BreakAway none{-1, FrictionMode::stuck, 0.0, 0.0};
-  auto exhausted_scale = [&](int i) -> const BreakAway& {  // (its scale and band)
+  auto exhausted_entry = [&](int i) -> const BreakAway& {  // (none: not exhausted; scale and band 0)
     for (const BreakAway& b : exhausted)
       if (b.link == i) return b;
     return none;
@@ -685,7 +685,7 @@ ModeSelectionReport select_friction_modes(const Model& m, State& modes, double t
       const IndexRange open = sc.open_by_cluster.of(k);
       ModeSelectionScratch::Group& g = group_for(m, sc, open.begin(), open.end());
       const bool by_qp =
-          decide_group(m, modes, g, ws, exhausted_direction, exhausted_scale, report, sc.still_stuck, any_slip);
+          decide_group(m, modes, g, ws, exhausted_direction, exhausted_entry, report, sc.still_stuck, any_slip);
       if (!by_qp) {
         for (int b : g.bodies) sc.body_known[b] = 0;
         continue;

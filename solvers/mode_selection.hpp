@@ -63,8 +63,9 @@ struct BreakAway {
   // of it of its bound is at the bound, the band within which the pipeline
   // takes a reserve as at 0 (find_leaving_reserves); 0: 1e-9 of the bound.
   double scale = 0.0;
-  // ... and at least within this much of its bound [N m]: the roundoff of
-  // its reading from the angles (EventPipeline, solved_torque_roundoffs).
+  // ... and at least within this much of its bound [N m]: 64 times the
+  // roundoff of its reading from the angles (EventPipeline,
+  // solved_torque_roundoffs), the margin the scale's 1e-9 gives small angles.
   double band = 0.0;
 };
 

@@ -306,12 +306,10 @@ class Simulator::Impl {
     std::copy(q, q + model.num_bodies(), ws.q.begin());
     std::copy(w, w + model.num_bodies(), ws.w.begin());
     if (sigma != ws.sigma.data()) std::copy(sigma, sigma + ws.sigma.size(), ws.sigma.begin());
-    applied_forces(model, s, ws);
-    cluster_accelerations(model, ms, ws);
-    static_friction(model, s, ms, ws);
+    static_torques(model, s, ms, ws);
     o.resize(model);
     luztar::element_outputs(model, s, ws, o.torque.data(), o.state.data());
-    element_coordinates(model, q, w, o.relative.data(), o.rate.data());
+    element_coordinates(coordinate_rows, q, w, o.relative.data(), o.rate.data());
     element_powers(model, o.torque.data(), o.rate.data(), o.power.data());
     o.dissipated = s.element_dissipated;
     body_accelerations(model, ms, ws, o.acceleration.data());
@@ -400,6 +398,7 @@ class Simulator::Impl {
   double kinetic_now = 0.0, elastic_now = 0.0;  // [J] at the state, when energies_valid (energies_at_state)
   bool energies_valid = false;
   OutputSample out;                     // cache of the outputs at state.t
+  const std::vector<ElementCoordinate> coordinate_rows = element_coordinate_rows(model);  // (tables_at)
   OutputMaps output_maps{model, signal_slot_count(model),
                          settings.output_maps && std::strcmp(integrator->name(), "exact") == 0};
   long entered_at = -1;  // data.stats.reinits when the maps last heard of a restart (enter_mode)

@@ -838,8 +838,8 @@ class TimeSteppingRun {
     const int ne = model_.num_elements();
     out_.torque = mj_.torque();
     out_.state = mj_.state();
-    element_coordinates(model_, q_.data(), w_.data(), out_.relative.data(), out_.rate.data());
-    element_coordinates(model_, q_.data(), mj_.v_mid().data(), mid_x_.data(), mid_rate_.data());
+    element_coordinates(coordinate_rows_, q_.data(), w_.data(), out_.relative.data(), out_.rate.data());
+    element_coordinates(coordinate_rows_, q_.data(), mj_.v_mid().data(), mid_x_.data(), mid_rate_.data());
     element_powers(model_, out_.torque.data(), mid_rate_.data(), out_.power.data());
     for (int e = 0; e < ne; ++e) out_.dissipated[e] = E0_[e] + a * (mj_.element_dissipated()[e] - E0_[e]);
     for (int j = 0; j < model_.num_bodies(); ++j) out_.acceleration[j] = h > 0.0 ? (mj_.v()[j] - v0_[j]) / h : 0.0;
@@ -959,6 +959,7 @@ class TimeSteppingRun {
   // (ne each) dissipated by element at the last step's start; the coordinates
   // and rates at its middle (scratch of sample_outputs)
   std::vector<double> E0_, mid_x_, mid_rate_;
+  const std::vector<ElementCoordinate> coordinate_rows_ = element_coordinate_rows(model_);  // (sample_outputs)
   OutputSample out_;                 // a sample's element and body outputs
   StepStatus pending_ = StepStatus::reached_time;  // the run's end, once known
   std::string message_;
