@@ -127,7 +127,8 @@ class Search {
     if (found_) return;
     if (counters_) ++counters_->intervals;
     double lo, hi;
-    p_.enclose(a, b, lo, hi, 0, tol_);
+    const Coefficients& p_a = about(a);
+    p_.enclose(p_a, a, b, lo, hi, 0, tol_);
     if (lo > tol_) return known(a, b, 1);
     if (hi < -tol_) return known(a, b, -1);
     if (hi - lo <= 4.0 * tol_ || depth >= kMaxDepth || b - a <= resolution_) {
@@ -138,13 +139,24 @@ class Search {
     // monotone on [a, b] (g' enclosed away from 0): at most one root, so the
     // sign at b (beyond tol) settles the interval; a change is located from
     // where the sign was last known
-    if (double dlo, dhi; p_.enclose(a, b, dlo, dhi, 1, 0.0), dlo > 0.0 || dhi < 0.0) {
+    if (double dlo, dhi; p_.enclose(p_a, a, b, dlo, dhi, 1, 0.0), dlo > 0.0 || dhi < 0.0) {
       const double gb = p_.value(b);
       if (std::abs(gb) > tol_) return known(b, b, sign_of(gb));
     }
     const double mid = a + 0.5 * (b - a);
     visit(a, mid, depth + 1);
     visit(mid, b, depth + 1);
+  }
+
+  // p's coefficients about x, kept for the next interval from the same x
+  // (the bisection runs left to right: each left half starts where its
+  // parent did).
+  const Coefficients& about(double x) {
+    if (x != about_at_) {
+      about_ = p_.about(x);
+      about_at_ = x;
+    }
+    return about_;
   }
 
   // g has sign `s` on [a, b].
@@ -203,6 +215,8 @@ class Search {
   double anchor_ = 0.0;  // where the sign was last known
   int approach_ = 0;     // the sign known last before h (run())
   std::optional<Crossing> found_;
+  Coefficients about_{};
+  double about_at_ = NAN;
 };
 
 }  // namespace
@@ -273,14 +287,27 @@ double GrowthBound::over(double h) const {
   return sum + n_[kTaylorTerms] * term * std::exp(n_[1] * h);
 }
 
-void TaylorData::build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
-                       const Eigen::Ref<const Eigen::VectorXd>& z0, double h) {
+void TaylorData::start(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, Eigen::Index rows) {
   D_ = &D;
   A_ = &A;
-  rows_ = z0.size();
+  rows_ = rows;
   if (V_.rows() < rows_) V_.resize(rows_, kTaylorTerms + 1);
-  V_.col(0).head(rows_) = z0;
   computed_ = 0;
+}
+
+void TaylorData::build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
+                       const Eigen::Ref<const Eigen::VectorXd>& z0, double h) {
+  start(A, D, z0.size());
+  V_.col(0).head(rows_) = z0;
+  given_ = 1;
+  shorten(growth, h);
+}
+
+void TaylorData::build_from_terms(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
+                                  const Eigen::Ref<const Eigen::MatrixXd>& first, double h) {
+  start(A, D, first.rows());
+  given_ = static_cast<int>(std::min<Eigen::Index>(first.cols(), kTaylorTerms + 1));
+  V_.topLeftCorner(rows_, given_) = first.leftCols(given_);
   shorten(growth, h);
 }
 
@@ -299,7 +326,7 @@ void TaylorData::shorten(double growth, double h) {
   for (int k = 0; k <= kTaylorTerms; ++k) {
     if (k > 0) term *= h / k;
     if (k >= computed_) {
-      if (k > 0) V.col(k).noalias() = A_->lazyProduct(V.col(k - 1));
+      if (k >= given_) V.col(k).noalias() = A_->lazyProduct(V.col(k - 1));
       scaled_norm_[static_cast<std::size_t>(k)] = V.col(k).cwiseQuotient(*D_).lpNorm<Eigen::Infinity>();
       computed_ = k + 1;
     }
@@ -372,10 +399,13 @@ void EventFunction::derivatives(double s, std::array<double, kTaylorTerms>& d) c
   }
 }
 
-void EventFunction::enclose(double lo, double hi, double& gmin, double& gmax, int order, double conclusive) const {
+std::array<double, kTaylorTerms> EventFunction::about(double lo) const { return shifted(a, lo, degree); }
+
+void EventFunction::enclose(const Coefficients& p_lo, double lo, double hi, double& gmin, double& gmax, int order,
+                            double conclusive) const {
   const double w = hi - lo;
   // (a) p's range plus each fast term's exact range: good on long intervals
-  Coefficients c = shifted(a, lo, degree);
+  Coefficients c = p_lo;
   if (order == 1) {
     for (int k = 0; k + 1 < degree; ++k) c[static_cast<std::size_t>(k)] = (k + 1) * c[static_cast<std::size_t>(k + 1)];
     c[static_cast<std::size_t>(degree - 1)] = 0.0;

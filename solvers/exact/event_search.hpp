@@ -91,6 +91,10 @@ class TaylorData {
   // allocation once warm.)
   void build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
              const Eigen::Ref<const Eigen::VectorXd>& z0, double h);
+  // The same from v_0 .. v_k given (the columns of `first`, A^j z0 as this
+  // class forms them: A.lazyProduct of the one before), the rest built on.
+  void build_from_terms(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
+                        const Eigen::Ref<const Eigen::MatrixXd>& first, double h);
   // Whether the data were built from this z0 (bit for bit).
   bool starts_at(const Eigen::Ref<const Eigen::VectorXd>& z0) const;
   // The same data over h2 <= h() with its growth bound: the order cut again
@@ -110,9 +114,13 @@ class TaylorData {
   const Eigen::VectorXd& D() const { return *D_; }
 
  private:
+  // A build's common part: its matrices, its size, nothing computed yet.
+  void start(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, Eigen::Index rows);
+
   Eigen::MatrixXd V_;
   Eigen::Index rows_ = 0;
   int computed_ = 0;
+  int given_ = 1;  // the v_k given by the build (v_0: z0), not formed again
   const Eigen::MatrixXd* A_ = nullptr;
   int order_ = kTaylorTerms;
   std::array<double, kTaylorTerms + 1> scaled_norm_{};
@@ -167,10 +175,16 @@ struct EventFunction {
   double slope(double s) const;
   // d_k = g^(k)(s) / k!, k < kTaylorTerms.
   void derivatives(double s, std::array<double, kTaylorTerms>& d) const;
-  // Lower and upper bounds of g (order 0) or of g' (order 1) on [lo, hi],
-  // its tolerance aside; the tighter Taylor model is skipped when the first
-  // bounds are already beyond `conclusive` (gmin > it or gmax < -it).
-  void enclose(double lo, double hi, double& gmin, double& gmax, int order = 0, double conclusive = INFINITY) const;
+  // p's coefficients about lo (those of p(lo + u) in u), what enclose()
+  // starts from: a search enclosing g and g' on an interval, and its left
+  // half after it, shifts them once.
+  std::array<double, kTaylorTerms> about(double lo) const;
+  // Lower and upper bounds of g (order 0) or of g' (order 1) on [lo, hi]
+  // (p_lo = about(lo)), its tolerance aside; the tighter Taylor model is
+  // skipped when the first bounds are already beyond `conclusive` (gmin > it
+  // or gmax < -it).
+  void enclose(const std::array<double, kTaylorTerms>& p_lo, double lo, double hi, double& gmin, double& gmax,
+               int order = 0, double conclusive = INFINITY) const;
 };
 // The slow polynomial of g = c . z on [0, data.h()] (no fast terms).
 EventFunction event_polynomial(const Eigen::Ref<const Eigen::RowVectorXd, 0, Eigen::InnerStride<>>& c,

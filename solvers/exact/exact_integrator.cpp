@@ -185,11 +185,15 @@ void ExactIntegrator::enter_mode() {
   offset_.head(r) = m.inert_fit.solve(zscratch_.head(r));
   zscratch_.noalias() = z_ - Kz * offset_.head(r);
   x_.noalias() = m.split.Tinv * zscratch_;
+  z_current_ = false;  // (z_ is what x_ came from, not T x_ + K c0 bit for bit)
+  bound_current_ = false;
   clear_left_ = 0.0;  // a new state (or mode): nothing is known ahead of it
   last_clear_ = false;
 }
 
 void ExactIntegrator::sync_z() {
+  if (z_current_) return;
+  z_current_ = true;
   const Mode& m = *mode_;
   z_.noalias() = m.split.T * x_;
   z_.noalias() += m.split.T.leftCols(m.split.inert) * offset_.head(m.split.inert);
@@ -678,6 +682,8 @@ void ExactIntegrator::slow_taylor_over(double s) {
   const double growth = m.slow_growth.over(s);
   if (taylor_mode_ == m.id && slow_taylor_.h() >= s && slow_taylor_.starts_at(x_.head(m.split.slow)))
     slow_taylor_.shorten(growth, s);
+  else if (bound_current_)  // (its first terms are the cheap bound's, of this state)
+    slow_taylor_.build_from_terms(m.split.As, m.Ds, growth, bound_v_.topLeftCorner(m.split.slow, kBoundOrder + 1), s);
   else
     slow_taylor_.build(m.split.As, m.Ds, growth, x_.head(m.split.slow), s);
   taylor_mode_ = m.id;
@@ -687,6 +693,7 @@ void ExactIntegrator::propagate(double s) {
   ++stats_.substeps;
   if (s <= 0.0) return;
   Mode& m = *mode_;
+  z_current_ = bound_current_ = false;
   before_x_ = x_;
   before_q_ = q_;
   before_t_ = t_;
@@ -728,6 +735,7 @@ void ExactIntegrator::bound_state() {
   bound_.last_term = V.col(kBoundOrder).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>();
   bound_.xs_scale = V.col(0).cwiseQuotient(m.Ds).lpNorm<Eigen::Infinity>();
   for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(m.split.fast.size()); ++k) fast_abs_(k) = std::sqrt(std::norm(xi_(k)));
+  bound_current_ = true;
 }
 
 void ExactIntegrator::bound_span(double step) {

@@ -260,6 +260,10 @@ class ExactIntegrator : public Integrator {
 
   double t_ = 0.0, next_break_ = INFINITY;
   Eigen::VectorXd z_, q_;
+  // z_ holds sync_z()'s T x_ + K c0 of the current x_ and mode: a root stop
+  // reads z at each round of its settle and again on returning, mostly
+  // without a step between them.
+  bool z_current_ = false;
   std::vector<int> directions_;  // roots (given) then kinks (both)
   std::vector<int> signs_;       // sign of each watched function just before t_
   std::vector<int> leaving_;     // at the last reset: the sign a function near 0 leaves it with, else 0
@@ -297,6 +301,7 @@ class ExactIntegrator : public Integrator {
   double reported_time_ = NAN;
   Eigen::VectorXd probe_sigma_;            // the slots at a probe      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
+  bool bound_current_ = false;   // bound_v_ is of the current x_ and mode (slow_taylor_over starts from it)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
   struct SlowBound {
     std::array<double, kBoundOrder> powers{};  // s^k / k!
