@@ -271,8 +271,8 @@ bool EventPipeline::apply_crossings(const std::vector<int>& found) {
       case Crossing::reserve_exhausted:
         if (touched[r]) break;  // (mark_touched_reserves: no break-away)
         // with its scale (ws at the state: mark_touched_reserves and
-        // find_leaving_reserves leave it there), the band in which this
-        // stage takes a reserve as at 0, so the selection's tie is the same
+        // find_leaving_reserves leave it there) and 64 roundings of its
+        // reading from the angles: the selection's tie (BreakAway)
         exhausted.push_back({spec.index, info.sign > 0 ? FrictionMode::slip_positive : FrictionMode::slip_negative,
                              reserve_scale(spec), 64.0 * g_roundoff[r]});
         friction_event = true;

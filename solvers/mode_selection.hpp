@@ -65,7 +65,8 @@ struct BreakAway {
   double scale = 0.0;
   // ... and at least within this much of its bound [N m]: 64 times the
   // roundoff of its reading from the angles (EventPipeline,
-  // solved_torque_roundoffs), the margin the scale's 1e-9 gives small angles.
+  // solved_torque_roundoffs), which outgrows 1e-9 of the scale once the
+  // shafts have turned far enough.
   double band = 0.0;
 };
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <numbers>
 
 #include "solvers/exact/matrix_exponential.hpp"
@@ -191,6 +192,38 @@ TEST(EventSearch, BalancingBringsTheNormToTheSpectralRadius) {
   const VectorXd D = balance(A);
   EXPECT_LE(balanced_norm(A, D), 2.0e4);
   EXPECT_GE(balanced_norm(A, D), 1.0e4);
+}
+
+// The slow Taylor data started from terms the caller formed already (the
+// cheap bound's A^k z0, k <= 4) are build()'s own, bit for bit: the same
+// products from the same columns, wherever the storage was sized by an
+// earlier, larger build (so the columns lie differently in memory), and the
+// order cut at the same term.
+TEST(TaylorData, FromGivenTermsAsFromTheState) {
+  std::srand(17);
+  TaylorData warm_a, warm_b;  // (sized by a larger build first)
+  const MatrixXd big = MatrixXd::Random(13, 13);
+  const VectorXd big_D = balance(big);
+  warm_a.build(big, big_D, 1.0, VectorXd::Random(13), 0.01);
+  warm_b.build(big, big_D, 1.0, VectorXd::Random(13), 0.01);
+  for (int n = 1; n <= 11; ++n) {
+    const MatrixXd A = 50.0 * MatrixXd::Random(n, n);
+    const VectorXd D = balance(A), z0 = VectorXd::Random(n);
+    const double h = 0.02, growth = std::exp(balanced_norm(A, D) * h);
+    for (int given : {1, 3, 5}) {
+      MatrixXd first(n, given);  // A^k z0 as the bound forms it
+      first.col(0) = z0;
+      for (int k = 1; k < given; ++k) first.col(k).noalias() = A.lazyProduct(first.col(k - 1));
+      warm_a.build(A, D, growth, z0, h);
+      warm_b.build_from_terms(A, D, growth, first, h);
+      ASSERT_EQ(warm_a.order(), warm_b.order()) << n << " " << given;
+      for (int k = 0; k <= warm_a.order(); ++k) {
+        EXPECT_EQ(warm_a.scaled_norm(k), warm_b.scaled_norm(k)) << n << " " << given << " " << k;
+        for (int i = 0; i < n; ++i) EXPECT_EQ(warm_a.v(k)(i), warm_b.v(k)(i)) << n << " " << given << " " << k;
+      }
+    }
+  }
+  EXPECT_THROW(warm_b.build_from_terms(big, big_D, 1.0, MatrixXd(13, 0), 0.01), std::invalid_argument);
 }
 
 }  // namespace

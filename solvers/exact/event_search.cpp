@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <stdexcept>
 
 #include "solvers/exact/matrix_exponential.hpp"
 
@@ -306,6 +307,7 @@ void TaylorData::build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, doubl
 void TaylorData::build_from_terms(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
                                   const Eigen::Ref<const Eigen::MatrixXd>& first, double h) {
   start(A, D, first.rows());
+  if (first.cols() < 1) throw std::invalid_argument("TaylorData::build_from_terms: v_0 at least");
   given_ = static_cast<int>(std::min<Eigen::Index>(first.cols(), kTaylorTerms + 1));
   V_.topLeftCorner(rows_, given_) = first.leftCols(given_);
   shorten(growth, h);

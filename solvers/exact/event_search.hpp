@@ -91,8 +91,12 @@ class TaylorData {
   // allocation once warm.)
   void build(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
              const Eigen::Ref<const Eigen::VectorXd>& z0, double h);
-  // The same from v_0 .. v_k given (the columns of `first`, A^j z0 as this
-  // class forms them: A.lazyProduct of the one before), the rest built on.
+  // The same from v_0 .. v_k given (the columns of `first`, at least v_0:
+  // A^j z0 as this class forms them, A.lazyProduct of the one before), the
+  // rest built on. Bit for bit build()'s data where the products round alike
+  // wherever the columns lie in memory: not with FMA (-march=native), where
+  // Eigen's scalar head and vector body of a column round differently.
+  // (tests/event_search_test.cpp: TaylorData.FromGivenTermsAsFromTheState)
   void build_from_terms(const Eigen::MatrixXd& A, const Eigen::VectorXd& D, double growth,
                         const Eigen::Ref<const Eigen::MatrixXd>& first, double h);
   // Whether the data were built from this z0 (bit for bit).

@@ -152,6 +152,7 @@ void ExactIntegrator::start_at(double t0, const double* y0, const double* q0) {
   for (int j = 0; j < quads_; ++j) q_(j) = q0 ? q0[j] : 0.0;
   roots_found_.assign(static_cast<std::size_t>(roots_), 0);
   overflow_at_ = std::numeric_limits<double>::quiet_NaN();
+  z_current_ = bound_current_ = false;  // (z_ is being rewritten; enter_mode follows)
 }
 
 void ExactIntegrator::read_signals(bool same_mode) {
@@ -693,7 +694,7 @@ void ExactIntegrator::propagate(double s) {
   ++stats_.substeps;
   if (s <= 0.0) return;
   Mode& m = *mode_;
-  z_current_ = bound_current_ = false;
+  z_current_ = false;
   before_x_ = x_;
   before_q_ = q_;
   before_t_ = t_;
@@ -704,6 +705,7 @@ void ExactIntegrator::propagate(double s) {
     if (!slow_built_ || slow_taylor_.h() < s) slow_taylor_over(s);
     m.propagator.partial(x_, q_, s, slow_taylor_);
   }
+  bound_current_ = false;  // (after the partial step: its Taylor data may start from the bound's terms)
   slow_built_ = false;
   clear_left_ = std::max(clear_left_ - s, 0.0);
   t_ += s;

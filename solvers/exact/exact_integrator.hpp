@@ -288,7 +288,8 @@ class ExactIntegrator : public Integrator {
   double span_ = 2.0;
   bool last_clear_ = false;  // the last search ruled every function out
   Eigen::VectorXd gz_, x_, fast_abs_, fast_change_, fast_reach_;  // x_: the state in the current mode's coordinates (z_ = T x_ when synced)
-  Eigen::VectorXd offset_, zscratch_, xabs_, gscale_, gzscale_, gconst_;
+  Eigen::VectorXd offset_;  // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
+  Eigen::VectorXd zscratch_, xabs_, gscale_, gzscale_, gconst_;
   Eigen::VectorXd ztx_;          // |T x| at the sub-step's start (built with slow_taylor_: modal_z_scale)
   Eigen::VectorXd zrate_;        // A z (settle_roots)
   // The roots reported at the last root stop (their rows in z and
@@ -299,7 +300,7 @@ class ExactIntegrator : public Integrator {
   std::vector<int> reported_dirs_, uncrossed_dirs_;
   Eigen::Index reported_count_ = 0, uncrossed_count_ = 0;
   double reported_time_ = NAN;
-  Eigen::VectorXd probe_sigma_;            // the slots at a probe      // c0: the inert part of z on entering the mode (z_ = T x_ + K c0)
+  Eigen::VectorXd probe_sigma_;  // the slots at a probe
   Eigen::MatrixXd bound_v_;      // N x (kBoundOrder + 1): As^k xs (first_crossing_on)
   bool bound_current_ = false;   // bound_v_ is of the current x_ and mode (slow_taylor_over starts from it)
   Eigen::MatrixXd bound_terms_;  // functions x (kBoundOrder - 1): their slow Taylor terms
