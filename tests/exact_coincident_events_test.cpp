@@ -253,6 +253,50 @@ TEST(ExactTwinStribeckBearings, AnArrivalTheSettlePassedInZIsReportedAtTheStop) 
                       {"elements.coupling_B.stiffness", "86.618", "test"}});
 }
 
+// The exosystem's states keep their scale in the modal split
+// (solvers/exact/modal_split.hpp). Balanced like the model's coordinates,
+// the weave's states were scaled by 2^-10 (their columns hold k / I times its
+// amplitude), x carried them 1024 times their size, and the split, exact to
+// eps of x, put eps times that into the model's coordinates: one copy's
+// column velocity was 5.4e-13 rad/s off from the first sample on, a constant
+// (the fast column mode's quasi-static answer to the rounding of U Y_s),
+// while exp(A h) z0 in extended precision and cvode_adams agreed with the
+// other copy to 1e-15. Now the copies agree to 1e-14 until the first event
+// (0.079 s), and both with cvode_adams at rtol 1e-13 at the first sample
+// (later, Adams' own error reaches 1e-12).
+TEST(ExactTwinSteeringRobots, TheDrivesStatesKeepTheirScaleInTheSplit) {
+  ModelSpec spec = io::load_model_spec(std::string(LUZTAR_TEST_DATA_DIR) + "/twins/twin_steering_robots.yaml");
+  spec.simulation.t_end = 0.07;
+  const Model m = assemble(spec);
+  SimulationSettings s = m.simulation;
+  s.integrator = "exact";
+  const Result exact = simulate(m, s);
+  s.integrator = "cvode_adams";
+  s.rtol = 1e-13;
+  s.atol = 1e-16;
+  const Result adams = simulate(m, s);
+  ASSERT_EQ(exact.status, StepStatus::reached_time) << exact.message;
+  ASSERT_EQ(adams.status, StepStatus::reached_time) << adams.message;
+  ASSERT_GT(exact.time.size(), 60u);
+  const std::size_t nb = exact.body_names.size();
+  const auto a = static_cast<std::size_t>(body(exact, "column")), b = static_cast<std::size_t>(body(exact, "column_B"));
+  for (std::size_t k = 0; k < exact.time.size(); ++k)
+    ASSERT_NEAR(exact.velocity[k * nb + a], exact.velocity[k * nb + b], 1e-14) << "at " << exact.time[k];
+  for (std::size_t j : {a, b}) EXPECT_NEAR(exact.velocity[nb + j], adams.velocity[nb + j], 1e-14) << exact.body_names[j];
+}
+
+// ... and what it did to the events: with a softer kingpin and tyres, copy B
+// (carrying the offset) broke its rack free 1.8e-9 s before copy A, then
+// logged a stick and a break-away at copy A's instant, 4.0738 s, and again at
+// 9.0738 s: 108 events against 104 (a hunt; zero-length sticks, exit 0).
+TEST(ExactTwinSteeringRobots, NoZeroLengthStickBesideTheTwinsBreakAway) {
+  expect_twins_alike("twin_steering_robots", {{"elements.kingpin_friction.coulomb", "4.44872", "test"},
+                                              {"elements.kingpin_friction_B.coulomb", "4.44872", "test"},
+                                              {"elements.tyres.stiffness", "422.64", "test"},
+                                              {"elements.tyres_B.stiffness", "422.64", "test"},
+                                              {"simulation.output_step", "0.002", "test"}});
+}
+
 // Moving every angle (or position) by a constant changes no physics, so no
 // event: a clutch beside a shaft spring (1e4 N m/rad), its shafts at 1e5
 // rad, and a car and trailer (hitch 1e6 N/m, 1 mm freeplay) 10 km out, run

@@ -222,8 +222,9 @@ class Search {
 
 }  // namespace
 
-Eigen::VectorXd balance(const Eigen::MatrixXd& A, double roundoff) {
+Eigen::VectorXd balance(const Eigen::MatrixXd& A, double roundoff, Eigen::Index fixed) {
   const Eigen::Index n = A.rows();
+  const Eigen::Index scaled = fixed < 0 ? n : std::min(fixed, n);
   Eigen::VectorXd D = Eigen::VectorXd::Ones(n);
   // Entries at roundoff level count as zeros: balancing them would scale
   // their coordinates by powers of two far beyond the matrix's own range.
@@ -237,7 +238,7 @@ Eigen::VectorXd balance(const Eigen::MatrixXd& A, double roundoff) {
   auto entry = [&](Eigen::Index i, Eigen::Index j) { return std::abs(A(i, j)) > negligible(i) ? std::abs(A(i, j)) : 0.0; };
   for (int sweep = 0; sweep < 20; ++sweep) {
     bool changed = false;
-    for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index i = 0; i < scaled; ++i) {
       double c = 0.0, r = 0.0;
       for (Eigen::Index j = 0; j < n; ++j) {
         if (j == i) continue;

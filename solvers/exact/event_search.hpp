@@ -62,7 +62,9 @@ inline constexpr double kMaxNormStep = 0.5;
 // their row (the roundoff of an identified row), are taken as zeros: a matrix
 // built by similarity (the slow block of a modal split) passes the roundoff
 // of its construction, which is relative to the whole matrix it came from.
-Eigen::VectorXd balance(const Eigen::MatrixXd& A, double roundoff = 0.0);
+// Coordinates from `fixed` on keep the scale 1 (the exosystem's states in a
+// modal split: see solvers/exact/modal_split.hpp).
+Eigen::VectorXd balance(const Eigen::MatrixXd& A, double roundoff = 0.0, Eigen::Index fixed = -1);
 // ||D^-1 A D||_inf.
 double balanced_norm(const Eigen::MatrixXd& A, const Eigen::VectorXd& D);
 

@@ -341,9 +341,10 @@ void ExactIntegrator::identify(Mode& m) {
 void ExactIntegrator::identify_split(Mode& m) {
   const double aim = options_.grid_step > 0.0 ? std::min(options_.grid_step, options_.max_substep) : options_.max_substep;
   const Eigen::MatrixXd K = inert_directions(system_, m.A, m.Q);
-  m.split = split_modes(m.A, kSlowRadius / aim, aim, K);
+  // (the exosystem's states, z's last, keep their scale: modal_split.hpp)
+  m.split = split_modes(m.A, kSlowRadius / aim, aim, K, exo_.size());
   if (!identify_slow(m, aim)) {  // a resolvent too ill-conditioned: nothing split off
-    m.split = unsplit(m.A, K);
+    m.split = unsplit(m.A, K, exo_.size());
     if (!identify_slow(m, aim))
       throw std::logic_error("exact integrator: internal error: the unsplit mode has no propagator");
   }

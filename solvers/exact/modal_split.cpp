@@ -378,8 +378,8 @@ ModalSplit split_balanced(const Eigen::MatrixXd& A, double radius, double horizo
 // there, and the condition that matters for roundoff is the balanced one.
 ModalSplit in_balanced_basis(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K,
                              ModalSplit (*split)(const Eigen::MatrixXd&, double, double, const Eigen::MatrixXd&),
-                             double radius, double horizon) {
-  const Eigen::VectorXd D = balance(A), Dinv = D.cwiseInverse();
+                             double radius, double horizon, Eigen::Index unscaled) {
+  const Eigen::VectorXd D = balance(A, 0.0, A.rows() - unscaled), Dinv = D.cwiseInverse();
   const Eigen::MatrixXd Ab = Dinv.asDiagonal() * A * D.asDiagonal();
   Eigen::MatrixXd Kb = Dinv.asDiagonal() * K;
   if (Kb.cols() > 0) Kb = Eigen::HouseholderQR<Eigen::MatrixXd>(Kb).householderQ() * Eigen::MatrixXd::Identity(Kb.rows(), Kb.cols());
@@ -393,12 +393,13 @@ ModalSplit all_slow_at(const Eigen::MatrixXd& A, double, double, const Eigen::Ma
 
 }  // namespace
 
-ModalSplit unsplit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K) {
-  return in_balanced_basis(A, K, all_slow_at, 0.0, 0.0);
+ModalSplit unsplit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K, Eigen::Index unscaled) {
+  return in_balanced_basis(A, K, all_slow_at, 0.0, 0.0, unscaled);
 }
 
-ModalSplit split_modes(const Eigen::MatrixXd& A, double radius, double horizon, const Eigen::MatrixXd& K) {
-  return in_balanced_basis(A, K, split_balanced, radius, horizon);
+ModalSplit split_modes(const Eigen::MatrixXd& A, double radius, double horizon, const Eigen::MatrixXd& K,
+                       Eigen::Index unscaled) {
+  return in_balanced_basis(A, K, split_balanced, radius, horizon, unscaled);
 }
 
 }  // namespace luztar::exact

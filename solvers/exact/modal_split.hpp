@@ -64,8 +64,17 @@ struct ModalSplit {
 // eigenvalue's roundoff accrues over it): a cluster whose roundoff would
 // exceed 1e-11 of the state there (an eigenvalue close to a Jordan block,
 // a drive at a lightly damped resonance) stays slow.
-ModalSplit split_modes(const Eigen::MatrixXd& A, double radius, double horizon, const Eigen::MatrixXd& K);
+// unscaled: the last coordinates of z, the exosystem's states, which the
+// balancing keeps at scale 1. Balanced like the model's, a drive's states
+// were scaled by 2^-10 (their columns hold k / I times its amplitude), so
+// x carried them 1024 times their size, and the split, exact to eps of x,
+// put eps times that into the model's coordinates: a steering column's
+// velocity 5.4e-13 rad/s off from the first sample, constant (the fast
+// mode's quasi-static answer to the rounding of U Y_s at that size; twin
+// steering robots at 1 ms, one copy; 1.5e-16 with the states unscaled).
+ModalSplit split_modes(const Eigen::MatrixXd& A, double radius, double horizon, const Eigen::MatrixXd& K,
+                       Eigen::Index unscaled = 0);
 // The same without splitting anything off.
-ModalSplit unsplit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K);
+ModalSplit unsplit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& K, Eigen::Index unscaled = 0);
 
 }  // namespace luztar::exact
